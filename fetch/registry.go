@@ -1,0 +1,30 @@
+package fetch
+
+import (
+	"github.com/goferurl/gofer/schemes/file"
+	"github.com/goferurl/gofer/schemes/ftp"
+	"github.com/goferurl/gofer/schemes/gopher"
+	"github.com/goferurl/gofer/schemes/http"
+	"github.com/goferurl/gofer/schemes/nntp"
+	"github.com/goferurl/gofer/schemes/telnet"
+)
+
+// registerShipped wires the schemes gofer ships, explicitly.
+func registerShipped(c *Client) {
+	f := ftp.New()
+	c.Register("ftp", f)
+	c.Register("ftps", f)
+	h := http.New()
+	c.Register("http", h)
+	c.Register("https", h)
+	c.Register("gopher", gopher.New())
+	n := nntp.New()
+	c.Register("news", n)
+	c.Register("nntp", n)
+	c.Register("nntps", n)
+	t := telnet.New()
+	c.Register("telnet", t)
+	c.Register("rlogin", t)
+	c.Register("tn3270", t)
+	c.Register("file", file.New())
+}

@@ -1,0 +1,109 @@
+// Package itest is what gofer's integration tests share: the addresses of the
+// real servers the harness in integration/ starts on loopback, their
+// credentials, the sample archive, and the built gofer binary.
+//
+// Integration tests call Require first. Without GOFER_INTEGRATION=1 in the
+// environment they skip with a message saying how to run them; with it, a
+// server that is not up is a failure, never a silent skip.
+package itest
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Where the harness puts each real server: the protocol's default port on
+// its own loopback address, so no port warning fires.
+const (
+	FTPHost        = "127.0.0.21"  // vsftpd: anonymous read-only, local user, AUTH TLS on 21
+	FTPSHost       = "127.0.0.22"  // vsftpd: implicit TLS on 990
+	GopherPlusHost = "127.0.0.70"  // pygopherd (Gopher+) on 70
+	GopherHost     = "127.0.0.71"  // gophernicus on 70
+	NNTPHost       = "127.0.0.119" // INN on 119
+	TelnetHost     = "127.0.0.23"  // inetutils-telnetd behind socat on 23
+	HTTPHost       = "127.0.0.80"  // nginx on 80 and 443 (self-signed)
+
+	// LocalUser and LocalPassword log in to vsftpd and telnetd.
+	LocalUser     = "gofer"
+	LocalPassword = "gofer-secret"
+	// NewsUser and NewsPassword unlock INN's authenticated group.
+	NewsUser     = "reader"
+	NewsPassword = "reader-secret"
+)
+
+// StateDir is where the harness keeps configs, logs, pids and served trees.
+func StateDir() string {
+	if d := os.Getenv("GOFER_IT_STATE"); d != "" {
+		return d
+	}
+	return "/tmp/gofer-it"
+}
+
+// ArchiveDir is the generated sample archive served by every server; its
+// MANIFEST.sha256 lists every file with its sha256.
+func ArchiveDir() string { return filepath.Join(StateDir(), "archive") }
+
+// Enabled reports whether integration tests should run.
+func Enabled() bool { return os.Getenv("GOFER_INTEGRATION") == "1" }
+
+// Require skips t unless integration tests are enabled, and fails it if the
+// server at hostport does not accept a connection.
+func Require(t testing.TB, hostport string) {
+	t.Helper()
+	if !Enabled() {
+		t.Skip("integration test: run `integration/test` (or start servers with `integration/up` and set GOFER_INTEGRATION=1)")
+	}
+	c, err := net.DialTimeout("tcp", hostport, 5*time.Second)
+	if err != nil {
+		t.Fatalf("integration server %s is not up: %v (start it with integration/up)", hostport, err)
+	}
+	c.Close()
+}
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// Gofer builds cmd/gofer once per test binary and returns its path.
+func Gofer(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "gofer-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "gofer")
+		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/gofer")
+		cmd.Dir = moduleRoot()
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			buildErr = &buildError{out: string(out), err: err}
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("building gofer: %v", buildErr)
+	}
+	return binPath
+}
+
+type buildError struct {
+	out string
+	err error
+}
+
+func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
+
+// moduleRoot is the repository root, found from this file's location.
+func moduleRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}

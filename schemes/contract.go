@@ -1,0 +1,237 @@
+package schemes
+
+import (
+	"context"
+	"crypto/tls"
+	"io"
+	"net"
+	"time"
+)
+
+// Fetcher retrieves what URLs of one scheme name. It is the one method a
+// scheme package implements.
+//
+// Fetch returns a non-nil Response exactly when err is nil. The caller (the
+// fetch package) has already checked req.URL against the security guard's
+// port and injection policy; the fetcher still passes every URL-derived
+// argument through security's line checks at the point it is written. An
+// error means no usable response was obtained; its kind (see ErrConnect and
+// friends, matched with errors.Is) says why.
+type Fetcher interface {
+	Fetch(ctx context.Context, req *Request) (*Response, error)
+}
+
+// Planner is implemented by fetchers that can say, with no network at all,
+// which protocol lines a fetch of req would write (gofer parse).
+type Planner interface {
+	Plan(req *Request) (*Plan, error)
+}
+
+// Plan is what a fetch would send, for display: each request line exactly as
+// written on the wire without its CR LF, passwords as "****".
+type Plan struct {
+	Requests []string
+	// Notes are extra facts for a person: the advisory telnet login, the
+	// local path of a file URL, the NNTP server a news URL would use.
+	Notes map[string]string
+}
+
+// Closer is implemented by fetchers that keep connections for reuse; Close
+// ends them.
+type Closer interface {
+	Close() error
+}
+
+// Dialer opens every connection a fetcher makes (dial.Dialer implements it).
+type Dialer interface {
+	DialContext(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+// Request is one retrieval as a scheme package sees it: the URL plus every
+// setting that applies to it. The zero value of each limit means its safe default.
+type Request struct {
+	URL *URL
+	// Dialer opens every connection, FTP data connections included.
+	Dialer Dialer
+	// CheckURL applies the guard's policy to a URL the fetcher is about to
+	// follow on its own (an HTTP redirect, a Gopher link); nil means allow.
+	CheckURL func(*URL) error
+	// Warn receives warnings for a person; nil discards them.
+	Warn func(string)
+
+	// Email is the anonymous FTP password (a mail address).
+	Email string
+	// Credentials returns a login for host from netrc or flags; nil means none.
+	Credentials func(host string) (user, password string, ok bool)
+	// Prompt asks the person at the terminal; secret means without echo.
+	// It is nil when there is no terminal.
+	Prompt func(question string, secret bool) (string, error)
+
+	// Offset asks for the resource from this byte on (resume, -C).
+	Offset int64
+	// MaxBytes stops a transfer that grows past it (0: no limit).
+	MaxBytes int64
+	// MaxLineLength bounds one protocol line (0: DefaultMaxLineLength).
+	MaxLineLength int
+	// MaxEntries bounds a listing, menu or group (0: DefaultMaxEntries).
+	MaxEntries int
+	// IdleTimeout is the per-operation deadline: a read or write that makes
+	// no progress for this long fails with ErrTimeout (0: DefaultIdleTimeout).
+	IdleTimeout time.Duration
+
+	// Query answers a search (Gopher type 7, WAIS); HasQuery says it was given.
+	Query    string
+	HasQuery bool
+	// Form holds Gopher+ +ASK answers as "NAME=VALUE", NAME being the
+	// question's text or its 1-based position.
+	Form []string
+
+	// NNTPServer is "host[:port]" for news: URLs.
+	NNTPServer string
+	// Part asks for part of an article: "", "head" or "body".
+	Part string
+
+	// TLSConfig is used for every TLS connection (CA pool, verification).
+	TLSConfig *tls.Config
+	// RequireTLS asks for explicit TLS (FTP AUTH TLS, NNTP STARTTLS); a
+	// server that refuses it is an error, never a plain-text fall back.
+	RequireTLS bool
+
+	// AutoLogin lets telnet answer login prompts with the URL's user and password.
+	AutoLogin bool
+	// Linger is how long a piped telnet session waits after stdin ends (0: 5 s).
+	Linger time.Duration
+
+	// Transcript receives the wire conversation (-v) with passwords as "****".
+	Transcript io.Writer
+}
+
+// Defaults for the zero values of Request's limits.
+const (
+	DefaultMaxLineLength = 64 << 10
+	DefaultMaxEntries    = 1 << 20
+	DefaultIdleTimeout   = 60 * time.Second
+	DefaultLinger        = 5 * time.Second
+)
+
+// LineLimit returns MaxLineLength or its default.
+func (r *Request) LineLimit() int {
+	if r.MaxLineLength > 0 {
+		return r.MaxLineLength
+	}
+	return DefaultMaxLineLength
+}
+
+// EntryLimit returns MaxEntries or its default.
+func (r *Request) EntryLimit() int {
+	if r.MaxEntries > 0 {
+		return r.MaxEntries
+	}
+	return DefaultMaxEntries
+}
+
+// Idle returns IdleTimeout or its default.
+func (r *Request) Idle() time.Duration {
+	if r.IdleTimeout > 0 {
+		return r.IdleTimeout
+	}
+	return DefaultIdleTimeout
+}
+
+// Warnf sends a warning through Warn, if set.
+func (r *Request) Warnf(msg string) {
+	if r.Warn != nil {
+		r.Warn(msg)
+	}
+}
+
+// Kind says what a Response holds.
+type Kind int
+
+const (
+	// KindFile: Body streams the resource's bytes.
+	KindFile Kind = iota
+	// KindListing: Listing yields a directory, menu, group or group list.
+	KindListing
+	// KindInfo: Info holds structured metadata (e.g. Gopher+ attributes);
+	// Body, if set, the raw bytes it came from.
+	KindInfo
+	// KindSession: Session is an interactive connection (telnet).
+	KindSession
+	// KindHandoff: Command is a program to run for the URL (rlogin, tn3270).
+	KindHandoff
+	// KindRedirect: Location names where the resource is (HTTP 3xx); the
+	// fetch package decides whether to follow.
+	KindRedirect
+)
+
+// Response is what a fetch obtained. The caller must Close it.
+type Response struct {
+	URL  *URL
+	Kind Kind
+
+	// Body streams the resource (KindFile), starting at byte Offset.
+	Body io.ReadCloser
+	// Offset is where Body starts: Request.Offset when the server honoured the resume, else 0.
+	Offset int64
+	// Size is the size of the whole resource in bytes, -1 when unknown.
+	Size int64
+	// Name is the resource's remote name (the last path segment), for -O.
+	Name string
+	// Type is the entry type word of the resource ("text", "binary", ...; see Entry.Type).
+	Type string
+	// MediaType is a MIME type when the protocol gives one.
+	MediaType string
+	// Modified is the resource's modification time, zero when unknown.
+	Modified time.Time
+
+	// Listing yields entries (KindListing).
+	Listing Listing
+	// Info is structured metadata, JSON-marshalable (KindInfo). If it has a
+	// WriteText(io.Writer) error method, that is its readable form.
+	Info any
+	// Session is the interactive connection (KindSession).
+	Session Session
+	// Command is the program and its arguments (KindHandoff), never run through a shell.
+	Command []string
+	// Location is the redirect target as the server sent it (KindRedirect),
+	// and Status the status line that came with it.
+	Location string
+	Status   string
+}
+
+// Close releases whatever the response holds.
+func (r *Response) Close() error {
+	var err error
+	if r.Body != nil {
+		err = r.Body.Close()
+	}
+	if r.Listing != nil {
+		if e := r.Listing.Close(); err == nil {
+			err = e
+		}
+	}
+	if r.Session != nil {
+		if e := r.Session.Close(); err == nil {
+			err = e
+		}
+	}
+	return err
+}
+
+// Listing yields the entries of a directory, menu, group or group list one at
+// a time, so that memory does not grow with its length.
+type Listing interface {
+	// Next returns the next entry, or io.EOF after the last one.
+	Next() (Entry, error)
+	Close() error
+}
+
+// Session is an interactive connection.
+type Session interface {
+	// Interact connects the session to a person (or a pipe) until either
+	// side ends it. When in is a terminal, the implementation puts it in raw
+	// mode and restores it on every exit path.
+	Interact(ctx context.Context, in io.Reader, out io.Writer) error
+	Close() error
+}

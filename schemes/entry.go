@@ -1,0 +1,113 @@
+package schemes
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Entry types: one lower-case word each (DESIGN.md's contract).
+const (
+	TypeDir     = "dir"
+	TypeFile    = "file"
+	TypeText    = "text"
+	TypeBinary  = "binary"
+	TypeImage   = "image"
+	TypeAudio   = "audio"
+	TypeHTML    = "html"
+	TypeSearch  = "search"
+	TypeAsk     = "ask"
+	TypeTelnet  = "telnet"
+	TypeTN3270  = "tn3270"
+	TypeInfo    = "info"
+	TypeError   = "error"
+	TypeLink    = "link"
+	TypeGroup   = "group"
+	TypeArticle = "article"
+	TypeOther   = "other"
+)
+
+// Entry is one item of a listing: a directory entry, a menu item, an article
+// of a group or a group of a server. URL is the URL that fetches it.
+type Entry struct {
+	Name     string
+	Type     string
+	URL      string
+	Size     int64 // -1 when unknown
+	Modified time.Time
+	// Target is a symlink's target as the listing gives it (never followed).
+	Target string
+
+	// Gopher: the raw type character, the Gopher+ marker ("", "+" or "?"),
+	// and where the item lives.
+	Gopher     bool
+	GopherType string
+	Plus       string
+	Selector   string
+	Host       string
+	Port       int
+
+	// News: article number, overview fields, or a group's description.
+	Number      int64
+	Subject     string
+	From        string
+	Date        string
+	MessageID   string
+	Lines       int64
+	Bytes       int64
+	NNTPURL     string
+	Description string
+	Low, High   int64
+	Status      string
+}
+
+type entryJSON struct {
+	Name        string  `json:"name"`
+	Type        string  `json:"type"`
+	URL         string  `json:"url"`
+	Size        *int64  `json:"size,omitempty"`
+	Modified    *string `json:"modified,omitempty"`
+	Target      string  `json:"target,omitempty"`
+	GopherType  *string `json:"gopher_type,omitempty"`
+	Plus        *string `json:"plus,omitempty"`
+	Selector    *string `json:"selector,omitempty"`
+	Host        string  `json:"host,omitempty"`
+	Port        int     `json:"port,omitempty"`
+	Number      int64   `json:"number,omitempty"`
+	Subject     string  `json:"subject,omitempty"`
+	From        string  `json:"from,omitempty"`
+	Date        string  `json:"date,omitempty"`
+	MessageID   string  `json:"message_id,omitempty"`
+	Lines       int64   `json:"lines,omitempty"`
+	Bytes       int64   `json:"bytes,omitempty"`
+	NNTPURL     string  `json:"nntp_url,omitempty"`
+	Description string  `json:"description,omitempty"`
+	Low         int64   `json:"low,omitempty"`
+	High        int64   `json:"high,omitempty"`
+	Status      string  `json:"status,omitempty"`
+}
+
+// MarshalJSON writes the entry in the --json contract: numbers as numbers,
+// times as RFC 3339, size only when known, gopher_type and plus on every
+// Gopher entry.
+func (e Entry) MarshalJSON() ([]byte, error) {
+	j := entryJSON{
+		Name: e.Name, Type: e.Type, URL: e.URL, Target: e.Target,
+		Host: e.Host, Port: e.Port,
+		Number: e.Number, Subject: e.Subject, From: e.From, Date: e.Date,
+		MessageID: e.MessageID, Lines: e.Lines, Bytes: e.Bytes, NNTPURL: e.NNTPURL,
+		Description: e.Description, Low: e.Low, High: e.High, Status: e.Status,
+	}
+	if e.Size >= 0 {
+		size := e.Size
+		j.Size = &size
+	}
+	if !e.Modified.IsZero() {
+		m := e.Modified.UTC().Format(time.RFC3339)
+		j.Modified = &m
+	}
+	if e.Gopher {
+		gt, plus, sel := e.GopherType, e.Plus, e.Selector
+		j.GopherType, j.Plus, j.Selector = &gt, &plus, &sel
+	}
+	return json.Marshal(j)
+}

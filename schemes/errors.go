@@ -1,0 +1,50 @@
+package schemes
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error kinds a fetcher's error is matched against with errors.Is. The CLI
+// maps them onto its exit codes (DESIGN.md).
+var (
+	// ErrUsage: the request cannot be made as given (a query or form answer
+	// is missing, a file: URL names another host). Exit 2.
+	ErrUsage = errors.New("usage")
+	// ErrUnsupportedScheme: no fetcher is registered for the scheme. Exit 2.
+	ErrUnsupportedScheme = errors.New("unsupported scheme")
+	// ErrConnect: could not connect or resolve. Exit 4.
+	ErrConnect = errors.New("could not connect")
+	// ErrRefused: the server refused (not found, permission, protocol error). Exit 5.
+	ErrRefused = errors.New("refused by server")
+	// ErrAuth: authentication failed or credentials are missing. Exit 6.
+	ErrAuth = errors.New("authentication failed")
+	// ErrTimeout: an operation made no progress within its deadline. Exit 7.
+	ErrTimeout = errors.New("timed out")
+	// ErrInterrupted: the transfer broke off; partial data is kept. Exit 8.
+	ErrInterrupted = errors.New("transfer interrupted")
+	// ErrTooLarge: a limit (size, line length, entries) was exceeded. Exit 1.
+	ErrTooLarge = errors.New("limit exceeded")
+)
+
+// KindError is an error of one of the kinds above whose message is exactly
+// Msg (no kind prefix), so it reads well as a one-line error.
+type KindError struct {
+	Kind error
+	Msg  string
+	Err  error // the underlying cause, if any
+}
+
+func (e *KindError) Error() string { return e.Msg }
+
+// Is reports whether target is e's kind.
+func (e *KindError) Is(target error) bool { return target == e.Kind }
+
+func (e *KindError) Unwrap() error { return e.Err }
+
+// Errorf returns a *KindError of kind with a formatted message. A %w verb in
+// format also records the cause.
+func Errorf(kind error, format string, args ...any) error {
+	err := fmt.Errorf(format, args...)
+	return &KindError{Kind: kind, Msg: err.Error(), Err: errors.Unwrap(err)}
+}

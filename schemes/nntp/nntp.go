@@ -1,0 +1,19 @@
+// Package nntp is gofer's nntp fetcher.
+package nntp
+
+import (
+	"context"
+
+	"github.com/goferurl/gofer/schemes"
+)
+
+// Fetcher retrieves nntp URLs.
+type Fetcher struct{}
+
+// New returns a Fetcher.
+func New() *Fetcher { return &Fetcher{} }
+
+// Fetch is not built yet.
+func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Response, error) {
+	return nil, schemes.Errorf(schemes.ErrUnsupportedScheme, "unsupported scheme %q: not built yet", req.URL.Scheme)
+}
