@@ -69,6 +69,8 @@ type Request struct {
 	Form []string
 	// Part asks for "head" or "body" of an article.
 	Part string
+	// IfModifiedSince asks for the body only if it changed after this time.
+	IfModifiedSince time.Time
 }
 
 // Client retrieves URLs. It is safe for concurrent use once configured.

@@ -69,6 +69,9 @@ type Request struct {
 
 	// Offset asks for the resource from this byte on (resume, -C).
 	Offset int64
+	// IfModifiedSince asks for the body only if the resource changed after
+	// this time (HTTP conditional GET); zero means always.
+	IfModifiedSince time.Time
 	// MaxBytes stops a transfer that grows past it (0: no limit).
 	MaxBytes int64
 	// MaxLineLength bounds one protocol line (0: DefaultMaxLineLength).
@@ -184,6 +187,8 @@ type Response struct {
 	MediaType string
 	// Modified is the resource's modification time, zero when unknown.
 	Modified time.Time
+	// NotModified reports that Request.IfModifiedSince held: Body is empty.
+	NotModified bool
 
 	// Listing yields entries (KindListing).
 	Listing Listing
