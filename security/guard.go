@@ -1,0 +1,208 @@
+package security
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/goferurl/gofer/schemes"
+)
+
+// Guard applies gofer's security policy to a URL before any connection is
+// opened for it (DESIGN.md, "Security policy"). The zero value refuses every
+// well-known port of another protocol and discards warnings.
+type Guard struct {
+	// AllowPorts lifts the port refusal for these ports (--allow-port);
+	// they still draw the non-default port warning.
+	AllowPorts []int
+	// Warn receives one-line warnings for a person; nil discards them.
+	Warn func(string)
+}
+
+// Check returns nil when u may be fetched. It refuses, in this order, a
+// decoded part bound for a line protocol that would inject a delimiter
+// (*InjectionError, matching ErrInjection) and a non-default port that is
+// another protocol's well-known port (*PortError, matching ErrPort). It warns
+// about any other non-default port and about a password in the URL.
+func (g *Guard) Check(u *schemes.URL) error {
+	if err := CheckParts(u); err != nil {
+		return err
+	}
+	if err := g.checkPort(u); err != nil {
+		return err
+	}
+	if u.HasPassword && u.Password != "" {
+		g.warn(fmt.Sprintf("a password in a URL is unwise: it shows in process lists, shell history and logs (use --netrc); gofer masks it as %s", mask))
+	}
+	return nil
+}
+
+func (g *Guard) warn(msg string) {
+	if g != nil && g.Warn != nil {
+		g.Warn(msg)
+	}
+}
+
+func (g *Guard) allowed(port int) bool {
+	for _, p := range g.AllowPorts {
+		if p == port {
+			return true
+		}
+	}
+	return false
+}
+
+// checkPort is the port policy: the default port passes silently, another
+// protocol's port is refused, anything else is warned about.
+func (g *Guard) checkPort(u *schemes.URL) error {
+	if u.Port == 0 || u.Scheme == "file" || u.Scheme == "mailto" {
+		// No port given means the scheme's default; file and mailto open
+		// no connection of their own.
+		return nil
+	}
+	def := schemes.DefaultPort(u.Scheme)
+	if u.Scheme == "news" {
+		def = schemes.DefaultPort("nntp")
+	}
+	if u.Port == def {
+		return nil
+	}
+	proto := PortProtocol(u.Port)
+	if proto != "" && family(proto) != family(u.Scheme) && !g.allowed(u.Port) {
+		return &PortError{Scheme: u.Scheme, Port: u.Port, Default: def, Protocol: proto}
+	}
+	switch {
+	case def == 0:
+		g.warn(fmt.Sprintf("warning: %s URL names port %d", u.Scheme, u.Port))
+	case proto != "" && family(proto) != family(u.Scheme):
+		g.warn(fmt.Sprintf("warning: %s URL names port %d (the %s port, allowed), not its default %d", u.Scheme, u.Port, proto, def))
+	default:
+		g.warn(fmt.Sprintf("warning: %s URL names port %d, not its default %d", u.Scheme, u.Port, def))
+	}
+	return nil
+}
+
+// CheckParts applies the injection policy alone: after decoding, no part of
+// u that goes into a line-based command may hold CR, LF or NUL; Gopher
+// selector and search may not hold TAB; a telnet user may not hold IAC; the
+// Gopher+ string must have one of its allowed shapes (CheckPlusString).
+// Refusals are *InjectionError naming the part and the byte.
+func CheckParts(u *schemes.URL) error {
+	if err := CheckLine(u.Scheme+" host", u.Host); err != nil {
+		return err
+	}
+	switch {
+	case u.FTP != nil:
+		return checkFTP(u)
+	case u.HTTP != nil:
+		return checkHTTP(u)
+	case u.Gopher != nil:
+		return checkGopher(u.Gopher)
+	case u.News != nil:
+		if err := CheckLine("news group", u.News.Group); err != nil {
+			return err
+		}
+		return CheckLine("news message-id", u.News.MessageID)
+	case u.NNTP != nil:
+		return CheckLine("nntp group", u.NNTP.Group)
+	case u.Telnet != nil:
+		if err := checkTelnetField(u.Scheme+" user", u.User); err != nil {
+			return err
+		}
+		return checkTelnetField(u.Scheme+" password", u.Password)
+	}
+	return nil
+}
+
+func checkFTP(u *schemes.URL) error {
+	if err := CheckLine("ftp user", u.User); err != nil {
+		return err
+	}
+	if err := CheckLine("ftp password", u.Password); err != nil {
+		return err
+	}
+	for i, seg := range u.FTP.Segments {
+		if err := CheckLine("ftp segment "+strconv.Itoa(i+1), seg); err != nil {
+			return err
+		}
+	}
+	if u.FTP.TypeCode != 0 {
+		return CheckLine("ftp type code", string(u.FTP.TypeCode))
+	}
+	return nil
+}
+
+// checkHTTP decodes the path and search part, which the URL keeps escaped,
+// since a decoded CR LF is what a careless server or proxy would act on.
+func checkHTTP(u *schemes.URL) error {
+	if err := CheckLine(u.Scheme+" user", u.User); err != nil {
+		return err
+	}
+	if err := CheckLine(u.Scheme+" password", u.Password); err != nil {
+		return err
+	}
+	if err := CheckLine(u.Scheme+" path", unescape(u.HTTP.Path)); err != nil {
+		return err
+	}
+	return CheckLine(u.Scheme+" search", unescape(u.HTTP.Search))
+}
+
+func checkGopher(g *schemes.Gopher) error {
+	if err := CheckGopherField("gopher selector", g.Selector); err != nil {
+		return err
+	}
+	if err := CheckGopherField("gopher search", g.Search); err != nil {
+		return err
+	}
+	return CheckPlusString("gopher+ string", g.PlusString)
+}
+
+// checkTelnetField refuses what CheckLine refuses plus IAC (0xFF), which
+// would start a telnet command (RFC 854) inside an advisory login.
+func checkTelnetField(part, value string) error {
+	if err := CheckLine(part, value); err != nil {
+		return err
+	}
+	for i := 0; i < len(value); i++ {
+		if value[i] == 0xFF {
+			return &InjectionError{Part: part, Byte: 0xFF}
+		}
+	}
+	return nil
+}
+
+// unescape decodes %HH escapes; a '%' not followed by two hex digits stays
+// as it is (the parser has refused such URLs already).
+func unescape(s string) string {
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && ishex(s[i+1]) && ishex(s[i+2]) {
+			if b == nil {
+				b = append(make([]byte, 0, len(s)), s[:i]...)
+			}
+			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+			i += 2
+			continue
+		}
+		if b != nil {
+			b = append(b, s[i])
+		}
+	}
+	if b == nil {
+		return s
+	}
+	return string(b)
+}
+
+func ishex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
