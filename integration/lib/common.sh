@@ -1,0 +1,171 @@
+# Shared by integration/up, integration/down, integration/test and
+# integration/demo. Sourced, never run. Everything lives under $STATE; the
+# only system changes are Debian packages and the local user gofer.
+
+STATE=${GOFER_IT_STATE:-/tmp/gofer-it}
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+ALL_SERVICES=(ftp gopher news telnet http)
+
+# Addresses: the same facts as integration/itest/itest.go.
+FTP_ADDR=127.0.0.21
+FTPS_ADDR=127.0.0.22
+GOPHERPLUS_ADDR=127.0.0.70
+GOPHER_ADDR=127.0.0.71
+NNTP_ADDR=127.0.0.119
+TELNET_ADDR=127.0.0.23
+HTTP_ADDR=127.0.0.80
+LOCAL_USER=gofer
+LOCAL_PASSWORD=gofer-secret
+NEWS_USER=reader
+NEWS_PASSWORD=reader-secret
+
+say() { printf '%s\n' "gofer-it: $*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+require_root() {
+	[[ $(id -u) == 0 ]] || die "must run as root (servers bind ports below 1024 and chroot)"
+}
+
+# state_dirs creates the fixed layout. Top level, served by FTP and HTTP:
+# archive/ big/ scratch/. Private: log/ run/ etc/ srv/ tls/ news/ bin/.
+state_dirs() {
+	mkdir -p "$STATE"/{log,run,etc,srv,tls,news,bin,big,scratch}
+	chmod 755 "$STATE" "$STATE"/{log,run,etc,srv,tls,news,bin,big}
+	# Tests create their own served files here (FTP, HTTP).
+	chmod 1777 "$STATE/scratch"
+}
+
+# pkg_missing prints the packages among its arguments that are not installed.
+pkg_missing() {
+	local p
+	for p in "$@"; do
+		if [[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) != "install ok installed" ]]; then
+			printf '%s\n' "$p"
+		fi
+	done
+}
+
+# pkg_install installs what is missing without letting maintainer scripts
+# start daemons (policy-rc.d 101 = action forbidden).
+pkg_install() {
+	local missing
+	mapfile -t missing < <(pkg_missing "$@")
+	((${#missing[@]})) || return 0
+	say "installing: ${missing[*]}"
+	local had_policy=0
+	[[ -e /usr/sbin/policy-rc.d ]] && had_policy=1
+	if ((!had_policy)); then
+		printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+		chmod 755 /usr/sbin/policy-rc.d
+	fi
+	local rc=0
+	{
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+				-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "${missing[@]}"
+	} >"$STATE/log/apt.log" 2>&1 || rc=$?
+	((had_policy)) || rm -f /usr/sbin/policy-rc.d
+	if ((rc)); then
+		tail -n 30 "$STATE/log/apt.log" >&2
+		die "apt-get failed (full log: $STATE/log/apt.log)"
+	fi
+}
+
+# ensure_local_user creates the login user that vsftpd and telnetd accept.
+ensure_local_user() {
+	if ! id "$LOCAL_USER" >/dev/null 2>&1; then
+		useradd -m -s /bin/bash "$LOCAL_USER"
+	fi
+	printf '%s:%s\n' "$LOCAL_USER" "$LOCAL_PASSWORD" | chpasswd
+}
+
+# ensure_tls makes one self-signed certificate for every TLS server
+# (vsftpd 21 and 990, nginx 443). It is its own CA: tests pass
+# $STATE/tls/cert.pem as the CA file.
+ensure_tls() {
+	local crt=$STATE/tls/cert.pem key=$STATE/tls/key.pem
+	[[ -s $crt && -s $key ]] && return 0
+	openssl req -x509 -newkey rsa:2048 -nodes -days 3650 \
+		-keyout "$key.tmp" -out "$crt.tmp" -subj "/CN=gofer integration" \
+		-addext "subjectAltName=IP:$FTP_ADDR,IP:$FTPS_ADDR,IP:$HTTP_ADDR,IP:127.0.0.1,DNS:localhost" \
+		>"$STATE/log/openssl.log" 2>&1 || die "openssl failed: $(cat "$STATE/log/openssl.log")"
+	chmod 644 "$key.tmp" "$crt.tmp" # a throwaway loopback key; servers drop privileges
+	mv "$key.tmp" "$key"
+	mv "$crt.tmp" "$crt"
+}
+
+# go_tool builds one of integration/cmd/* into $STATE/bin (cached by Go).
+go_tool() {
+	command -v go >/dev/null || die "go is not installed (gofer needs Go 1.26; https://go.dev/dl/)"
+	(cd "$REPO" && go build -o "$STATE/bin/$1" "./integration/cmd/$1") || die "building $1 failed"
+}
+
+# ensure_archive writes the sample archive and its manifest, unless the
+# present ones came from the same generator source.
+ensure_archive() {
+	local stamp want
+	want=$(sha256sum "$REPO/integration/cmd/genarchive/main.go" | cut -d' ' -f1)
+	stamp=$(cat "$STATE/archive.stamp" 2>/dev/null || true)
+	if [[ $stamp == "$want" && -d $STATE/archive && -s $STATE/archive.sha256 ]]; then
+		return 0
+	fi
+	go_tool genarchive
+	"$STATE/bin/genarchive" -dir "$STATE/archive" -manifest "$STATE/archive.sha256" || die "genarchive failed"
+	printf '%s\n' "$want" >"$STATE/archive.stamp"
+	say "archive: $(wc -l <"$STATE/archive.sha256") files in $STATE/archive"
+}
+
+# alive NAME: the daemon recorded in run/NAME.pid is running.
+alive() {
+	local pid
+	pid=$(cat "$STATE/run/$1.pid" 2>/dev/null) || return 1
+	[[ -n $pid ]] && kill -0 "$pid" 2>/dev/null
+}
+
+# start NAME CMD...: runs CMD in its own session (so down can stop the
+# whole process group by its id), output to log/NAME.out, pid to run/NAME.pid.
+start() {
+	local name=$1
+	shift
+	if alive "$name"; then
+		say "$name: already running (pid $(cat "$STATE/run/$name.pid"))"
+		return 0
+	fi
+	setsid "$@" </dev/null >>"$STATE/log/$name.out" 2>&1 &
+	printf '%s\n' "$!" >"$STATE/run/$name.pid"
+}
+
+# wait_port NAME HOST PORT: polls until HOST:PORT accepts a connection,
+# failing after 30 s or as soon as the daemon has died.
+wait_port() {
+	local name=$1 host=$2 port=$3 i
+	for ((i = 0; i < 300; i++)); do
+		if (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then
+			return 0
+		fi
+		if ! alive "$name"; then
+			tail -n 20 "$STATE/log/$name.out" >&2 || true
+			die "$name exited before listening on $host:$port (log: $STATE/log/$name.out)"
+		fi
+		sleep 0.1
+	done
+	die "$name: nothing listening on $host:$port after 30 s (log: $STATE/log/$name.out)"
+}
+
+# stop NAME: TERM to the process group, KILL after 10 s.
+stop() {
+	local name=$1 pidfile=$STATE/run/$1.pid pid i
+	pid=$(cat "$pidfile" 2>/dev/null) || return 0
+	if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
+		kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+		for ((i = 0; i < 100; i++)); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		if kill -0 "$pid" 2>/dev/null; then
+			kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+		fi
+		say "$name: stopped (pid $pid)"
+	fi
+	rm -f "$pidfile"
+}
