@@ -1,0 +1,20 @@
+// Package gopher is gofer's fetcher for gopher URLs: the Internet Gopher
+// protocol (RFC 1436), its Gopher+ extensions (the University of Minnesota's
+// "Gopher+: upward compatible enhancements", 1993) and the URL forms of
+// RFC 1738 §3.4, draft-ietf-uri-url-03 ("GOPHER") and RFC 4266.
+//
+// A fetch opens one connection per request and writes exactly one request:
+// the selector, then TAB and the search, then TAB and the Gopher+ string,
+// as the URL gives them; the type character is never sent. Gopher+ replies
+// are framed by their "+N", "+-1", "+-2" or "--N" header; plain replies are
+// told apart by the item type: menus and text end at a lone "." line, every
+// other type runs to the close of the connection, byte for byte.
+//
+// Everything streams: menus are parsed one line at a time into a Listing and
+// bodies are readers over the connection. Only attribute replies ("!", "$")
+// are read whole, within a limit, because they become one structured value.
+//
+// An item marked "?" has a +ASK form: the fetcher reads the form from the
+// item's attributes, answers it from Request.Form or Request.Prompt, and
+// submits the answers as a Gopher+ data block.
+package gopher

@@ -1,0 +1,493 @@
+package gopher
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/goferurl/gofer/dial"
+	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/security"
+)
+
+// DefaultMaxAttributes bounds an attribute reply ("!", "$", the +ASK form)
+// when Request.MaxBytes does not bound it lower: attributes are read whole.
+const DefaultMaxAttributes = 4 << 20
+
+// maxErrorText bounds the text of a Gopher+ error reply.
+const maxErrorText = 64 << 10
+
+// Fetcher retrieves gopher URLs. Its zero value is ready to use; it keeps no
+// connections, so one Fetcher serves any number of concurrent fetches.
+type Fetcher struct{}
+
+// New returns a Fetcher.
+func New() *Fetcher { return &Fetcher{} }
+
+var (
+	_ schemes.Fetcher = (*Fetcher)(nil)
+	_ schemes.Planner = (*Fetcher)(nil)
+)
+
+// Fetch retrieves req.URL: a menu or search result as a Listing, attributes
+// ("!", "$") as Info (*Attributes), anything else as a streamed Body.
+func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Response, error) {
+	t, err := newTarget(req.URL)
+	if err != nil {
+		return nil, err
+	}
+	if t.needsQuery() {
+		if err := resolveQuery(t, req); err != nil {
+			return nil, err
+		}
+	}
+	switch t.mode {
+	case modeAsk:
+		return f.fetchAsk(ctx, req, t)
+	case modeAttrs:
+		c, err := exchange(ctx, req, t, t.request(), nil)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close()
+		attrs, ok, err := c.readAttributes(ctx, req, t)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, schemes.Errorf(schemes.ErrRefused, "the server did not answer %q with Gopher+ attributes", t.plus)
+		}
+		return f.infoResponse(req, t, attrs), nil
+	}
+	c, err := exchange(ctx, req, t, t.request(), nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.response(ctx, req, t, t.mode == modeData)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	return resp, nil
+}
+
+// resolveQuery finds the search of a type-7 item: --query, else a prompt,
+// else the fetch cannot be made.
+func resolveQuery(t *target, req *schemes.Request) error {
+	switch {
+	case req.HasQuery:
+		return t.setQuery(req.Query)
+	case req.Prompt != nil:
+		q, err := req.Prompt("Search for: ", false)
+		if err != nil {
+			return err
+		}
+		return t.setQuery(q)
+	}
+	return schemes.Errorf(schemes.ErrUsage, "a query is needed (--query TEXT)")
+}
+
+// fetchAsk fills in a +ASK form (Gopher+ §2.8): it reads the item's +ASK
+// block, answers it, and submits the answers as a "+-1" data block.
+func (f *Fetcher) fetchAsk(ctx context.Context, req *schemes.Request, t *target) (*schemes.Response, error) {
+	form, err := fetchForm(ctx, req, t)
+	if err != nil {
+		return nil, err
+	}
+	var prompt Prompter
+	if req.Prompt != nil {
+		prompt = req.Prompt
+	}
+	answers, secret, err := form.fill(req.Form, prompt)
+	if err != nil {
+		return nil, err
+	}
+	text := t.submission(answers)
+	// The same shape check a URL carrying a filled form must pass.
+	if _, block, ok := strings.Cut(text, "\t+\t"); ok {
+		if err := security.CheckAskBlock("gopher+ form", "+\t"+block); err != nil {
+			return nil, err
+		}
+	}
+	// Transcript lines: the request line and "+-1" are never secret.
+	mask := append([]bool{false, false}, secret...)
+	c, err := exchange(ctx, req, t, text, mask)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.response(ctx, req, t, true)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	return resp, nil
+}
+
+// fetchForm reads an item's +ASK form. A server that does not understand
+// "!+ASK" (pygopherd answers only a bare "!") is asked for all attributes.
+func fetchForm(ctx context.Context, req *schemes.Request, t *target) (*Form, error) {
+	for _, text := range []string{t.askRequest(), t.line("!") + "\r\n"} {
+		c, err := exchange(ctx, req, t, text, nil)
+		if err != nil {
+			return nil, err
+		}
+		attrs, ok, err := c.readAttributes(ctx, req, t)
+		c.Close()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		for _, it := range attrs.Items {
+			if it.Ask != nil {
+				return it.Ask, nil
+			}
+		}
+		return nil, schemes.Errorf(schemes.ErrRefused, "the server gave no +ASK form for %q", t.selector)
+	}
+	return nil, schemes.Errorf(schemes.ErrRefused, "the server did not answer with Gopher+ attributes, so the +ASK form of %q cannot be read", t.selector)
+}
+
+func (f *Fetcher) infoResponse(req *schemes.Request, t *target, attrs *Attributes) *schemes.Response {
+	return &schemes.Response{URL: req.URL, Kind: schemes.KindInfo, Info: attrs, Size: -1,
+		Name: itemName(t.selector), Type: TypeWord(t.typ)}
+}
+
+// conn is one request's connection.
+type conn struct {
+	c    net.Conn
+	br   *bufio.Reader
+	stop func() bool
+	tr   io.Writer
+	// cancelled holds the context's error once cancelling it has closed c,
+	// so that the read that fails because of it says why.
+	cancelled atomic.Value
+}
+
+// exchange connects to the target's server and writes text. mask says, line
+// by line, which lines the transcript shows as "****".
+func exchange(ctx context.Context, req *schemes.Request, t *target, text string, mask []bool) (*conn, error) {
+	if req.Dialer == nil {
+		return nil, schemes.Errorf(schemes.ErrConnect, "no dialer for gopher://%s", net.JoinHostPort(t.host, strconv.Itoa(t.port)))
+	}
+	addr := net.JoinHostPort(t.host, strconv.Itoa(t.port))
+	nc, err := req.Dialer.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, dial.Classify(err, "connect to "+addr)
+	}
+	nc = dial.IdleConn(nc, req.Idle())
+	// Cancelling ctx ends a read or write that waits on the server.
+	c := &conn{c: nc, br: bufio.NewReader(nc), tr: req.Transcript}
+	c.stop = context.AfterFunc(ctx, func() {
+		c.cancelled.Store(ctx.Err())
+		nc.Close()
+	})
+	c.transcript(">", text, mask)
+	if _, err := io.WriteString(nc, text); err != nil {
+		c.Close()
+		return nil, c.classify(err, "send request to "+addr)
+	}
+	return c, nil
+}
+
+func (c *conn) Close() error {
+	c.stop()
+	return c.c.Close()
+}
+
+// transcript writes lines to the -v transcript, masked where mask says so.
+func (c *conn) transcript(dir, text string, mask []bool) {
+	if c.tr == nil {
+		return
+	}
+	lines := strings.Split(strings.TrimSuffix(text, "\r\n"), "\r\n")
+	for i, l := range lines {
+		if i < len(mask) && mask[i] {
+			l = "****"
+		}
+		fmt.Fprintf(c.tr, "%s %s\n", dir, l)
+	}
+}
+
+func (c *conn) classify(err error, what string) error {
+	if cause, ok := c.cancelled.Load().(error); ok {
+		return dial.Classify(cause, what)
+	}
+	return dial.Classify(err, what)
+}
+
+// header is a Gopher+ reply's first line (Gopher+ §2.3): "+N" N bytes
+// follow, "+-1" a dot-terminated block, "+-2" data until the close; a
+// leading "-" instead of "+" makes it an error.
+type header struct {
+	ok     bool
+	length int64 // -1, -2 or a byte count
+}
+
+// parseHeader recognises a Gopher+ reply header; ok is false for anything
+// else (a plain reply, an attribute block written without a header).
+func parseHeader(line string) (h header, isHeader bool) {
+	line = strings.TrimRight(line, "\r\n")
+	if len(line) < 2 || (line[0] != '+' && line[0] != '-') {
+		return header{}, false
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(line[1:]), 10, 64)
+	if err != nil || n < -2 {
+		return header{}, false
+	}
+	return header{ok: line[0] == '+', length: n}, true
+}
+
+// readHeader reads the first line and reports whether it is a Gopher+
+// header. When it is not, the line is put back in front of the rest.
+func (c *conn) readHeader(ctx context.Context, req *schemes.Request) (header, bool, error) {
+	line, err := readLine(c.br, req.LineLimit())
+	if err != nil && (err != io.EOF || line == "") {
+		if err == io.EOF {
+			return header{}, false, schemes.Errorf(schemes.ErrRefused, "the server closed the connection without a reply")
+		}
+		return header{}, false, c.classify(err, "read reply")
+	}
+	if h, ok := parseHeader(line); ok && err == nil {
+		if c.tr != nil {
+			fmt.Fprintf(c.tr, "< %s\n", line)
+		}
+		return h, true, nil
+	}
+	// Not a header: the line belongs to the reply. Restore it exactly
+	// (readLine dropped its line end).
+	c.unread(line, err == nil)
+	return header{}, false, nil
+}
+
+// unread puts a line back in front of what is still to be read.
+func (c *conn) unread(line string, hadEOL bool) {
+	b := []byte(line)
+	if hadEOL {
+		b = append(b, "\r\n"...)
+	}
+	c.br = bufio.NewReader(io.MultiReader(bytes.NewReader(b), c.br))
+}
+
+// framed returns the data a header announces.
+func (c *conn) framed(h header) io.Reader {
+	switch {
+	case h.length == -1:
+		return newDotReader(c.br, false)
+	case h.length == -2:
+		return c.br
+	}
+	return &exactReader{r: c.br, n: h.length}
+}
+
+// serverError turns a Gopher+ error reply into ErrRefused with the
+// server's text: "code <admin>" and then the message lines (Gopher+ §2.3).
+func (c *conn) serverError(ctx context.Context, h header) error {
+	text, err := io.ReadAll(io.LimitReader(c.framed(h), maxErrorText))
+	if err != nil && len(text) == 0 {
+		return c.classify(err, "read error reply")
+	}
+	lines := strings.Split(strings.ReplaceAll(strings.TrimSpace(string(text)), "\r\n", "\n"), "\n")
+	code, first, _ := strings.Cut(strings.TrimSpace(lines[0]), " ")
+	var msg []string
+	for _, l := range lines[1:] {
+		if l = strings.TrimSpace(l); l != "" {
+			msg = append(msg, l)
+		}
+	}
+	if len(msg) == 0 {
+		return schemes.Errorf(schemes.ErrRefused, "gopher+ error %s: %s", code, strings.TrimSpace(first))
+	}
+	s := fmt.Sprintf("gopher+ error %s: %s", code, strings.Join(msg, " "))
+	if first = strings.TrimSpace(first); first != "" {
+		s += " (" + first + ")"
+	}
+	return schemes.Errorf(schemes.ErrRefused, "%s", s)
+}
+
+// readAttributes reads an attribute reply, framed or not; ok is false when
+// the reply is not attributes at all (the server did not understand).
+func (c *conn) readAttributes(ctx context.Context, req *schemes.Request, t *target) (*Attributes, bool, error) {
+	h, isHeader, err := c.readHeader(ctx, req)
+	if err != nil {
+		return nil, false, err
+	}
+	var r io.Reader = c.br
+	if isHeader {
+		if !h.ok {
+			return nil, false, c.serverError(ctx, h)
+		}
+		r = c.framed(h)
+	} else if b, _ := c.br.Peek(1); len(b) == 0 || b[0] != '+' {
+		return nil, false, nil
+	}
+	limit := int64(DefaultMaxAttributes)
+	if req.MaxBytes > 0 && req.MaxBytes < limit {
+		limit = req.MaxBytes
+	}
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, false, c.classify(replyError(err), "read attributes")
+	}
+	if int64(len(data)) > limit {
+		return nil, false, schemes.Errorf(schemes.ErrTooLarge, "attribute reply larger than %d bytes", limit)
+	}
+	return ParseAttributes(string(data), t.host, t.port), true, nil
+}
+
+// response reads a data reply: Gopher+ framed when plus is set and the
+// server answers with a header, plain (RFC 1436) otherwise.
+func (c *conn) response(ctx context.Context, req *schemes.Request, t *target, plus bool) (*schemes.Response, error) {
+	resp := &schemes.Response{URL: req.URL, Size: -1, Name: itemName(t.selector),
+		Type: TypeWord(t.typ), MediaType: mediaType(t.typ)}
+	var r io.Reader
+	menu := isMenu(t.typ)
+	h, isHeader := header{}, false
+	if plus {
+		var err error
+		if h, isHeader, err = c.readHeader(ctx, req); err != nil {
+			return nil, err
+		}
+	}
+	if isHeader {
+		if !h.ok {
+			return nil, c.serverError(ctx, h)
+		}
+		r = c.framed(h)
+		if h.length >= 0 {
+			resp.Size = h.length
+		}
+		if view := viewOf(t.plus); view != "" {
+			resp.MediaType = view
+			menu = menu && strings.Contains(view, "menu")
+		}
+	} else {
+		// A plain server answers a missing item with an error line.
+		if err := c.plainError(); err != nil {
+			return nil, err
+		}
+		switch {
+		case menu || isText(t.typ):
+			r = newDotReader(c.br, true)
+		default:
+			r = c.br
+		}
+	}
+	if menu {
+		resp.Kind = schemes.KindListing
+		resp.Type = schemes.TypeDir
+		resp.Listing = newMenuListing(&errReader{r: r, c: c, what: "read menu"}, c, t.host, t.port, req)
+		return resp, nil
+	}
+	resp.Kind = schemes.KindFile
+	resp.Body = &body{r: &errReader{r: r, c: c, what: "read item"}, c: c, max: req.MaxBytes}
+	return resp, nil
+}
+
+// plainError recognises the one-line menu a plain server sends instead of
+// an item it does not have: type "3", or a line naming "error.host".
+func (c *conn) plainError() error {
+	b, _ := c.br.Peek(1)
+	if len(b) == 0 || (b[0] != '3' && b[0] != '0') {
+		return nil
+	}
+	b, _ = c.br.Peek(512)
+	line, _, ok := bytes.Cut(b, []byte("\n"))
+	if !ok {
+		return nil
+	}
+	f := strings.Split(strings.TrimRight(string(line), "\r"), "\t")
+	if len(f) < 4 || (b[0] != '3' && f[2] != "error.host") {
+		return nil
+	}
+	return schemes.Errorf(schemes.ErrRefused, "server error: %s", strings.TrimSpace(f[0][1:]))
+}
+
+// viewOf returns the view a data Gopher+ string asks for ("+text/plain En_US"
+// gives "text/plain"), "" for the default view.
+func viewOf(plus string) string {
+	v, _, _ := strings.Cut(strings.TrimPrefix(plus, "+"), "\t")
+	v, _, _ = strings.Cut(v, " ")
+	return strings.TrimSpace(v)
+}
+
+// itemName is the last "/"-separated part of a selector, for -O.
+func itemName(sel string) string {
+	if i := strings.LastIndexByte(sel, '/'); i >= 0 {
+		return sel[i+1:]
+	}
+	return sel
+}
+
+// exactReader reads exactly n bytes ("+N"): fewer is an interrupted transfer.
+type exactReader struct {
+	r io.Reader
+	n int64
+}
+
+func (e *exactReader) Read(p []byte) (int, error) {
+	if e.n <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > e.n {
+		p = p[:e.n]
+	}
+	n, err := e.r.Read(p)
+	e.n -= int64(n)
+	if err == io.EOF && e.n > 0 {
+		err = errShort
+	}
+	return n, err
+}
+
+var errShort = errors.New("connection closed before the announced size")
+
+// replyError gives protocol-level stream errors their kind.
+func replyError(err error) error {
+	if errors.Is(err, errShort) || errors.Is(err, errNoTerminator) {
+		return schemes.Errorf(schemes.ErrInterrupted, "%v", err)
+	}
+	return err
+}
+
+// errReader gives every read error its kind.
+type errReader struct {
+	r    io.Reader
+	c    *conn
+	what string
+}
+
+func (e *errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = e.c.classify(replyError(err), e.what)
+	}
+	return n, err
+}
+
+// body is a streamed item: it closes the connection and enforces MaxBytes.
+type body struct {
+	r    io.Reader
+	c    *conn
+	max  int64
+	read int64
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	b.read += int64(n)
+	if b.max > 0 && b.read > b.max {
+		return n - int(b.read-b.max), schemes.Errorf(schemes.ErrTooLarge, "item larger than --max-size %d bytes", b.max)
+	}
+	return n, err
+}
+
+func (b *body) Close() error { return b.c.Close() }

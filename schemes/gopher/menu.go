@@ -1,0 +1,221 @@
+package gopher
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/goferurl/gofer/dial"
+	"github.com/goferurl/gofer/schemes"
+)
+
+// ParseItem parses one menu line (RFC 1436 §3.8 "directory entity", with the
+// Gopher+ fifth field) into an entry: type character, display string,
+// selector, host, port and the Gopher+ marker. It takes real-world mess: a
+// line without TABs is an info line, missing fields are empty (host and
+// port then default to host and port, where the menu came from), a port that
+// is not a number is the default, anything after the fifth field is ignored.
+// line has no line end.
+func ParseItem(line, host string, port int) schemes.Entry {
+	e := schemes.Entry{Gopher: true, Size: -1}
+	if line == "" {
+		e.GopherType, e.Type = "i", schemes.TypeInfo
+		return e
+	}
+	if strings.IndexByte(line, '\t') < 0 && line[0] != 'i' {
+		// Not a menu line at all: show it as text rather than lose it.
+		e.GopherType, e.Type, e.Name = "i", schemes.TypeInfo, line
+		return e
+	}
+	t := line[0]
+	e.GopherType, e.Type = string(t), TypeWord(t)
+	fields := strings.SplitN(line[1:], "\t", 6)
+	e.Name = fields[0]
+	if t == 'i' {
+		return e
+	}
+	if len(fields) > 1 {
+		e.Selector = fields[1]
+	}
+	e.Host, e.Port = host, port
+	if len(fields) > 2 && strings.TrimSpace(fields[2]) != "" {
+		e.Host = strings.TrimSpace(fields[2])
+	}
+	if len(fields) > 3 {
+		if p, err := strconv.Atoi(strings.TrimSpace(fields[3])); err == nil && p > 0 && p < 65536 {
+			e.Port = p
+		}
+	}
+	if len(fields) > 4 {
+		switch strings.TrimSpace(fields[4]) {
+		case "+":
+			e.Plus = "+"
+		case "?":
+			e.Plus = "?"
+		}
+	}
+	if e.Port == 0 {
+		e.Port = schemes.DefaultPort("gopher")
+	}
+	if e.Plus == "?" {
+		e.Type = schemes.TypeAsk
+	}
+	e.URL = itemURL(t, e)
+	return e
+}
+
+// itemURL is the URL that fetches a menu item: an "h" item whose selector
+// is "URL:..." names that URL (the convention gopher servers use for links
+// out of gopherspace), "8" and "T" items are telnet and tn3270 sessions
+// (RFC 4266 §2: the selector, if any, is the user to log in as), errors have
+// none, and every other item is the gopher URL of its type and selector;
+// "?" items keep their marker so that fetching the URL fills in the form.
+func itemURL(t byte, e schemes.Entry) string {
+	switch t {
+	case '3':
+		return ""
+	case 'h':
+		if rest, ok := cutURLSelector(e.Selector); ok {
+			return rest
+		}
+	case '8', 'T':
+		u := &schemes.URL{Scheme: "telnet", Host: e.Host, Telnet: &schemes.Telnet{}}
+		if t == 'T' {
+			u.Scheme = "tn3270"
+		}
+		if e.Port != schemes.DefaultPort(u.Scheme) {
+			u.Port = e.Port
+		}
+		if e.Selector != "" {
+			u.User, u.HasUser = e.Selector, true
+		}
+		return u.String()
+	}
+	g := &schemes.Gopher{Type: t, Selector: e.Selector}
+	if e.Plus == "?" {
+		g.PlusString, g.HasPlus = "?", true
+	}
+	u := &schemes.URL{Scheme: "gopher", Host: e.Host, Gopher: g}
+	if e.Port != schemes.DefaultPort("gopher") {
+		u.Port = e.Port
+	}
+	return u.String()
+}
+
+// cutURLSelector returns what follows "URL:" (or "/URL:") in a selector.
+func cutURLSelector(sel string) (string, bool) {
+	if rest, ok := strings.CutPrefix(sel, "URL:"); ok {
+		return rest, true
+	}
+	return strings.CutPrefix(sel, "/URL:")
+}
+
+// menuListing streams a menu one line at a time.
+type menuListing struct {
+	br         *bufio.Reader
+	closer     io.Closer
+	host       string
+	port       int
+	lineLimit  int
+	entryLimit int
+	n          int
+	err        error
+}
+
+func newMenuListing(r io.Reader, closer io.Closer, host string, port int, req *schemes.Request) *menuListing {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReader(r)
+	}
+	return &menuListing{br: br, closer: closer, host: host, port: port,
+		lineLimit: req.LineLimit(), entryLimit: req.EntryLimit()}
+}
+
+// Next returns the next menu item, or io.EOF after the last one.
+func (m *menuListing) Next() (schemes.Entry, error) {
+	for m.err == nil {
+		line, err := readLine(m.br, m.lineLimit)
+		if err != nil && (err != io.EOF || line == "") {
+			m.err = menuError(err)
+			break
+		}
+		if line == "." {
+			// A plain menu's last line; a framed one has lost it already.
+			m.err = io.EOF
+			break
+		}
+		if line == "" {
+			continue
+		}
+		m.n++
+		if m.n > m.entryLimit {
+			m.err = schemes.Errorf(schemes.ErrTooLarge, "menu has more than %d entries", m.entryLimit)
+			break
+		}
+		return ParseItem(line, m.host, m.port), nil
+	}
+	return schemes.Entry{}, m.err
+}
+
+// Close closes the connection the menu came from.
+func (m *menuListing) Close() error {
+	if m.closer == nil {
+		return nil
+	}
+	err := m.closer.Close()
+	m.closer = nil
+	return err
+}
+
+func menuError(err error) error {
+	switch {
+	case err == io.EOF:
+		return io.EOF
+	case errors.Is(err, errNoTerminator):
+		return schemes.Errorf(schemes.ErrInterrupted, "read menu: %v", err)
+	}
+	return dial.Classify(err, "read menu")
+}
+
+// readLine reads one line of at most max bytes and returns it without its
+// CR LF or LF. A line that does not end before the connection closes is
+// returned with io.EOF; a longer one is an ErrTooLarge error.
+func readLine(br *bufio.Reader, max int) (string, error) {
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		// The line end does not count against max; stop early only when
+		// even without it the line is too long.
+		if len(buf)+len(chunk) > max+2 {
+			return "", errLineTooLong(max)
+		}
+		if err == nil && buf == nil {
+			line := trimEOL(chunk)
+			if len(line) > max {
+				return "", errLineTooLong(max)
+			}
+			return line, nil
+		}
+		buf = append(buf, chunk...)
+		if err != bufio.ErrBufferFull {
+			line := trimEOL(buf)
+			if len(line) > max {
+				return "", errLineTooLong(max)
+			}
+			return line, err
+		}
+	}
+}
+
+func errLineTooLong(max int) error {
+	return schemes.Errorf(schemes.ErrTooLarge, "line longer than %d bytes", max)
+}
+
+func trimEOL(b []byte) string {
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	b = bytes.TrimSuffix(b, []byte("\r"))
+	return string(b)
+}
