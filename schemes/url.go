@@ -12,7 +12,8 @@ type URL struct {
 	Password    string
 	HasUser     bool
 	HasPassword bool
-	// Host is the host as written (a domain name or dotted quad), never resolved.
+	// Host is the host as written (a domain name or dotted quad), never
+	// resolved; an IPv6 literal is held without its brackets.
 	Host string
 	// Port is the port the URL gives, 0 when it gives none (see EffectivePort).
 	Port int
