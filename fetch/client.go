@@ -1,16 +1,18 @@
-// Package fetch is gofer's front door: a Client that retrieves whatever an
-// RFC 1738 URL names by speaking that URL's protocol, with the security
-// guard applied before any connection is opened.
 package fetch
 
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"io"
+	"os"
+	"reflect"
+	"sync"
 	"time"
 
 	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/security"
 )
 
 // Response and Entry are the scheme contract's types.
@@ -18,6 +20,14 @@ type (
 	Response = schemes.Response
 	Entry    = schemes.Entry
 )
+
+// ErrUnsupportedScheme is the kind of error Do returns for a scheme with no
+// registered fetcher.
+var ErrUnsupportedScheme = schemes.ErrUnsupportedScheme
+
+// DefaultMaxRedirects is how many redirects Do follows when
+// Options.MaxRedirects is 0.
+const DefaultMaxRedirects = 10
 
 // Options configure a Client. The zero value is usable.
 type Options struct {
@@ -36,10 +46,12 @@ type Options struct {
 	// MaxLineLength and MaxEntries bound protocol lines and listings (0: defaults).
 	MaxLineLength int
 	MaxEntries    int
-	// MaxRedirects bounds HTTP redirects (0: 10).
+	// MaxRedirects bounds redirects (0: DefaultMaxRedirects); a negative
+	// value follows none and returns the redirect response itself.
 	MaxRedirects int
-	// Dialer opens every connection; nil means a dial.Dialer from ConnectTimeout.
-	Dialer *dial.Dialer
+	// Dialer opens every connection; nil means a *dial.Dialer with
+	// ConnectTimeout and the proxy settings of the environment.
+	Dialer schemes.Dialer
 	// NNTPServer is "host[:port]" for news: URLs; "" means $NNTPSERVER.
 	NNTPServer string
 	// Netrc is a netrc file to take logins from; "" means none.
@@ -73,16 +85,35 @@ type Request struct {
 	IfModifiedSince time.Time
 }
 
-// Client retrieves URLs. It is safe for concurrent use once configured.
+// Client retrieves URLs. It is safe for concurrent use once configured:
+// Register every scheme before the first Do.
 type Client struct {
 	opts     Options
 	fetchers map[string]schemes.Fetcher
+	guard    security.Guard
+	dialer   schemes.Dialer
+
+	email func() string
+	netrc func() (*netrcFile, error)
 }
 
 // NewClient returns a Client with every shipped scheme registered.
 func NewClient(opts Options) *Client {
-	c := &Client{opts: opts, fetchers: map[string]schemes.Fetcher{}}
+	c := newClient(opts)
 	registerShipped(c)
+	return c
+}
+
+// newClient returns a Client with no scheme registered.
+func newClient(opts Options) *Client {
+	c := &Client{opts: opts, fetchers: map[string]schemes.Fetcher{}}
+	c.guard = security.Guard{AllowPorts: opts.AllowPorts, Warn: opts.Warn}
+	c.dialer = opts.Dialer
+	if c.dialer == nil {
+		c.dialer = &dial.Dialer{ConnectTimeout: opts.ConnectTimeout}
+	}
+	c.email = sync.OnceValue(func() string { return anonymousEmail(opts.Email) })
+	c.netrc = sync.OnceValues(func() (*netrcFile, error) { return loadNetrc(opts.Netrc) })
 	return c
 }
 
@@ -100,9 +131,75 @@ func (c *Client) Get(ctx context.Context, rawURL string) (*Response, error) {
 	return c.Do(ctx, &Request{URL: rawURL})
 }
 
-// Do retrieves r.URL with r's settings.
+// Do retrieves r.URL with r's settings: it parses the URL, applies the
+// security guard before any connection is opened, hands the URL to its
+// scheme's fetcher, follows redirects (to http, https and ftp only, each hop
+// guarded again) and bounds a file's body by Options.MaxBytes. Every error
+// is a *Error whose cause matches one of the schemes error kinds,
+// security.ErrPort, security.ErrInjection or security.ErrRedirect, or is a
+// *schemes.ParseError.
 func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
-	return nil, &Error{Op: "get", URL: r.URL, Err: schemes.ErrUnsupportedScheme}
+	u, err := schemes.Parse(r.URL)
+	if err != nil {
+		return nil, &Error{Op: "get", URL: security.RedactURL(r.URL), Err: err}
+	}
+	return c.follow(ctx, r, u)
+}
+
+// fetchOne guards u and fetches it with its scheme's fetcher.
+func (c *Client) fetchOne(ctx context.Context, r *Request, u *schemes.URL) (*Response, error) {
+	if err := c.guard.Check(u); err != nil {
+		return nil, err
+	}
+	f, ok := c.fetchers[u.Scheme]
+	if !ok {
+		return nil, schemes.Errorf(schemes.ErrUnsupportedScheme, "unsupported scheme %q", u.Scheme)
+	}
+	req, err := c.schemeRequest(r, u, c.opts.Warn)
+	if err != nil {
+		return nil, err
+	}
+	return f.Fetch(ctx, req)
+}
+
+// schemeRequest builds what a fetcher sees from the Options and r.
+func (c *Client) schemeRequest(r *Request, u *schemes.URL, warn func(string)) (*schemes.Request, error) {
+	nf, err := c.netrc()
+	if err != nil {
+		return nil, err
+	}
+	o := &c.opts
+	req := &schemes.Request{
+		URL:             u,
+		Dialer:          c.dialer,
+		CheckURL:        c.guard.Check,
+		Warn:            warn,
+		Email:           c.email(),
+		Prompt:          o.Prompt,
+		Offset:          r.Offset,
+		IfModifiedSince: r.IfModifiedSince,
+		MaxBytes:        o.MaxBytes,
+		MaxLineLength:   o.MaxLineLength,
+		MaxEntries:      o.MaxEntries,
+		IdleTimeout:     o.IdleTimeout,
+		Query:           r.Query,
+		HasQuery:        r.HasQuery,
+		Form:            r.Form,
+		NNTPServer:      o.NNTPServer,
+		Part:            r.Part,
+		TLSConfig:       o.TLSConfig,
+		RequireTLS:      o.RequireTLS,
+		AutoLogin:       o.AutoLogin,
+		Linger:          o.Linger,
+		Transcript:      o.Transcript,
+	}
+	if req.NNTPServer == "" {
+		req.NNTPServer = os.Getenv("NNTPSERVER")
+	}
+	if nf != nil {
+		req.Credentials = nf.login
+	}
+	return req, nil
 }
 
 // Get retrieves rawURL with a Client of zero Options.
@@ -110,14 +207,31 @@ func Get(ctx context.Context, rawURL string) (*Response, error) {
 	return NewClient(Options{}).Get(ctx, rawURL)
 }
 
-// Error is a failed retrieval: the operation, the URL with its password
-// redacted, and the cause.
-type Error struct {
-	Op  string
-	URL string
-	Err error
+// Close ends the connections the fetchers keep for reuse.
+func (c *Client) Close() error {
+	var seen []schemes.Fetcher
+	var errs []error
+	for _, f := range c.fetchers {
+		cl, ok := f.(schemes.Closer)
+		if !ok || contains(seen, f) {
+			continue
+		}
+		seen = append(seen, f)
+		errs = append(errs, cl.Close())
+	}
+	return errors.Join(errs...)
 }
 
-func (e *Error) Error() string { return e.Op + " " + e.URL + ": " + e.Err.Error() }
-
-func (e *Error) Unwrap() error { return e.Err }
+// contains reports whether f is in list; one fetcher is often registered
+// for several schemes (http and https) and must be closed once.
+func contains(list []schemes.Fetcher, f schemes.Fetcher) bool {
+	if !reflect.TypeOf(f).Comparable() {
+		return false
+	}
+	for _, g := range list {
+		if reflect.TypeOf(g) == reflect.TypeOf(f) && g == f {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,409 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/security"
+)
+
+// fakeFetcher answers from a table keyed by the URL without its login and
+// records every URL it was asked for, login included.
+type fakeFetcher struct {
+	mu     sync.Mutex
+	routes map[string]func(req *schemes.Request) (*schemes.Response, error)
+	seen   []*schemes.URL
+	closed int
+}
+
+func newFake() *fakeFetcher {
+	return &fakeFetcher{routes: map[string]func(*schemes.Request) (*schemes.Response, error){}}
+}
+
+func (f *fakeFetcher) redirect(from, to string) {
+	f.routes[from] = func(*schemes.Request) (*schemes.Response, error) {
+		return &schemes.Response{Kind: schemes.KindRedirect, Location: to, Status: "302 Found"}, nil
+	}
+}
+
+func (f *fakeFetcher) body(at, text string) {
+	f.routes[at] = func(*schemes.Request) (*schemes.Response, error) {
+		return &schemes.Response{Kind: schemes.KindFile, Body: io.NopCloser(strings.NewReader(text)), Size: -1}, nil
+	}
+}
+
+func (f *fakeFetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Response, error) {
+	f.mu.Lock()
+	f.seen = append(f.seen, req.URL)
+	f.mu.Unlock()
+	v := *req.URL
+	v.User, v.Password, v.HasUser, v.HasPassword = "", "", false, false
+	h, ok := f.routes[v.String()]
+	if !ok {
+		return nil, schemes.Errorf(schemes.ErrRefused, "not found: %s", v.String())
+	}
+	return h(req)
+}
+
+func (f *fakeFetcher) Close() error { f.closed++; return nil }
+
+func (f *fakeFetcher) calls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var s []string
+	for _, u := range f.seen {
+		s = append(s, u.String())
+	}
+	return s
+}
+
+// testClient is a Client with only fake http, https and ftp fetchers.
+func testClient(opts Options) (*Client, *fakeFetcher) {
+	c := newClient(opts)
+	f := newFake()
+	c.Register("http", f)
+	c.Register("https", f)
+	c.Register("ftp", f)
+	return c, f
+}
+
+func readAll(t *testing.T, resp *Response) string {
+	t.Helper()
+	defer resp.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("reading body: %v", err)
+	}
+	return string(b)
+}
+
+func TestRedirectFollowed(t *testing.T) {
+	c, f := testClient(Options{})
+	f.redirect("http://127.0.0.1/a", "/b")
+	f.redirect("http://127.0.0.1/b", "ftp://127.0.0.21/pub/file")
+	f.body("ftp://127.0.0.21/pub/file", "contents")
+	resp, err := c.Get(context.Background(), "http://127.0.0.1/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, resp); got != "contents" {
+		t.Errorf("body %q, want the last hop's", got)
+	}
+	want := []string{"http://127.0.0.1/a", "http://127.0.0.1/b", "ftp://127.0.0.21/pub/file"}
+	if got := f.calls(); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("hops %q, want %q", got, want)
+	}
+}
+
+// chain builds /r0 -> /r1 -> ... -> /rN, which holds a body.
+func chain(f *fakeFetcher, n int) {
+	for i := 0; i < n; i++ {
+		f.redirect("http://127.0.0.1/r"+strconv.Itoa(i), "/r"+strconv.Itoa(i+1))
+	}
+	f.body("http://127.0.0.1/r"+strconv.Itoa(n), "end")
+}
+
+func TestRedirectLimit(t *testing.T) {
+	c, f := testClient(Options{})
+	chain(f, 10)
+	resp, err := c.Get(context.Background(), "http://127.0.0.1/r0")
+	if err != nil {
+		t.Fatalf("10 redirects: %v, want them followed", err)
+	}
+	if got := readAll(t, resp); got != "end" {
+		t.Errorf("body %q after 10 redirects", got)
+	}
+
+	c, f = testClient(Options{})
+	chain(f, 11)
+	_, err = c.Get(context.Background(), "http://127.0.0.1/r0")
+	if !errors.Is(err, schemes.ErrRefused) || !strings.Contains(err.Error(), "more than 10 redirects") {
+		t.Errorf("11 redirects: %v, want ErrRefused \"more than 10 redirects\"", err)
+	}
+	if n := len(f.calls()); n != 11 {
+		t.Errorf("%d fetches, want 11 (the start and 10 hops)", n)
+	}
+
+	c, f = testClient(Options{MaxRedirects: 2})
+	chain(f, 3)
+	if _, err := c.Get(context.Background(), "http://127.0.0.1/r0"); !strings.Contains(errString(err), "more than 2 redirects") {
+		t.Errorf("MaxRedirects 2: %v", err)
+	}
+
+	c, f = testClient(Options{MaxRedirects: -1})
+	chain(f, 1)
+	resp, err = c.Get(context.Background(), "http://127.0.0.1/r0")
+	if err != nil || resp.Kind != schemes.KindRedirect || resp.Location != "/r1" {
+		t.Errorf("MaxRedirects -1: %+v, %v; want the redirect itself", resp, err)
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func TestRedirectLoop(t *testing.T) {
+	c, f := testClient(Options{})
+	f.redirect("http://127.0.0.1/a", "/b")
+	f.redirect("http://127.0.0.1/b", "http://127.0.0.1/a#frag")
+	_, err := c.Get(context.Background(), "http://127.0.0.1/a")
+	if !errors.Is(err, schemes.ErrRefused) || !strings.Contains(err.Error(), "redirect loop") {
+		t.Fatalf("loop: %v, want ErrRefused \"redirect loop\"", err)
+	}
+	if n := len(f.calls()); n != 2 {
+		t.Errorf("%d fetches, want 2", n)
+	}
+}
+
+// TestRedirectSchemeRefused: only http, https and ftp are followed; file:
+// above all never, and its fetcher is never called.
+func TestRedirectSchemeRefused(t *testing.T) {
+	for _, to := range []string{"file:///etc/passwd", "file://localhost/etc/shadow", "gopher://127.0.0.70/", "telnet://127.0.0.23/"} {
+		c, f := testClient(Options{})
+		local := newFake()
+		c.Register("file", local)
+		c.Register("gopher", local)
+		c.Register("telnet", local)
+		f.redirect("http://127.0.0.1/a", to)
+		_, err := c.Get(context.Background(), "http://127.0.0.1/a")
+		if !errors.Is(err, security.ErrRedirect) {
+			t.Errorf("redirect to %s: %v, want security.ErrRedirect", to, err)
+		}
+		if n := len(local.calls()); n != 0 {
+			t.Errorf("redirect to %s reached its fetcher", to)
+		}
+	}
+}
+
+// TestRedirectCredentials: the login stays on its own host and never goes
+// to another.
+func TestRedirectCredentials(t *testing.T) {
+	c, f := testClient(Options{})
+	f.redirect("http://127.0.0.1/a", "/b")                    // same host: login kept
+	f.redirect("http://127.0.0.1/b", "http://127.0.0.2/c")    // other host: dropped
+	f.redirect("http://127.0.0.2/c", "http://127.0.0.1:81/d") // back, other port: dropped
+	f.body("http://127.0.0.1:81/d", "x")
+	resp, err := c.Get(context.Background(), "http://me:s3cret@127.0.0.1/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Close()
+	got := f.calls()
+	want := []string{"http://me:s3cret@127.0.0.1/a", "http://me:s3cret@127.0.0.1/b", "http://127.0.0.2/c", "http://127.0.0.1:81/d"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("hops %q, want %q", got, want)
+	}
+
+	// A relative location on another host's response cannot bring the
+	// first host's login back.
+	c, f = testClient(Options{})
+	f.redirect("ftp://127.0.0.21/x", "http://127.0.0.2/y")
+	f.body("http://127.0.0.2/y", "x")
+	resp, err = c.Get(context.Background(), "ftp://me:s3cret@127.0.0.21/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Close()
+	for _, u := range f.calls()[1:] {
+		if strings.Contains(u, "s3cret") || strings.Contains(u, "me@") {
+			t.Errorf("login carried to another host: %s", u)
+		}
+	}
+}
+
+// TestRedirectGuardEachHop: each hop passes the guard again, and a refused
+// hop is never fetched.
+func TestRedirectGuardEachHop(t *testing.T) {
+	tests := []struct {
+		to   string
+		kind error
+	}{
+		{"http://127.0.0.1:25/", security.ErrPort},
+		{"ftp://127.0.0.1:80/x", security.ErrPort},
+		{"/a%0D%0ASet-Cookie:%20x", security.ErrInjection},
+		{"ftp://127.0.0.21/etc%0D%0ADELE%20x/y", security.ErrInjection},
+	}
+	for _, tt := range tests {
+		c, f := testClient(Options{})
+		f.redirect("http://127.0.0.1/a", tt.to)
+		_, err := c.Get(context.Background(), "http://127.0.0.1/a")
+		if !errors.Is(err, tt.kind) {
+			t.Errorf("redirect to %s: %v, want %v", tt.to, err, tt.kind)
+		}
+		if n := len(f.calls()); n != 1 {
+			t.Errorf("redirect to %s: %d fetches, want only the first", tt.to, n)
+		}
+	}
+}
+
+func TestUnsupportedScheme(t *testing.T) {
+	c := newClient(Options{})
+	_, err := c.Get(context.Background(), "x-nothing:here")
+	var fe *Error
+	if !errors.As(err, &fe) || !errors.Is(err, ErrUnsupportedScheme) {
+		t.Fatalf("Get = %v, want a *fetch.Error matching ErrUnsupportedScheme", err)
+	}
+	if !strings.Contains(err.Error(), `unsupported scheme "x-nothing"`) {
+		t.Errorf("message %q", err)
+	}
+}
+
+// trackedBody records whether it was closed.
+type trackedBody struct {
+	io.Reader
+	closed bool
+}
+
+func (b *trackedBody) Close() error { b.closed = true; return nil }
+
+func TestMaxBytes(t *testing.T) {
+	c, f := testClient(Options{MaxBytes: 10})
+	body := &trackedBody{Reader: strings.NewReader(strings.Repeat("x", 100))}
+	f.routes["http://127.0.0.1/big"] = func(*schemes.Request) (*schemes.Response, error) {
+		return &schemes.Response{Kind: schemes.KindFile, Body: body, Size: -1}, nil
+	}
+	f.body("http://127.0.0.1/exact", "0123456789")
+	f.routes["http://127.0.0.1/known"] = func(req *schemes.Request) (*schemes.Response, error) {
+		if req.MaxBytes != 10 {
+			t.Errorf("fetcher saw MaxBytes %d, want 10", req.MaxBytes)
+		}
+		return &schemes.Response{Kind: schemes.KindFile, Body: io.NopCloser(strings.NewReader("")), Size: 11}, nil
+	}
+
+	resp, err := c.Get(context.Background(), "http://127.0.0.1/big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(resp.Body)
+	if len(got) != 10 || !errors.Is(err, schemes.ErrTooLarge) || err.Error() != "size limit of 10 bytes exceeded" {
+		t.Errorf("read %d bytes, %v; want 10 then ErrTooLarge \"size limit of 10 bytes exceeded\"", len(got), err)
+	}
+	if !body.closed {
+		t.Error("the body was not stopped at the limit")
+	}
+	resp.Close()
+
+	resp, err = c.Get(context.Background(), "http://127.0.0.1/exact")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := readAll(t, resp); s != "0123456789" {
+		t.Errorf("a body of exactly MaxBytes: %q", s)
+	}
+
+	if _, err := c.Get(context.Background(), "http://127.0.0.1/known"); !errors.Is(err, schemes.ErrTooLarge) {
+		t.Errorf("known size past the limit: %v, want ErrTooLarge", err)
+	}
+}
+
+// recordingDialer counts dials and makes none.
+type recordingDialer struct {
+	mu    sync.Mutex
+	addrs []string
+}
+
+func (d *recordingDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	d.mu.Lock()
+	d.addrs = append(d.addrs, addr)
+	d.mu.Unlock()
+	return nil, schemes.Errorf(schemes.ErrConnect, "no network in this test")
+}
+
+// dialingFetcher dials the URL's host, as a real fetcher does first.
+type dialingFetcher struct{}
+
+func (dialingFetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Response, error) {
+	addr := net.JoinHostPort(req.URL.Host, strconv.Itoa(req.URL.EffectivePort()))
+	_, err := req.Dialer.DialContext(ctx, "tcp", addr)
+	return nil, err
+}
+
+// TestGuardBeforeDial: a refused URL never reaches the dialer; an allowed
+// one does.
+func TestGuardBeforeDial(t *testing.T) {
+	d := &recordingDialer{}
+	var warnings []string
+	c := newClient(Options{Dialer: d, Warn: func(s string) { warnings = append(warnings, s) }})
+	c.Register("gopher", dialingFetcher{})
+	c.Register("ftp", dialingFetcher{})
+	for _, raw := range []string{
+		"gopher://127.0.0.1:25/0mail",
+		"gopher://127.0.0.1/0a%0D%0Ab",
+		"gopher://127.0.0.1/7search%09a%0Db",
+		"ftp://127.0.0.1:119/x",
+		"ftp://127.0.0.1/a%0Ab/c",
+	} {
+		_, err := c.Get(context.Background(), raw)
+		if !errors.Is(err, security.ErrPort) && !errors.Is(err, security.ErrInjection) {
+			t.Errorf("%s: %v, want a guard refusal", raw, err)
+		}
+	}
+	if len(d.addrs) != 0 {
+		t.Fatalf("refused URLs were dialed: %q", d.addrs)
+	}
+	_, err := c.Get(context.Background(), "gopher://127.0.0.1:7070/")
+	if !errors.Is(err, schemes.ErrConnect) || len(d.addrs) != 1 || d.addrs[0] != "127.0.0.1:7070" {
+		t.Errorf("allowed URL: %v, dials %q; want one dial of 127.0.0.1:7070", err, d.addrs)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "7070") {
+		t.Errorf("warnings %q, want one about port 7070", warnings)
+	}
+
+	c = newClient(Options{Dialer: d, AllowPorts: []int{25}})
+	c.Register("gopher", dialingFetcher{})
+	if _, err := c.Get(context.Background(), "gopher://127.0.0.1:25/"); errors.Is(err, security.ErrPort) {
+		t.Errorf("AllowPorts 25: %v", err)
+	}
+}
+
+// TestErrorRedaction: a password never shows in an error, whatever the
+// cause repeats, and the error is one line.
+func TestErrorRedaction(t *testing.T) {
+	c, f := testClient(Options{})
+	f.routes["ftp://127.0.0.21/x"] = func(req *schemes.Request) (*schemes.Response, error) {
+		return nil, schemes.Errorf(schemes.ErrAuth, "530 login as %s/%s refused\nby server", req.URL.User, req.URL.Password)
+	}
+	_, err := c.Get(context.Background(), "ftp://me:s3cret@127.0.0.21/x")
+	var fe *Error
+	if !errors.As(err, &fe) || !errors.Is(err, schemes.ErrAuth) {
+		t.Fatalf("Get = %v, want a *fetch.Error matching ErrAuth", err)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "s3cret") || strings.ContainsAny(msg, "\r\n") {
+		t.Errorf("error %q shows the password or spans lines", msg)
+	}
+	if fe.URL != "ftp://me:****@127.0.0.21/x" || fe.Op != "get" {
+		t.Errorf("Error{Op: %q, URL: %q}", fe.Op, fe.URL)
+	}
+
+	// A URL that does not parse is redacted too, and the parse error is
+	// still reachable.
+	_, err = c.Get(context.Background(), "ftp://me:s3cret@127.0.0.21/%zz")
+	var pe *schemes.ParseError
+	if !errors.As(err, &pe) || !errors.As(err, &fe) {
+		t.Fatalf("malformed URL: %v, want a *fetch.Error around a *schemes.ParseError", err)
+	}
+	if strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("error %q shows the password", err)
+	}
+}
+
+func TestClose(t *testing.T) {
+	c, f := testClient(Options{})
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if f.closed != 1 {
+		t.Errorf("a fetcher registered for three schemes was closed %d times, want 1", f.closed)
+	}
+}

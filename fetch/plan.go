@@ -1,0 +1,106 @@
+package fetch
+
+import (
+	"encoding/json"
+
+	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/security"
+)
+
+// Plan is what `gofer parse` shows: the URL's parts and the exact request
+// lines a fetch would write, found with no network at all.
+type Plan struct {
+	URL *schemes.URL
+	// Requests are the protocol lines in order, without CR LF, passwords
+	// the user supplied as "****". Empty for a scheme with no planner.
+	Requests []string
+	// Notes are the scheme's extra facts (advisory telnet login, local path, NNTP server).
+	Notes map[string]string
+	// Warnings are what a fetch would warn about (non-default port, password
+	// in the URL); Plan collects them here instead of calling Options.Warn.
+	Warnings []string
+}
+
+// Plan parses r.URL, applies the guard (a refusal is an error, as it would
+// be for Do) and asks the scheme's fetcher, if it implements
+// schemes.Planner, which lines a fetch would send. It opens no connection.
+func (c *Client) Plan(r *Request) (*Plan, error) {
+	u, err := schemes.Parse(r.URL)
+	if err != nil {
+		return nil, &Error{Op: "parse", URL: security.RedactURL(r.URL), Err: err}
+	}
+	fail := func(err error) (*Plan, error) {
+		return nil, &Error{Op: "parse", URL: u.Redacted(), Err: err, secrets: []string{u.Password}}
+	}
+	p := &Plan{URL: u, Requests: []string{}, Notes: map[string]string{}, Warnings: []string{}}
+	warn := func(s string) { p.Warnings = append(p.Warnings, s) }
+	g := security.Guard{AllowPorts: c.opts.AllowPorts, Warn: warn}
+	if err := g.Check(u); err != nil {
+		return fail(err)
+	}
+	pl, ok := c.fetchers[u.Scheme].(schemes.Planner)
+	if !ok {
+		return p, nil
+	}
+	req, err := c.schemeRequest(r, u, warn)
+	if err != nil {
+		return fail(err)
+	}
+	req.CheckURL = g.Check
+	sp, err := pl.Plan(req)
+	if err != nil {
+		return fail(err)
+	}
+	if sp.Requests != nil {
+		p.Requests = sp.Requests
+	}
+	for k, v := range sp.Notes {
+		p.Notes[k] = v
+	}
+	return p, nil
+}
+
+// MarshalJSON writes the `parse --json` object: the URL's parts (its own
+// JSON object) with "url" (canonical, password redacted), "requests",
+// "notes" and "warnings" added.
+func (p *Plan) MarshalJSON() ([]byte, error) {
+	parts, err := json.Marshal(p.URL)
+	if err != nil {
+		return nil, err
+	}
+	obj := map[string]json.RawMessage{}
+	if err := json.Unmarshal(parts, &obj); err != nil {
+		return nil, err
+	}
+	// The parts object masks the password itself; this makes sure of it.
+	for _, key := range []string{"password", "Password"} {
+		var pw string
+		if json.Unmarshal(obj[key], &pw) == nil && pw != "" && pw == p.URL.Password {
+			obj[key] = json.RawMessage(`"****"`)
+		}
+	}
+	add := func(key string, v any) error {
+		b, err := json.Marshal(v)
+		obj[key] = b
+		return err
+	}
+	requests, notes, warnings := p.Requests, p.Notes, p.Warnings
+	if requests == nil {
+		requests = []string{}
+	}
+	if notes == nil {
+		notes = map[string]string{}
+	}
+	if warnings == nil {
+		warnings = []string{}
+	}
+	for _, kv := range []struct {
+		k string
+		v any
+	}{{"url", p.URL.Redacted()}, {"requests", requests}, {"notes", notes}, {"warnings", warnings}} {
+		if err := add(kv.k, kv.v); err != nil {
+			return nil, err
+		}
+	}
+	return json.Marshal(obj)
+}
