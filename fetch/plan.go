@@ -17,7 +17,7 @@ type Plan struct {
 	// Notes are the scheme's extra facts (advisory telnet login, local path, NNTP server).
 	Notes map[string]string
 	// Warnings are what a fetch would warn about (non-default port, password
-	// in the URL); Plan collects them here instead of calling Options.Warn.
+	// in the URL); Plan sends each to Options.Warn as well.
 	Warnings []string
 }
 
@@ -33,7 +33,12 @@ func (c *Client) Plan(r *Request) (*Plan, error) {
 		return nil, &Error{Op: "parse", URL: u.Redacted(), Err: err, secrets: []string{u.Password}}
 	}
 	p := &Plan{URL: u, Requests: []string{}, Notes: map[string]string{}, Warnings: []string{}}
-	warn := func(s string) { p.Warnings = append(p.Warnings, s) }
+	warn := func(s string) {
+		p.Warnings = append(p.Warnings, s)
+		if c.opts.Warn != nil {
+			c.opts.Warn(s)
+		}
+	}
 	g := security.Guard{AllowPorts: c.opts.AllowPorts, Warn: warn}
 	if err := g.Check(u); err != nil {
 		return fail(err)

@@ -24,7 +24,8 @@ func (p *planner) Plan(req *schemes.Request) (*schemes.Plan, error) {
 }
 
 func TestPlan(t *testing.T) {
-	c := newClient(Options{Email: "me@example.invalid", Warn: func(s string) { t.Errorf("Plan called Warn(%q)", s) }})
+	var warned []string
+	c := newClient(Options{Email: "me@example.invalid", Warn: func(s string) { warned = append(warned, s) }})
 	c.Register("ftp", &planner{})
 	p, err := c.Plan(&Request{URL: "ftp://me:s3cret@127.0.0.1:2121/etc/motd"})
 	if err != nil {
@@ -34,8 +35,8 @@ func TestPlan(t *testing.T) {
 	if strings.Join(p.Requests, "|") != strings.Join(want, "|") {
 		t.Errorf("requests %q, want %q", p.Requests, want)
 	}
-	if len(p.Warnings) != 2 {
-		t.Errorf("warnings %q, want the port and the password", p.Warnings)
+	if len(p.Warnings) != 2 || strings.Join(warned, "|") != strings.Join(p.Warnings, "|") {
+		t.Errorf("warnings %q, sent to Warn %q; want the port and the password in both", p.Warnings, warned)
 	}
 	b, err := json.Marshal(p)
 	if err != nil {
