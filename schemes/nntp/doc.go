@@ -1,0 +1,23 @@
+// Package nntp is gofer's fetcher for news: and nntp: URLs (RFC 1738 §3.6
+// and §3.7, RFC 5538). It speaks NNTP as RFC 3977 defines it, on
+// net/textproto, with AUTHINFO USER/PASS (RFC 4643) and STARTTLS (RFC 4642);
+// nntps: URLs use TLS from the first byte on port 563. Article headers are
+// passed through as the server sends them (RFC 5536); only overview fields
+// are interpreted.
+//
+// What each URL form sends after the session is set up:
+//
+//	news:message-id        ARTICLE <message-id>   (brackets added on the wire)
+//	news:group             GROUP group, OVER low-high (XOVER on older servers)
+//	news:*                 LIST NEWSGROUPS, LIST ACTIVE
+//	nntp://host/group/N    GROUP group, ARTICLE N
+//	nntp://host/group      GROUP group, OVER low-high
+//
+// Request.Part "head" or "body" turns ARTICLE into HEAD or BODY. The session
+// reads the greeting, asks for CAPABILITIES, switches a mode-switching server
+// to reader mode (MODE READER), starts TLS when asked, and logs in with
+// AUTHINFO only when credentials were given or the server answers 480.
+//
+// Articles and overviews are streamed: an article is a dot-unstuffed
+// io.ReadCloser, a group a Listing read line by line from the connection.
+package nntp
