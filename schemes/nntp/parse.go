@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // errSkip tells a listing to pass over a line that carries no entry.
@@ -113,9 +114,10 @@ func parseActive(line string) (active, error) {
 // parseNewsgroupsLine reads one line of LIST NEWSGROUPS (RFC 3977 §7.6.6):
 // the group name, white space, the description.
 func parseNewsgroupsLine(line string) (name, description string, ok bool) {
-	i := strings.IndexAny(line, " \t")
-	if i <= 0 {
-		return strings.TrimSpace(line), "", line != "" && i != 0
+	line = strings.TrimSpace(line)
+	i := strings.IndexFunc(line, unicode.IsSpace)
+	if i < 0 {
+		return line, "", line != ""
 	}
 	return line[:i], strings.TrimSpace(line[i:]), true
 }
