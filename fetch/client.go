@@ -110,7 +110,7 @@ func newClient(opts Options) *Client {
 	c.guard = security.Guard{AllowPorts: opts.AllowPorts, Warn: opts.Warn}
 	c.dialer = opts.Dialer
 	if c.dialer == nil {
-		c.dialer = &dial.Dialer{ConnectTimeout: opts.ConnectTimeout}
+		c.dialer = &dial.Dialer{ConnectTimeout: opts.ConnectTimeout, Environment: true}
 	}
 	c.email = sync.OnceValue(func() string { return anonymousEmail(opts.Email) })
 	c.netrc = sync.OnceValues(func() (*netrcFile, error) { return loadNetrc(opts.Netrc) })
@@ -192,6 +192,11 @@ func (c *Client) schemeRequest(r *Request, u *schemes.URL, warn func(string)) (*
 		AutoLogin:       o.AutoLogin,
 		Linger:          o.Linger,
 		Transcript:      o.Transcript,
+	}
+	if d, ok := c.dialer.(*dial.Dialer); ok {
+		// The scheme picks the proxy (<scheme>_proxy); the guard has checked
+		// the target, and the proxy is the user's own choice.
+		req.Dialer = d.For(u.Scheme)
 	}
 	if req.NNTPServer == "" {
 		req.NNTPServer = os.Getenv("NNTPSERVER")

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
 	"github.com/goferurl/gofer/security"
 )
@@ -405,5 +406,26 @@ func TestClose(t *testing.T) {
 	}
 	if f.closed != 1 {
 		t.Errorf("a fetcher registered for three schemes was closed %d times, want 1", f.closed)
+	}
+}
+
+// TestProxyPerScheme: the default dialer takes the proxy for the URL's
+// scheme from the environment.
+func TestProxyPerScheme(t *testing.T) {
+	t.Setenv("gopher_proxy", "socks5://127.0.0.1:1080")
+	c := newClient(Options{})
+	var got schemes.Dialer
+	f := newFake()
+	f.routes["gopher://127.0.0.1/1"] = func(req *schemes.Request) (*schemes.Response, error) {
+		got = req.Dialer
+		return &schemes.Response{Kind: schemes.KindListing}, nil
+	}
+	c.Register("gopher", f)
+	if _, err := c.Get(context.Background(), "gopher://127.0.0.1/1"); err != nil {
+		t.Fatal(err)
+	}
+	d, ok := got.(*dial.Dialer)
+	if !ok || d.Scheme != "gopher" || !d.Environment {
+		t.Errorf("fetcher's dialer %#v, want a dial.Dialer for gopher reading the environment", got)
 	}
 }

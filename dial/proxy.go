@@ -1,0 +1,257 @@
+package dial
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/net/proxy"
+
+	"github.com/goferurl/gofer/schemes"
+)
+
+// proxyDialer is one proxy, parsed.
+type proxyDialer struct {
+	kind     string // "socks5" or "http"
+	addr     string // host:port of the proxy
+	user     string
+	password string
+	hasAuth  bool
+}
+
+// proxyFor returns the proxy that applies to addr, or nil for a direct
+// connection.
+func (d *Dialer) proxyFor(addr string) (*proxyDialer, error) {
+	raw, noProxy := d.Proxy, d.NoProxy
+	if d.Environment {
+		if raw == "" {
+			raw = d.envProxy()
+		}
+		if noProxy == "" {
+			noProxy = d.getenv("no_proxy")
+			if noProxy == "" {
+				noProxy = d.getenv("NO_PROXY")
+			}
+		}
+	}
+	if raw == "" || bypass(noProxy, addr) {
+		return nil, nil
+	}
+	return parseProxy(raw)
+}
+
+// envProxy is curl's order: <scheme>_proxy, then ALL_PROXY, each in lower
+// case first.
+func (d *Dialer) envProxy() string {
+	var keys []string
+	if d.Scheme != "" {
+		keys = append(keys, d.Scheme+"_proxy", strings.ToUpper(d.Scheme)+"_PROXY")
+	}
+	keys = append(keys, "all_proxy", "ALL_PROXY")
+	for _, k := range keys {
+		if v := d.getenv(k); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func parseProxy(raw string) (*proxyDialer, error) {
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw // curl's default for a bare host:port
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return nil, schemes.Errorf(schemes.ErrUsage, "proxy %q is not a proxy URL", redactProxy(raw))
+	}
+	p := &proxyDialer{}
+	port := u.Port()
+	switch strings.ToLower(u.Scheme) {
+	case "socks5", "socks5h":
+		p.kind = "socks5"
+		if port == "" {
+			port = "1080"
+		}
+	case "http":
+		p.kind = "http"
+		if port == "" {
+			port = "8080"
+		}
+	default:
+		return nil, schemes.Errorf(schemes.ErrUsage, "proxy %q: unsupported proxy scheme %q (socks5, socks5h or http)", redactProxy(raw), u.Scheme)
+	}
+	p.addr = net.JoinHostPort(u.Hostname(), port)
+	if u.User != nil {
+		p.hasAuth = true
+		p.user = u.User.Username()
+		p.password, _ = u.User.Password()
+	}
+	return p, nil
+}
+
+// redactProxy masks a proxy URL's password for messages.
+func redactProxy(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "****")
+	}
+	return u.String()
+}
+
+func (p *proxyDialer) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	var nd net.Dialer
+	if p.kind == "socks5" {
+		var auth *proxy.Auth
+		if p.hasAuth {
+			auth = &proxy.Auth{User: p.user, Password: p.password}
+		}
+		sd, err := proxy.SOCKS5("tcp", p.addr, auth, &nd)
+		if err != nil {
+			return nil, schemes.Errorf(schemes.ErrConnect, "socks5 proxy %s: %w", p.addr, err)
+		}
+		conn, err := sd.(proxy.ContextDialer).DialContext(ctx, network, addr)
+		if err != nil && strings.Contains(err.Error(), "authentication") {
+			return nil, schemes.Errorf(schemes.ErrAuth, "socks5 proxy %s: %w", p.addr, err)
+		}
+		if err != nil {
+			return nil, proxyError("socks5", p.addr, addr, err)
+		}
+		return conn, nil
+	}
+	conn, err := nd.DialContext(ctx, "tcp", p.addr)
+	if err != nil {
+		return nil, proxyError("http", p.addr, addr, err)
+	}
+	tunnel, err := p.connect(ctx, conn, addr)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return tunnel, nil
+}
+
+// proxyError keeps a timeout a timeout and makes everything else a failure
+// to connect, naming the proxy and the target.
+func proxyError(kind, proxyAddr, addr string, err error) error {
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
+		return schemes.Errorf(schemes.ErrTimeout, "%s proxy %s: connect to %s: timed out", kind, proxyAddr, addr)
+	}
+	return schemes.Errorf(schemes.ErrConnect, "%s proxy %s: connect to %s: %w", kind, proxyAddr, addr, err)
+}
+
+// connect asks an HTTP proxy for a tunnel to addr (RFC 9110 §9.3.6).
+func (p *proxyDialer) connect(ctx context.Context, conn net.Conn, addr string) (net.Conn, error) {
+	if strings.ContainsAny(addr, "\r\n") {
+		return nil, schemes.Errorf(schemes.ErrUsage, "proxy target %q holds a line break", addr)
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(dl)
+		defer conn.SetDeadline(time.Time{})
+	}
+	// The handshake is abandoned when ctx ends before its deadline.
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+
+	req := "CONNECT " + addr + " HTTP/1.1\r\nHost: " + addr + "\r\n"
+	if p.hasAuth {
+		cred := base64.StdEncoding.EncodeToString([]byte(p.user + ":" + p.password))
+		req += "Proxy-Authorization: Basic " + cred + "\r\n"
+	}
+	req += "\r\n"
+	if _, err := conn.Write([]byte(req)); err != nil {
+		return nil, proxyError("http", p.addr, addr, err)
+	}
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodConnect})
+	if err != nil {
+		return nil, proxyError("http", p.addr, addr, err)
+	}
+	resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusProxyAuthRequired:
+		return nil, schemes.Errorf(schemes.ErrAuth, "http proxy %s: %s", p.addr, resp.Status)
+	case resp.StatusCode/100 != 2:
+		return nil, schemes.Errorf(schemes.ErrConnect, "http proxy %s: connect to %s: %s", p.addr, addr, resp.Status)
+	}
+	if br.Buffered() > 0 {
+		// The server spoke first (an FTP or NNTP greeting) and it arrived
+		// with the proxy's reply: keep it.
+		return &bufferedConn{Conn: conn, r: br}, nil
+	}
+	return conn, nil
+}
+
+// bufferedConn reads what the CONNECT reply's reader holds before the
+// connection itself.
+type bufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (b *bufferedConn) Read(p []byte) (int, error) { return b.r.Read(p) }
+
+func (b *bufferedConn) CloseWrite() error { return closeWrite(b.Conn) }
+
+// closeWrite half-closes conn when it can.
+func closeWrite(conn net.Conn) error {
+	if cw, ok := conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return fmt.Errorf("%T cannot half-close", conn)
+}
+
+// bypass reports whether noProxy names addr's host (NO_PROXY conventions).
+func bypass(noProxy, addr string) bool {
+	if noProxy == "" {
+		return false
+	}
+	host, portStr, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	port, _ := strconv.Atoi(portStr)
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	ip := net.ParseIP(host)
+	for _, entry := range strings.FieldsFunc(noProxy, func(r rune) bool { return r == ',' || r == ' ' }) {
+		entry = strings.ToLower(strings.TrimSpace(entry))
+		if entry == "*" {
+			return true
+		}
+		name := entry
+		if h, p, err := net.SplitHostPort(entry); err == nil {
+			if n, _ := strconv.Atoi(p); n != port {
+				continue
+			}
+			name = h
+		}
+		if _, cidr, err := net.ParseCIDR(name); err == nil {
+			if ip != nil && cidr.Contains(ip) {
+				return true
+			}
+			continue
+		}
+		if eip := net.ParseIP(strings.Trim(name, "[]")); eip != nil {
+			if ip != nil && eip.Equal(ip) {
+				return true
+			}
+			continue
+		}
+		name = strings.TrimPrefix(strings.TrimSuffix(name, "."), ".")
+		if host == name || strings.HasSuffix(host, "."+name) {
+			return true
+		}
+	}
+	return false
+}
