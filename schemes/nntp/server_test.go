@@ -3,6 +3,7 @@ package nntp
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +22,8 @@ type step struct {
 	want  string // the command line expected, without CR LF; "" for the greeting
 	reply string
 	close bool // close the connection after the reply
+	// startTLS, when set, starts TLS as the server after the reply.
+	startTLS *tls.Config
 }
 
 // scripted is an NNTP server on 127.0.0.1:0 that plays a script to one
@@ -37,7 +40,19 @@ type result struct {
 
 func serve(t *testing.T, steps ...step) *scripted {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return serveOn(t, nil, steps...)
+}
+
+// serveOn is serve with TLS from the first byte when cfg is set (nntps).
+func serveOn(t *testing.T, cfg *tls.Config, steps ...step) *scripted {
+	t.Helper()
+	var ln net.Listener
+	var err error
+	if cfg != nil {
+		ln, err = tls.Listen("tcp", "127.0.0.1:0", cfg)
+	} else {
+		ln, err = net.Listen("tcp", "127.0.0.1:0")
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +66,7 @@ func serve(t *testing.T, steps ...step) *scripted {
 			res.err = err
 			return
 		}
-		defer c.Close()
+		defer func() { c.Close() }()
 		br := bufio.NewReader(c)
 		for _, st := range steps {
 			if st.want != "" {
@@ -74,6 +89,15 @@ func serve(t *testing.T, steps ...step) *scripted {
 			}
 			if st.close {
 				return
+			}
+			if st.startTLS != nil {
+				tc := tls.Server(c, st.startTLS)
+				if err := tc.Handshake(); err != nil {
+					// The client's side says why; a test that expects
+					// a handshake checks the client's error.
+					return
+				}
+				c, br = tc, bufio.NewReader(tc)
 			}
 		}
 		// Whatever the client sends after the script (QUIT) is recorded

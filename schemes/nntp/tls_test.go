@@ -1,0 +1,97 @@
+package nntp
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"errors"
+	"math/big"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/goferurl/gofer/dial"
+	"github.com/goferurl/gofer/schemes"
+)
+
+// testTLS makes a self-signed certificate for 127.0.0.1 and returns the
+// server's config and a client config that trusts it.
+func testTLS(t *testing.T) (server, client *tls.Config) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "gofer test"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IsCA:         true, BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	server = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	return server, &tls.Config{RootCAs: pool}
+}
+
+func TestStartTLSThenCapabilitiesAgain(t *testing.T) {
+	srvCfg, cliCfg := testTLS(t)
+	s := serve(t, greeting, caps("READER", "OVER", "STARTTLS"),
+		step{want: "STARTTLS", reply: "382 Continue with TLS negotiation\r\n", startTLS: srvCfg},
+		readerCaps,
+		step{want: "ARTICLE <a@b>", reply: lines("220 0 <a@b>", "over TLS", ".")})
+	req := newsReq(s, &schemes.News{MessageID: "a@b"})
+	req.RequireTLS, req.TLSConfig = true, cliCfg
+	body, _, err := fetchAll(t, req)
+	if err != nil || body != "over TLS\n" {
+		t.Fatalf("body %q, err %v", body, err)
+	}
+	equalLines(t, s.wait(t), []string{"CAPABILITIES", "STARTTLS", "CAPABILITIES", "ARTICLE <a@b>", "QUIT"})
+}
+
+func TestStartTLSWithUntrustedCertificateFails(t *testing.T) {
+	srvCfg, _ := testTLS(t)
+	s := serve(t, greeting, caps("READER", "STARTTLS"),
+		step{want: "STARTTLS", reply: "382 Continue with TLS negotiation\r\n", startTLS: srvCfg})
+	req := newsReq(s, &schemes.News{MessageID: "a@b"})
+	req.RequireTLS = true // system roots: the test certificate is not trusted
+	if _, _, err := fetchAll(t, req); !errors.Is(err, schemes.ErrConnect) {
+		t.Fatalf("err %v, want ErrConnect for an untrusted certificate", err)
+	}
+	got := s.wait(t)
+	for _, line := range got {
+		if line == "ARTICLE <a@b>" {
+			t.Errorf("client went on after a failed handshake: %q", got)
+		}
+	}
+}
+
+func TestNNTPSIsTLSFromTheFirstByte(t *testing.T) {
+	srvCfg, cliCfg := testTLS(t)
+	s := serveOn(t, srvCfg, greeting, readerCaps,
+		step{want: "GROUP g", reply: "211 1 1 1 g\r\n"},
+		step{want: "ARTICLE 1", reply: lines("220 1 <a@b>", "secure", ".")})
+	host, port := splitAddr(t, s.addr)
+	req := &schemes.Request{URL: &schemes.URL{Scheme: "nntps", Host: host, Port: port,
+		NNTP: &schemes.NNTP{Group: "g", Article: 1}}, Dialer: &dial.Dialer{}, TLSConfig: cliCfg, IdleTimeout: 10 * time.Second}
+	body, _, err := fetchAll(t, req)
+	if err != nil || body != "secure\n" {
+		t.Fatalf("body %q, err %v", body, err)
+	}
+	equalLines(t, s.wait(t), []string{"CAPABILITIES", "GROUP g", "ARTICLE 1", "QUIT"})
+}
