@@ -62,7 +62,7 @@ func isSpace(c byte) bool {
 // newParser strips the wrappers of RFC 1738's appendix: surrounding white
 // space, "<...>" (white space inside it is line breaking and is ignored) and
 // the "URL:" prefix.
-func newParser(raw string) *parser {
+func newParser(raw string) parser {
 	start, end := 0, len(raw)
 	for start < end && isSpace(raw[start]) {
 		start++
@@ -70,7 +70,7 @@ func newParser(raw string) *parser {
 	for end > start && isSpace(raw[end-1]) {
 		end--
 	}
-	p := &parser{raw: raw, s: raw[start:end], off: start}
+	p := parser{raw: raw, s: raw[start:end], off: start}
 	if end-start >= 2 && raw[start] == '<' && raw[end-1] == '>' {
 		b := make([]byte, 0, end-start-2)
 		orig := make([]int, 0, end-start-2)
