@@ -60,7 +60,8 @@ pkg_install() {
 	fi
 	local rc=0
 	{
-		DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+		DEBIAN_FRONTEND=noninteractive dpkg --configure -a &&
+			DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
 			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 				-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "${missing[@]}"
 	} >"$STATE/log/apt.log" 2>&1 || rc=$?
