@@ -110,6 +110,15 @@ func redactProxy(raw string) string {
 }
 
 func (p *proxyDialer) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	conn, err := p.tunnel(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return withTarget(conn, addr), nil
+}
+
+// tunnel opens a connection to addr through the proxy.
+func (p *proxyDialer) tunnel(ctx context.Context, network, addr string) (net.Conn, error) {
 	var nd net.Dialer
 	if p.kind == "socks5" {
 		var auth *proxy.Auth
@@ -188,21 +197,54 @@ func (p *proxyDialer) connect(ctx context.Context, conn net.Conn, addr string) (
 	if br.Buffered() > 0 {
 		// The server spoke first (an FTP or NNTP greeting) and it arrived
 		// with the proxy's reply: keep it.
-		return &bufferedConn{Conn: conn, r: br}, nil
+		return &proxiedConn{Conn: conn, r: br, remote: conn.RemoteAddr()}, nil
 	}
 	return conn, nil
 }
 
-// bufferedConn reads what the CONNECT reply's reader holds before the
-// connection itself.
-type bufferedConn struct {
+// proxiedConn is a tunnelled connection. It reports the target as its
+// remote address, since that is the peer the protocol talks to (FTP accepts
+// passive addresses of its control connection's peer only), and reads first
+// whatever the proxy handshake's reader holds.
+type proxiedConn struct {
 	net.Conn
-	r *bufio.Reader
+	r      *bufio.Reader
+	remote net.Addr
 }
 
-func (b *bufferedConn) Read(p []byte) (int, error) { return b.r.Read(p) }
+func (c *proxiedConn) Read(p []byte) (int, error) {
+	if c.r != nil {
+		return c.r.Read(p)
+	}
+	return c.Conn.Read(p)
+}
 
-func (b *bufferedConn) CloseWrite() error { return closeWrite(b.Conn) }
+func (c *proxiedConn) RemoteAddr() net.Addr { return c.remote }
+
+func (c *proxiedConn) CloseWrite() error { return closeWrite(c.Conn) }
+
+// withTarget makes conn report addr as its remote address: a *net.TCPAddr
+// when addr's host is an IP address, else a name the proxy resolved.
+func withTarget(conn net.Conn, addr string) net.Conn {
+	var remote net.Addr = targetAddr(addr)
+	if host, port, err := net.SplitHostPort(addr); err == nil {
+		if ip := net.ParseIP(host); ip != nil {
+			n, _ := strconv.Atoi(port)
+			remote = &net.TCPAddr{IP: ip, Port: n}
+		}
+	}
+	if pc, ok := conn.(*proxiedConn); ok {
+		pc.remote = remote
+		return pc
+	}
+	return &proxiedConn{Conn: conn, remote: remote}
+}
+
+// targetAddr is a host name and port that only the proxy resolved.
+type targetAddr string
+
+func (a targetAddr) Network() string { return "tcp" }
+func (a targetAddr) String() string  { return string(a) }
 
 // closeWrite half-closes conn when it can.
 func closeWrite(conn net.Conn) error {

@@ -354,3 +354,32 @@ func TestCounter(t *testing.T) {
 		t.Errorf("counted %d read, %d written", c.Read(), c.Written())
 	}
 }
+
+// TestProxiedRemoteAddr: a tunnelled connection names the target as its
+// peer, so that FTP's passive address check compares with the server, not
+// the proxy.
+func TestProxiedRemoteAddr(t *testing.T) {
+	backend := greetingServer(t)
+	socksAddr, _ := socksServer(t, backend, "", "")
+	httpAddr, _ := connectServer(t, backend, "", 200)
+	for _, p := range []string{"socks5://" + socksAddr, "http://" + httpAddr} {
+		d := &Dialer{Proxy: p}
+		conn, err := d.DialContext(context.Background(), "tcp", "127.0.0.21:21")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ta, ok := conn.RemoteAddr().(*net.TCPAddr)
+		if !ok || ta.String() != "127.0.0.21:21" {
+			t.Errorf("%s: RemoteAddr %v, want the target 127.0.0.21:21", p, conn.RemoteAddr())
+		}
+		talk(t, conn)
+		conn, err = d.DialContext(context.Background(), "tcp", "ftp.invalid:21")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := conn.RemoteAddr().String(); got != "ftp.invalid:21" {
+			t.Errorf("%s: RemoteAddr %q, want ftp.invalid:21", p, got)
+		}
+		talk(t, conn)
+	}
+}

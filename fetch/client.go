@@ -50,8 +50,12 @@ type Options struct {
 	// value follows none and returns the redirect response itself.
 	MaxRedirects int
 	// Dialer opens every connection; nil means a *dial.Dialer with
-	// ConnectTimeout and the proxy settings of the environment.
+	// ConnectTimeout and Proxy, or the proxy settings of the environment
+	// (<scheme>_proxy, ALL_PROXY, NO_PROXY) when Proxy is "".
 	Dialer schemes.Dialer
+	// Proxy is a proxy URL for every connection when Dialer is nil:
+	// "socks5://[user:password@]host[:port]" or "http://host[:port]" (CONNECT).
+	Proxy string
 	// NNTPServer is "host[:port]" for news: URLs; "" means $NNTPSERVER.
 	NNTPServer string
 	// Netrc is a netrc file to take logins from; "" means none.
@@ -110,7 +114,7 @@ func newClient(opts Options) *Client {
 	c.guard = security.Guard{AllowPorts: opts.AllowPorts, Warn: opts.Warn}
 	c.dialer = opts.Dialer
 	if c.dialer == nil {
-		c.dialer = &dial.Dialer{ConnectTimeout: opts.ConnectTimeout, Environment: true}
+		c.dialer = &dial.Dialer{ConnectTimeout: opts.ConnectTimeout, Proxy: opts.Proxy, Environment: true}
 	}
 	c.email = sync.OnceValue(func() string { return anonymousEmail(opts.Email) })
 	c.netrc = sync.OnceValues(func() (*netrcFile, error) { return loadNetrc(opts.Netrc) })
