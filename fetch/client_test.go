@@ -429,3 +429,15 @@ func TestProxyPerScheme(t *testing.T) {
 		t.Errorf("fetcher's dialer %#v, want a dial.Dialer for gopher reading the environment", got)
 	}
 }
+
+// TestRedirectMalformed: a location that does not parse is the server's
+// fault (ErrRefused), not a usage error of the person.
+func TestRedirectMalformed(t *testing.T) {
+	c, f := testClient(Options{})
+	f.redirect("http://127.0.0.1/a", "http://127.0.0.1/%zz")
+	_, err := c.Get(context.Background(), "http://127.0.0.1/a")
+	var pe *schemes.ParseError
+	if !errors.Is(err, schemes.ErrRefused) || errors.As(err, &pe) || errors.Is(err, schemes.ErrUsage) {
+		t.Errorf("malformed location: %v, want ErrRefused only", err)
+	}
+}

@@ -78,7 +78,7 @@ func resolveLocation(base *schemes.URL, loc string) (*schemes.URL, error) {
 	}
 	next, err := schemes.Parse(target.String())
 	if err != nil {
-		return nil, schemes.Errorf(schemes.ErrRefused, "redirect to a malformed location: %w", err)
+		return nil, schemes.Errorf(schemes.ErrRefused, "redirect to a malformed location: %v", err)
 	}
 	return next, nil
 }
