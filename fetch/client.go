@@ -94,7 +94,6 @@ type Request struct {
 type Client struct {
 	opts     Options
 	fetchers map[string]schemes.Fetcher
-	guard    security.Guard
 	dialer   schemes.Dialer
 
 	email func() string
@@ -111,7 +110,6 @@ func NewClient(opts Options) *Client {
 // newClient returns a Client with no scheme registered.
 func newClient(opts Options) *Client {
 	c := &Client{opts: opts, fetchers: map[string]schemes.Fetcher{}}
-	c.guard = security.Guard{AllowPorts: opts.AllowPorts, Warn: opts.Warn}
 	c.dialer = opts.Dialer
 	if c.dialer == nil {
 		c.dialer = &dial.Dialer{ConnectTimeout: opts.ConnectTimeout, Proxy: opts.Proxy, Environment: true}
@@ -150,24 +148,47 @@ func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 	return c.follow(ctx, r, u)
 }
 
-// fetchOne guards u and fetches it with its scheme's fetcher.
-func (c *Client) fetchOne(ctx context.Context, r *Request, u *schemes.URL) (*Response, error) {
-	if err := c.guard.Check(u); err != nil {
+// fetchOne guards u with g and fetches it with its scheme's fetcher.
+func (c *Client) fetchOne(ctx context.Context, r *Request, u *schemes.URL, g *security.Guard) (*Response, error) {
+	if err := g.Check(u); err != nil {
 		return nil, err
 	}
 	f, ok := c.fetchers[u.Scheme]
 	if !ok {
 		return nil, schemes.Errorf(schemes.ErrUnsupportedScheme, "unsupported scheme %q", u.Scheme)
 	}
-	req, err := c.schemeRequest(r, u, c.opts.Warn)
+	req, err := c.schemeRequest(r, u, g)
 	if err != nil {
 		return nil, err
 	}
 	return f.Fetch(ctx, req)
 }
 
-// schemeRequest builds what a fetcher sees from the Options and r.
-func (c *Client) schemeRequest(r *Request, u *schemes.URL, warn func(string)) (*schemes.Request, error) {
+// guardFor returns the guard of one Do or Plan call. It sends each distinct
+// warning once, so that the hops of a redirect chain do not repeat the same
+// port or password warning.
+func (c *Client) guardFor(collect func(string)) *security.Guard {
+	seen := map[string]bool{}
+	var mu sync.Mutex
+	return &security.Guard{AllowPorts: c.opts.AllowPorts, Warn: func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if seen[s] {
+			return
+		}
+		seen[s] = true
+		if collect != nil {
+			collect(s)
+		}
+		if c.opts.Warn != nil {
+			c.opts.Warn(s)
+		}
+	}}
+}
+
+// schemeRequest builds what a fetcher sees from the Options and r; g is the
+// guard of the call, whose Check and Warn the fetcher gets.
+func (c *Client) schemeRequest(r *Request, u *schemes.URL, g *security.Guard) (*schemes.Request, error) {
 	nf, err := c.netrc()
 	if err != nil {
 		return nil, err
@@ -176,8 +197,8 @@ func (c *Client) schemeRequest(r *Request, u *schemes.URL, warn func(string)) (*
 	req := &schemes.Request{
 		URL:             u,
 		Dialer:          c.dialer,
-		CheckURL:        c.guard.Check,
-		Warn:            warn,
+		CheckURL:        g.Check,
+		Warn:            g.Warn,
 		Email:           c.email(),
 		Prompt:          o.Prompt,
 		Offset:          r.Offset,

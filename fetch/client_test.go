@@ -441,3 +441,23 @@ func TestRedirectMalformed(t *testing.T) {
 		t.Errorf("malformed location: %v, want ErrRefused only", err)
 	}
 }
+
+// TestWarningsOncePerCall: the hops of a redirect chain on one host do not
+// repeat the port and password warnings; a new call warns again.
+func TestWarningsOncePerCall(t *testing.T) {
+	var warned []string
+	c, f := testClient(Options{Warn: func(s string) { warned = append(warned, s) }})
+	f.redirect("http://127.0.0.1:8080/a", "/b")
+	f.redirect("http://127.0.0.1:8080/b", "/c")
+	f.body("http://127.0.0.1:8080/c", "x")
+	for i := 1; i <= 2; i++ {
+		resp, err := c.Get(context.Background(), "http://me:s3cret@127.0.0.1:8080/a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Close()
+		if len(warned) != 2*i {
+			t.Fatalf("after %d calls: warnings %q, want the port and the password once per call", i, warned)
+		}
+	}
+}

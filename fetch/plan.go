@@ -33,13 +33,7 @@ func (c *Client) Plan(r *Request) (*Plan, error) {
 		return nil, &Error{Op: "parse", URL: u.Redacted(), Err: err, secrets: []string{u.Password}}
 	}
 	p := &Plan{URL: u, Requests: []string{}, Notes: map[string]string{}, Warnings: []string{}}
-	warn := func(s string) {
-		p.Warnings = append(p.Warnings, s)
-		if c.opts.Warn != nil {
-			c.opts.Warn(s)
-		}
-	}
-	g := security.Guard{AllowPorts: c.opts.AllowPorts, Warn: warn}
+	g := c.guardFor(func(s string) { p.Warnings = append(p.Warnings, s) })
 	if err := g.Check(u); err != nil {
 		return fail(err)
 	}
@@ -47,11 +41,10 @@ func (c *Client) Plan(r *Request) (*Plan, error) {
 	if !ok {
 		return p, nil
 	}
-	req, err := c.schemeRequest(r, u, warn)
+	req, err := c.schemeRequest(r, u, g)
 	if err != nil {
 		return fail(err)
 	}
-	req.CheckURL = g.Check
 	sp, err := pl.Plan(req)
 	if err != nil {
 		return fail(err)

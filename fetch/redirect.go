@@ -21,9 +21,10 @@ func (c *Client) follow(ctx context.Context, r *Request, u *schemes.URL) (*Respo
 	fail := func(u *schemes.URL, err error) (*Response, error) {
 		return nil, &Error{Op: "get", URL: u.Redacted(), Err: err, secrets: secrets}
 	}
+	g := c.guardFor(nil)
 	visited := map[string]bool{visitKey(u): true}
 	for hops := 0; ; hops++ {
-		resp, err := c.fetchOne(ctx, r, u)
+		resp, err := c.fetchOne(ctx, r, u, g)
 		if err != nil {
 			return fail(u, err)
 		}
