@@ -232,10 +232,50 @@ func (c *Client) schemeRequest(r *Request, u *schemes.URL, g *security.Guard) (*
 	return req, nil
 }
 
-// Get retrieves rawURL with a Client of zero Options.
+// Get retrieves rawURL with a Client of zero Options. Closing the response
+// also ends the connections that client kept.
 func Get(ctx context.Context, rawURL string) (*Response, error) {
-	return NewClient(Options{}).Get(ctx, rawURL)
+	c := NewClient(Options{})
+	resp, err := c.Get(ctx, rawURL)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	switch {
+	case resp.Body != nil:
+		resp.Body = &closeAlso{ReadCloser: resp.Body, c: c}
+	case resp.Listing != nil:
+		resp.Listing = &listingCloseAlso{Listing: resp.Listing, c: c}
+	case resp.Session != nil:
+		resp.Session = &sessionCloseAlso{Session: resp.Session, c: c}
+	default:
+		c.Close()
+	}
+	return resp, nil
 }
+
+// closeAlso and its kin close a one-off Client with the response part that
+// outlives the call.
+type closeAlso struct {
+	io.ReadCloser
+	c *Client
+}
+
+func (x *closeAlso) Close() error { return errors.Join(x.ReadCloser.Close(), x.c.Close()) }
+
+type listingCloseAlso struct {
+	schemes.Listing
+	c *Client
+}
+
+func (x *listingCloseAlso) Close() error { return errors.Join(x.Listing.Close(), x.c.Close()) }
+
+type sessionCloseAlso struct {
+	schemes.Session
+	c *Client
+}
+
+func (x *sessionCloseAlso) Close() error { return errors.Join(x.Session.Close(), x.c.Close()) }
 
 // Close ends the connections the fetchers keep for reuse.
 func (c *Client) Close() error {

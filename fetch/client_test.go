@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -459,5 +460,23 @@ func TestWarningsOncePerCall(t *testing.T) {
 		if len(warned) != 2*i {
 			t.Fatalf("after %d calls: warnings %q, want the port and the password once per call", i, warned)
 		}
+	}
+}
+
+// TestPackageGet: the package-level Get reaches a shipped scheme (file:).
+func TestPackageGet(t *testing.T) {
+	path := t.TempDir() + "/motd"
+	if err := os.WriteFile(path, []byte("welcome\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := Get(context.Background(), "file://"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, resp); got != "welcome\n" {
+		t.Errorf("body %q", got)
+	}
+	if _, err := Get(context.Background(), "x-unknown:thing"); !errors.Is(err, ErrUnsupportedScheme) {
+		t.Errorf("Get(x-unknown:) = %v, want ErrUnsupportedScheme", err)
 	}
 }
