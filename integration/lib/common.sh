@@ -52,6 +52,7 @@ pkg_install() {
 	mapfile -t missing < <(pkg_missing "$@")
 	((${#missing[@]})) || return 0
 	say "installing: ${missing[*]}"
+	mkdir -p "$STATE/log"
 	local had_policy=0
 	[[ -e /usr/sbin/policy-rc.d ]] && had_policy=1
 	if ((!had_policy)); then
