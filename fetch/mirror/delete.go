@@ -1,0 +1,90 @@
+package mirror
+
+import (
+	"context"
+	"sort"
+	"strings"
+)
+
+// deleteVanished removes local files that vanished remotely (--delete). A
+// file counts as vanished only when this run did not see it and the
+// listing that named it was read to its end (or itself vanished from a
+// listing read to its end): a listing that failed, or lay beyond --depth,
+// proves nothing, and its files stay.
+func (e *engine) deleteVanished(ctx context.Context) {
+	if e.st == nil {
+		return
+	}
+	e.st.flush()
+	memo := map[string]bool{}
+	var gone func(key string) bool
+	// complete: the listing key was read to its end, or vanished itself.
+	complete := func(key string) bool {
+		lr, ok := e.st.getListing(key)
+		return ok && (lr.Listed == e.run || gone(key))
+	}
+	gone = func(key string) bool {
+		if v, ok := memo[key]; ok {
+			return v
+		}
+		memo[key] = false // a cycle of From links proves nothing
+		lr, ok := e.st.getListing(key)
+		v := ok && lr.Seen != e.run && lr.From != "" && complete(lr.From)
+		memo[key] = v
+		return v
+	}
+	dirs := map[string]bool{}
+	e.st.scanFiles(func(path string, rec record) {
+		if e.st.ro {
+			// A dry run's own records are in the overlay.
+			r, ok := e.st.getFile(path)
+			if !ok {
+				return
+			}
+			rec = r
+		}
+		if ctx.Err() != nil || rec.Run == e.run || !complete(rec.From) {
+			return
+		}
+		if e.opts.DryRun {
+			if rec.Kind != kindLink {
+				e.plan("delete", rec.URL, path)
+			}
+			return
+		}
+		if rec.Kind != kindLink {
+			if fi, err := e.root.Lstat(path); err == nil && !fi.IsDir() {
+				if e.root.Remove(path) == nil {
+					e.count(&e.sum.Deleted)
+					e.logf("deleted %s", path)
+				}
+			}
+		}
+		if rec.Tmp != "" {
+			e.root.Remove(tmpPath(rec.Tmp))
+			e.st.delTemp(rec.Tmp)
+		}
+		e.st.delFile(path)
+		for d := parent(path); d != ""; d = parent(d) {
+			dirs[d] = true
+		}
+	})
+	if e.opts.DryRun {
+		return
+	}
+	// Remove directories left empty, deepest first, unless the remote still
+	// has them (a listing of that path was seen this run).
+	list := make([]string, 0, len(dirs))
+	for d := range dirs {
+		list = append(list, d)
+	}
+	sort.Slice(list, func(a, b int) bool { return strings.Count(list[a], "/") > strings.Count(list[b], "/") })
+	for _, d := range list {
+		if lr, ok := e.st.getListing("d:" + d); ok && lr.Seen == e.run {
+			continue
+		}
+		if e.root.Remove(d) == nil {
+			e.st.delListing("d:" + d)
+		}
+	}
+}

@@ -1,0 +1,190 @@
+package mirror
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/goferurl/gofer/fetch"
+	"github.com/goferurl/gofer/schemes"
+)
+
+// resumeMin is the size from which a file is marked partial before its
+// body starts, so that even a killed run resumes it. Smaller files are
+// simply fetched again: a resume would cost more than it saves.
+const resumeMin = 1 << 20
+
+// file mirrors one file. pre is the response when Run fetched it already
+// (the starting URL named a file).
+func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
+	defer e.filesDone.Add(1)
+	if j.Path == "" {
+		// The starting URL names a file: it lands in DIR under its own name.
+		if pre == nil {
+			return
+		}
+		p, err := child("", pre.Name)
+		if err != nil {
+			pre.Close()
+			e.refuse(pre.Name, j.URL, err)
+			return
+		}
+		j.Path, j.Name = p, pre.Name
+		e.filesTotal.Add(1)
+	}
+	rec, had := e.st.getFile(j.Path)
+	complete := had && rec.Kind == kindFile && !rec.Partial && e.localOK(j.Path, rec.Size)
+	if pre == nil && complete && listingUnchanged(j, rec) {
+		e.keep(j, rec)
+		return
+	}
+	if e.opts.DryRun {
+		if pre != nil {
+			pre.Close()
+		}
+		e.plan(planAction(e.exists(j.Path)), j.URL, j.Path)
+		return
+	}
+	tmp := tmpName(j.Path)
+	offset := int64(0)
+	if had && rec.Partial && rec.Tmp == tmp && j.Size > 0 && rec.ListSize == j.Size &&
+		!j.Mod.IsZero() && rec.ListModified.Equal(j.Mod) {
+		// Resume only what the state marks partial, and only while the
+		// listing still describes the same remote file.
+		if fi, err := e.root.Lstat(tmpPath(tmp)); err == nil && fi.Mode().IsRegular() && fi.Size() < j.Size {
+			offset = fi.Size()
+		}
+	}
+	resp := pre
+	if resp == nil {
+		var err error
+		resp, err = e.c.Do(ctx, &fetch.Request{URL: j.URL, Offset: offset})
+		if err != nil {
+			e.fail(j.URL, j.Path, err)
+			return
+		}
+	}
+	e.save(j, resp, rec, complete, tmp, offset)
+}
+
+// listingUnchanged reports whether the listing's size and time show the
+// remote file is the one recorded. A time is required: a size alone cannot
+// tell two versions apart.
+func listingUnchanged(j job, rec record) bool {
+	if j.Mod.IsZero() || !j.Mod.Equal(rec.ListModified) {
+		return false
+	}
+	return j.Size < 0 || j.Size == rec.ListSize
+}
+
+func planAction(exists bool) string {
+	if exists {
+		return "update"
+	}
+	return "new"
+}
+
+// keep records that an unchanged file was seen by this run.
+func (e *engine) keep(j job, rec record) {
+	rec.Run, rec.From, rec.URL = e.run, j.From, j.URL
+	if !j.Mod.IsZero() {
+		rec.ListModified = j.Mod
+	}
+	if j.Size >= 0 {
+		rec.ListSize = j.Size
+	}
+	e.st.putFile(j.Path, rec)
+	e.count(&e.sum.Unchanged)
+	e.logf("unchanged %s", j.Path)
+}
+
+// save receives resp's body as the file at j.Path: into a temporary file,
+// verified against the announced size, and renamed into place only when
+// its bytes differ from what is there. It reports whether the file is now
+// complete on disk.
+func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tmp string, offset int64) bool {
+	defer resp.Close()
+	if resp.NotModified {
+		e.keep(j, rec)
+		return true
+	}
+	if resp.Kind != schemes.KindFile || resp.Body == nil {
+		e.fail(j.URL, j.Path, schemes.Errorf(schemes.ErrRefused, "%s is not a file", j.URL))
+		return false
+	}
+	e.count(&e.sum.Transfers)
+	size := resp.Size
+	if size < 0 {
+		size = j.Size
+	}
+	mod := resp.Modified
+	if mod.IsZero() {
+		mod = j.Mod
+	}
+	resumable := size >= resumeMin && !j.Mod.IsZero()
+	partial := record{URL: j.URL, Kind: kindFile, Partial: true, Tmp: tmp, ListSize: j.Size,
+		ListModified: j.Mod, Run: e.run, From: j.From}
+	if resumable && !(rec.Partial && rec.Tmp == tmp) {
+		e.st.putFile(j.Path, partial)
+		e.st.putTemp(tmp, j.Path)
+	}
+	got, sum, err := e.receive(resp, tmp, offset, true)
+	if err == nil && size >= 0 && got != size {
+		err = schemes.Errorf(schemes.ErrInterrupted, "received %d of %d bytes", got, size)
+	}
+	if err != nil {
+		if resumable && got > 0 {
+			e.st.putFile(j.Path, partial)
+			e.st.putTemp(tmp, j.Path)
+		} else {
+			e.root.Remove(tmpPath(tmp))
+			if rec.Partial {
+				e.st.delFile(j.Path)
+				e.st.delTemp(tmp)
+			}
+		}
+		e.fail(j.URL, j.Path, err)
+		return false
+	}
+	done := record{URL: j.URL, Kind: kindFile, Size: got, Modified: mod, SHA256: sum,
+		ListSize: j.Size, ListModified: j.Mod, HTML: isHTML(resp), Run: e.run, From: j.From}
+	if complete && rec.SHA256 == sum && rec.Size == got {
+		// Same bytes (a plain Gopher item fetched again): keep the file.
+		e.root.Remove(tmpPath(tmp))
+		e.st.putFile(j.Path, done)
+		e.count(&e.sum.Unchanged)
+		e.logf("unchanged %s", j.Path)
+	} else {
+		existed := e.exists(j.Path)
+		if err := e.install(tmp, j.Path, mod); err != nil {
+			e.root.Remove(tmpPath(tmp))
+			e.fail(j.URL, j.Path, fmt.Errorf("writing %s: %w", j.Path, err))
+			return false
+		}
+		e.st.putFile(j.Path, done)
+		if existed {
+			e.count(&e.sum.Updated)
+			e.logf("updated %s (%d bytes)", j.Path, got)
+		} else {
+			e.count(&e.sum.New)
+			e.logf("new %s (%d bytes)", j.Path, got)
+		}
+	}
+	if resumable || rec.Partial {
+		e.st.delTemp(tmp)
+	}
+	return true
+}
+
+// isHTML reports whether a response is an HTML page (to read for links).
+func isHTML(resp *fetch.Response) bool {
+	mt := resp.MediaType
+	if mt == "" {
+		return resp.Type == schemes.TypeHTML
+	}
+	return hasPrefixFold(mt, "text/html") || hasPrefixFold(mt, "application/xhtml+xml")
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}

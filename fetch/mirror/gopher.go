@@ -1,0 +1,291 @@
+package mirror
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"html"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/goferurl/gofer/fetch"
+	"github.com/goferurl/gofer/schemes"
+)
+
+// menu walks one Gopher menu: items on the same host and port are queued
+// (each menu and each item once per run, however many menus link it),
+// everything else is recorded. The menu is saved raw as gophermap in its
+// selector's directory, with a readable gophermap.html beside it.
+func (e *engine) menu(ctx context.Context, j job, pre *fetch.Response) {
+	key := "d:" + j.Path
+	if j.From == "" {
+		e.visit("m:" + j.Sel)
+	}
+	lr := e.seenListing(key, j)
+	resp := pre
+	if resp == nil {
+		var err error
+		resp, err = e.c.Do(ctx, &fetch.Request{URL: j.URL})
+		if err != nil {
+			e.fail(j.URL, j.Path, err)
+			e.listingFailed()
+			return
+		}
+	}
+	defer resp.Close()
+	if resp.Kind != schemes.KindListing || resp.Listing == nil {
+		e.fail(j.URL, j.Path, schemes.Errorf(schemes.ErrRefused, "%s is not a menu", j.URL))
+		e.listingFailed()
+		return
+	}
+
+	var idx *index
+	if !e.opts.DryRun {
+		if err := e.ensureDir(j.Path); err != nil {
+			e.fail(j.URL, j.Path, err)
+			e.listingFailed()
+			return
+		}
+		var err error
+		if idx, err = e.newIndex(j); err != nil {
+			e.fail(j.URL, j.Path, err)
+			e.listingFailed()
+			return
+		}
+		defer idx.abandon()
+	}
+	deeper := e.opts.Depth == 0 || j.Depth+1 < e.opts.Depth
+	for {
+		ent, err := resp.Listing.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			e.fail(j.URL, j.Path, err)
+			e.listingFailed()
+			return
+		}
+		local := e.menuItem(j, key, ent, deeper)
+		idx.add(j.Path, ent, local)
+	}
+	resp.Close()
+	lr.Listed = e.run
+	e.st.putListing(key, lr)
+	if e.opts.DryRun {
+		return
+	}
+	e.saveMenu(ctx, j, key, idx)
+}
+
+// menuItem queues or records one menu item and returns the local path the
+// readable index links to ("" when it links to the remote URL or nothing).
+func (e *engine) menuItem(j job, key string, ent schemes.Entry, deeper bool) string {
+	switch ent.GopherType {
+	case "i", "3":
+		return "" // info and error lines live on in the menu files
+	case "7", "8", "T", "2", "+":
+		// Searches, telnet sessions, CSO phone books and mirrors of this
+		// menu are recorded in the menu files, never fetched.
+		e.count(&e.sum.Recorded)
+		return ""
+	}
+	if ent.Plus == "?" || ent.Type == schemes.TypeAsk || strings.HasPrefix(ent.Selector, "URL:") ||
+		strings.HasPrefix(ent.Selector, "/URL:") {
+		e.count(&e.sum.Recorded)
+		return ""
+	}
+	if !strings.EqualFold(ent.Host, e.site.host) || gopherPort(e.site.scheme, ent.Port) != e.site.port {
+		e.count(&e.sum.Recorded)
+		return ""
+	}
+	if e.opts.NoParent && !underSelector(e.site.selector, ent.Selector) {
+		return ""
+	}
+	menu := ent.GopherType == "1"
+	if e.robotsDisallow(ent.Selector) {
+		e.count(&e.sum.Skipped)
+		e.logf("skipped %q (robots.txt)", ent.Selector)
+		return ""
+	}
+	if menu {
+		p, err := gopherPath(ent.Selector)
+		if err != nil {
+			e.refuse(ent.Selector, ent.URL, err)
+			return ""
+		}
+		if deeper && e.visit("m:"+ent.Selector) {
+			e.q.push(job{Op: opMenu, URL: ent.URL, Path: p, From: key, Depth: j.Depth + 1, Name: ent.Name,
+				Sel: ent.Selector, Host: ent.Host, Port: ent.Port, Plus: ent.Plus, Size: -1})
+		}
+		return join(p, indexFile)
+	}
+	p, err := gopherItemPath(ent.Selector)
+	if err != nil {
+		e.refuse(ent.Selector, ent.URL, err)
+		return ""
+	}
+	if e.visit("f:" + ent.Selector) {
+		e.filesTotal.Add(1)
+		// Fetched as type 9 (binary): the item's bytes exactly as the
+		// server sends them, no text-mode line or dot handling.
+		e.q.push(job{Op: opFile, URL: gopherURL(e.site.scheme, ent.Host, ent.Port, '9', ent.Selector),
+			Path: p, From: key, Depth: j.Depth + 1, Name: ent.Name, Size: ent.Size, Mod: ent.Modified,
+			Sel: ent.Selector, Host: ent.Host, Port: ent.Port, Plus: ent.Plus})
+	}
+	return p
+}
+
+// underSelector reports whether sel lies under the starting selector.
+func underSelector(start, sel string) bool {
+	if start == "" || sel == start {
+		return true
+	}
+	dir := start
+	if !strings.HasSuffix(dir, "/") {
+		dir += "/"
+	}
+	return strings.HasPrefix(sel, dir)
+}
+
+// saveMenu fetches the menu's raw bytes (as type 9, so nothing is
+// reinterpreted) into gophermap and installs the readable index.
+func (e *engine) saveMenu(ctx context.Context, j job, key string, idx *index) {
+	if err := idx.finish(); err != nil {
+		e.fail(j.URL, join(j.Path, indexFile), err)
+	} else {
+		e.installMenuFile(j, key, idx.tmp, join(j.Path, indexFile), idx.size, idx.sum)
+	}
+	raw := gopherURL(e.site.scheme, j.Host, j.Port, '9', j.Sel)
+	resp, err := e.c.Do(ctx, &fetch.Request{URL: raw})
+	if err != nil {
+		e.fail(raw, join(j.Path, menuFile), err)
+		return
+	}
+	defer resp.Close()
+	if resp.Kind != schemes.KindFile || resp.Body == nil {
+		e.fail(raw, join(j.Path, menuFile), schemes.Errorf(schemes.ErrRefused, "%s gave no raw menu", raw))
+		return
+	}
+	path := join(j.Path, menuFile)
+	tmp := tmpName(path)
+	size, sum, err := e.receive(resp, tmp, 0, false)
+	if err != nil {
+		e.root.Remove(tmpPath(tmp))
+		e.fail(raw, path, err)
+		return
+	}
+	e.installMenuFile(j, key, tmp, path, size, sum)
+}
+
+// installMenuFile puts a menu file in place unless its bytes are unchanged.
+func (e *engine) installMenuFile(j job, key, tmp, path string, size int64, sum string) {
+	rec, had := e.st.getFile(path)
+	if had && rec.SHA256 == sum && e.localOK(path, size) {
+		e.root.Remove(tmpPath(tmp))
+	} else if err := e.install(tmp, path, e.start); err != nil {
+		e.root.Remove(tmpPath(tmp))
+		e.fail(j.URL, path, err)
+		return
+	}
+	e.st.putFile(path, record{URL: j.URL, Kind: kindMenu, Size: size, SHA256: sum, Run: e.run, From: key})
+}
+
+// index writes a menu's readable form: an HTML page whose links point at
+// the local copies, or at the remote URL for what was not fetched.
+type index struct {
+	e    *engine
+	tmp  string
+	f    *os.File
+	w    *bufio.Writer
+	size int64
+	sum  string
+	done bool
+}
+
+func (e *engine) newIndex(j job) (*index, error) {
+	tmp := tmpName(join(j.Path, indexFile))
+	f, err := e.root.OpenFile(tmpPath(tmp), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	x := &index{e: e, tmp: tmp, f: f, w: bufio.NewWriter(f)}
+	title := html.EscapeString(gopherURL(e.site.scheme, j.Host, j.Port, '1', j.Sel))
+	fmt.Fprintf(x.w, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title></head>\n<body>\n<h1>%s</h1>\n<pre>\n", title, title)
+	return x, nil
+}
+
+// add writes one menu line. dir is the menu's local directory, local the
+// item's local path ("" when it has none).
+func (x *index) add(dir string, ent schemes.Entry, local string) {
+	if x == nil {
+		return
+	}
+	label := html.EscapeString(ent.Name)
+	switch {
+	case ent.GopherType == "i" || ent.GopherType == "3":
+		fmt.Fprintf(x.w, "%s\n", label)
+	case local != "":
+		fmt.Fprintf(x.w, "[%s] <a href=\"%s\">%s</a>\n", html.EscapeString(ent.Type), html.EscapeString(relLink(dir, local)), label)
+	case ent.URL != "":
+		ref := ent.URL
+		if strings.HasPrefix(ent.Selector, "URL:") {
+			ref = strings.TrimPrefix(ent.Selector, "URL:")
+		}
+		fmt.Fprintf(x.w, "[%s] <a href=\"%s\">%s</a>\n", html.EscapeString(ent.Type), html.EscapeString(ref), label)
+	default:
+		fmt.Fprintf(x.w, "[%s] %s\n", html.EscapeString(ent.Type), label)
+	}
+}
+
+func (x *index) finish() error {
+	x.done = true
+	io.WriteString(x.w, "</pre>\n</body></html>\n")
+	err := x.w.Flush()
+	if cerr := x.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		x.e.root.Remove(tmpPath(x.tmp))
+		return err
+	}
+	fi, err := x.e.root.Lstat(tmpPath(x.tmp))
+	if err != nil {
+		return err
+	}
+	x.size = fi.Size()
+	f, err := x.e.root.Open(tmpPath(x.tmp))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	x.sum, err = sha256Of(f)
+	return err
+}
+
+// abandon drops an index whose menu could not be read to its end.
+func (x *index) abandon() {
+	if x == nil || x.done {
+		return
+	}
+	x.f.Close()
+	x.e.root.Remove(tmpPath(x.tmp))
+}
+
+// relLink is the relative link from a page in dir to the local path target.
+func relLink(dir, target string) string {
+	var b strings.Builder
+	if dir != "" {
+		for range strings.Count(dir, "/") + 1 {
+			b.WriteString("../")
+		}
+	}
+	for i, seg := range strings.Split(target, "/") {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		b.WriteString(url.PathEscape(seg))
+	}
+	return b.String()
+}

@@ -1,0 +1,236 @@
+package mirror
+
+import (
+	"context"
+	"io"
+	"net/url"
+	"strings"
+
+	"golang.org/x/net/html"
+
+	"github.com/goferurl/gofer/fetch"
+	"github.com/goferurl/gofer/schemes"
+)
+
+// page mirrors one HTTP link: a file is saved; an HTML page is saved and
+// read for links under the starting path. A directory's page (URL ending
+// in '/') that the server generates (it has no Last-Modified, as autoindex
+// pages have none) is the directory's listing: read, not saved. A second
+// run asks with If-Modified-Since and reads the links of an unchanged page
+// from the local copy.
+func (e *engine) page(ctx context.Context, j job, pre *fetch.Response) {
+	if j.From == "" {
+		e.visit("u:" + j.URL)
+	}
+	u, err := url.Parse(j.URL)
+	if err != nil {
+		e.fail(j.URL, j.Path, err)
+		return
+	}
+	dir := strings.HasSuffix(u.EscapedPath(), "/")
+	target := j.Path
+	if dir {
+		target = join(j.Path, dirIndex)
+	}
+	rec, had := e.st.getFile(target)
+	complete := had && rec.Kind == kindFile && !rec.Partial && e.localOK(target, rec.Size)
+	resp := pre
+	if resp == nil {
+		req := &fetch.Request{URL: j.URL}
+		if complete && !rec.Modified.IsZero() {
+			req.IfModifiedSince = rec.Modified
+		}
+		if resp, err = e.c.Do(ctx, req); err != nil {
+			// Whatever it was, this run reached it: a page that fails
+			// proves none of its links gone.
+			e.seenListing(pageKey(dir, j.Path, target), j)
+			e.fail(j.URL, j.Path, err)
+			e.listingFailed()
+			return
+		}
+	}
+	// After a redirect the page is where it ended up.
+	if final := httpURL(resp.URL); final != nil && final.String() != u.String() {
+		final.Fragment = ""
+		p, d, err := httpPath(e.site.prefix, final.EscapedPath())
+		if !e.site.sameHTTP(final) || err != nil {
+			resp.Close()
+			e.count(&e.sum.Recorded)
+			e.logf("recorded %s (redirected out of the mirror to %s)", j.URL, final)
+			return
+		}
+		if !e.visit("u:" + final.String()) {
+			resp.Close()
+			return
+		}
+		u, dir, j.Path, j.URL = final, d, p, final.String()
+		target = j.Path
+		if dir {
+			target = join(j.Path, dirIndex)
+		}
+		rec, had = e.st.getFile(target)
+		complete = had && rec.Kind == kindFile && !rec.Partial && e.localOK(target, rec.Size)
+	}
+	if resp.Kind == schemes.KindListing {
+		e.listDir(ctx, job{Op: opList, URL: j.URL, Path: j.Path, From: j.From, Depth: j.Depth}, resp)
+		return
+	}
+	html := isHTML(resp) || resp.NotModified && rec.HTML
+	deeper := e.opts.Depth == 0 || j.Depth+1 <= e.opts.Depth
+	key := pageKey(dir, j.Path, target)
+	if !html {
+		if !dir {
+			e.filesTotal.Add(1)
+		}
+		e.pageFile(j, target, resp, rec, complete)
+		return
+	}
+	lr := e.seenListing(key, j)
+	links := func(r io.Reader) {
+		if deeper {
+			parseLinks(r, u, func(l *url.URL) { e.link(j, key, l) })
+		}
+	}
+	switch {
+	case e.opts.DryRun || dir && resp.Modified.IsZero() && !resp.NotModified:
+		// A generated directory page, or a dry run: read, never saved.
+		if !e.opts.DryRun {
+			if err := e.ensureDir(j.Path); err != nil {
+				resp.Close()
+				e.fail(j.URL, j.Path, err)
+				e.listingFailed()
+				return
+			}
+		}
+		if resp.Body != nil {
+			links(resp.Body)
+		}
+		resp.Close()
+	default:
+		e.filesTotal.Add(1)
+		pj := j
+		pj.Path = target
+		if !e.pageFile(pj, target, resp, rec, true && complete) {
+			e.listingFailed()
+			return
+		}
+		f, err := e.root.Open(target)
+		if err != nil {
+			e.fail(j.URL, target, err)
+			e.listingFailed()
+			return
+		}
+		links(f)
+		f.Close()
+	}
+	lr.Listed = e.run
+	e.st.putListing(key, lr)
+}
+
+// pageKey is the listing key of a page: its directory's, or its own file's.
+func pageKey(dir bool, path, target string) string {
+	if dir {
+		return "d:" + path
+	}
+	return "f:" + target
+}
+
+// pageFile saves an HTTP response as the file target.
+func (e *engine) pageFile(j job, target string, resp *fetch.Response, rec record, complete bool) bool {
+	defer e.filesDone.Add(1)
+	j.Path = target
+	if target == "" {
+		resp.Close()
+		e.fail(j.URL, target, schemes.Errorf(schemes.ErrRefused, "%s names no file", j.URL))
+		return false
+	}
+	if e.opts.DryRun {
+		resp.Close()
+		if !resp.NotModified {
+			e.plan(planAction(e.exists(target)), j.URL, target)
+		}
+		return true
+	}
+	return e.save(j, resp, rec, complete, tmpName(target), 0)
+}
+
+// link queues one link found on a page, if it lies under the starting path
+// on the same server.
+func (e *engine) link(j job, key string, l *url.URL) {
+	l.Fragment, l.RawFragment = "", ""
+	if l.RawQuery != "" || l.ForceQuery || !e.site.sameHTTP(l) {
+		return // queries name no file; other servers are out of scope
+	}
+	if !strings.HasPrefix(l.EscapedPath(), e.site.prefix) {
+		return
+	}
+	ref := l.String()
+	if !e.visit("u:" + ref) {
+		return
+	}
+	p, _, err := httpPath(e.site.prefix, l.EscapedPath())
+	if err != nil {
+		e.refuse(l.EscapedPath(), ref, err)
+		return
+	}
+	e.q.push(job{Op: opPage, URL: ref, Path: p, From: key, Depth: j.Depth + 1, Size: -1})
+}
+
+// httpURL is the response's URL as a net/url URL (nil if it has none).
+func httpURL(u *schemes.URL) *url.URL {
+	if u == nil || u.HTTP == nil {
+		return nil
+	}
+	ref := u.Scheme + "://" + hostPort(u) + u.HTTP.Path
+	if u.HTTP.Path == "" {
+		ref += "/"
+	}
+	if u.HTTP.HasSearch {
+		ref += "?" + u.HTTP.Search
+	}
+	p, err := url.Parse(ref)
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
+// parseLinks streams an HTML document and calls fn with every link it
+// holds, resolved against base (or the document's <base href>).
+func parseLinks(r io.Reader, base *url.URL, fn func(*url.URL)) {
+	z := html.NewTokenizer(r)
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			want := ""
+			switch string(name) {
+			case "a", "area", "link":
+				want = "href"
+			case "img", "frame", "iframe", "script", "embed", "source":
+				want = "src"
+			case "base":
+				want = "base"
+			}
+			for want != "" && hasAttr {
+				var k, v []byte
+				k, v, hasAttr = z.TagAttr()
+				attr := string(k)
+				if want == "base" && attr == "href" {
+					if b, err := base.Parse(strings.TrimSpace(string(v))); err == nil {
+						base = b
+					}
+					break
+				}
+				if attr == want {
+					if l, err := base.Parse(strings.TrimSpace(string(v))); err == nil {
+						fn(l)
+					}
+					break
+				}
+			}
+		}
+	}
+}

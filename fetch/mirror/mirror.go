@@ -1,0 +1,448 @@
+// Package mirror copies an FTP, Gopher or HTTP tree into a local directory
+// on top of fetch.Client: parallel workers, incremental state, resume of
+// partial files, atomic writes, and local names that a hostile listing
+// cannot turn against the machine.
+//
+// DIR holds the mirrored tree and one hidden state directory, DIR/.gofer/
+// (the state database, temporary files, the work queue's spill file).
+// FTP and HTTP paths map onto local paths segment by segment below the
+// starting directory; Gopher items map by selector, split on '/', and a
+// menu is saved raw as "gophermap" in its selector's directory, next to a
+// readable "gophermap.html" with local links. Every local name passes
+// security.SafeName; a refused name is reported and never written. All
+// writes go through an os.Root on DIR, so no name and no symlink already in
+// DIR can lead a write outside it.
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/goferurl/gofer/fetch"
+	"github.com/goferurl/gofer/schemes"
+)
+
+// Options configure a mirror. The zero value mirrors with 4 workers and no
+// depth limit.
+type Options struct {
+	Jobs int // parallel workers, default 4
+	// Depth limits how many levels are walked: 1 takes the starting
+	// directory's (menu's, page's) items only, 2 also those one level
+	// below, and so on; 0 is unlimited.
+	Depth    int
+	NoParent bool // keep to selectors (paths) under the starting one
+	DryRun   bool // walk listings, write nothing, list what would change
+	Delete   bool // remove local files that vanished remotely
+	// Progress, if set, is called often with a snapshot; calls are
+	// serialised, from one goroutine.
+	Progress func(Progress)
+	// Log, if set, receives one line per file (for -v); calls are serialised.
+	Log func(format string, args ...any)
+}
+
+// Progress is a snapshot of a running mirror.
+type Progress struct {
+	FilesDone  int64   `json:"files_done"`
+	FilesTotal int64   `json:"files_total"` // grows as listings are read
+	Bytes      int64   `json:"bytes"`
+	Rate       float64 `json:"rate"` // bytes per second since the start
+	// Workers holds each worker's current local path, "" when idle.
+	Workers []string `json:"workers"`
+}
+
+// Summary is the outcome of a mirror. Its counts are exact; the lists hold
+// at most maxListed items each.
+type Summary struct {
+	URL       string `json:"url"`
+	Dir       string `json:"dir"`
+	DryRun    bool   `json:"dry_run"`
+	New       int64  `json:"new"`
+	Updated   int64  `json:"updated"`
+	Unchanged int64  `json:"unchanged"`
+	Refused   int64  `json:"refused"`
+	Failed    int64  `json:"failed"`
+	Deleted   int64  `json:"deleted"`
+	// Links counts symlinks recorded (never created); Recorded counts
+	// items noted but not fetched (telnet, search and URL items, other hosts).
+	Links    int64 `json:"links"`
+	Recorded int64 `json:"recorded"`
+	// Skipped counts items robots.txt excludes.
+	Skipped int64 `json:"skipped"`
+	// Bytes counts file body bytes received; Transfers the file bodies
+	// requested (listings, menus and pages are not counted).
+	Bytes     int64         `json:"bytes"`
+	Transfers int64         `json:"transfers"`
+	Duration  time.Duration `json:"-"`
+	Seconds   float64       `json:"duration"` // Duration in seconds
+	Refusals  []Refusal     `json:"refusals"`
+	Failures  []Failure     `json:"failures"`
+	// Planned lists, in a dry run, what a real run would fetch or delete.
+	Planned []Planned `json:"planned,omitempty"`
+}
+
+// Refusal is a remote name the safe-name rule (or a collision) kept off disk.
+type Refusal struct {
+	Name   string `json:"name"`
+	URL    string `json:"url"`
+	Reason string `json:"reason"`
+	Err    error  `json:"-"` // matches security.ErrUnsafeName when the name rule refused it
+}
+
+// Failure is an item that could not be mirrored. Err keeps the error kind
+// (schemes.ErrConnect, ...) for errors.Is.
+type Failure struct {
+	URL   string `json:"url"`
+	Path  string `json:"path,omitempty"`
+	Error string `json:"error"`
+	Err   error  `json:"-"`
+}
+
+// Planned is one change a dry run found.
+type Planned struct {
+	Action string `json:"action"` // "new", "update", "delete"
+	URL    string `json:"url,omitempty"`
+	Path   string `json:"path"`
+}
+
+const maxListed = 1000
+
+// stateDir is the one non-content entry of DIR.
+const stateDir = ".gofer"
+
+// ErrInterrupted is returned (with the summary so far) when ctx ends the
+// mirror early; it matches schemes.ErrInterrupted.
+var ErrInterrupted = schemes.ErrInterrupted
+
+// Run mirrors rawURL into dir. It returns an error only when the mirror
+// could not run at all: a malformed URL, an unusable dir, a starting URL
+// that could not be fetched (the error keeps its kind for errors.Is), or
+// ctx ending the run (then the error matches schemes.ErrInterrupted and the
+// summary says how far it got). Failures and refusals of single items are
+// in the Summary.
+func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options) (*Summary, error) {
+	start := time.Now()
+	if opts.Jobs <= 0 {
+		opts.Jobs = 4
+	}
+	e := &engine{c: c, opts: opts, dir: dir, start: start}
+	e.sum.URL, e.sum.Dir, e.sum.DryRun = rawURL, dir, opts.DryRun
+	defer func() {
+		e.sum.Bytes = e.bytes.Load()
+		e.sum.Duration = time.Since(start)
+		e.sum.Seconds = e.sum.Duration.Seconds()
+	}()
+	if err := e.open(); err != nil {
+		return &e.sum, err
+	}
+	defer e.close()
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stopWake := context.AfterFunc(ctx, e.q.wake)
+	defer stopWake()
+
+	resp, err := c.Do(ctx, &fetch.Request{URL: rawURL})
+	if err != nil {
+		e.fail(rawURL, "", err)
+		return &e.sum, err
+	}
+	if err := e.site.init(rawURL, resp); err != nil {
+		resp.Close()
+		return &e.sum, err
+	}
+	if e.site.mode == modeGopher {
+		e.robots = e.fetchRobots(ctx)
+	}
+
+	stopProgress := e.startProgress()
+	var wg sync.WaitGroup
+	for i := range opts.Jobs {
+		wg.Go(func() { e.worker(ctx, i) })
+	}
+	e.rootResp.Store(resp)
+	e.q.push(job{Op: e.site.rootOp(resp), URL: e.site.rootURL, Path: e.site.rootPath, Sel: e.site.selector, Host: e.site.host, Port: e.site.port, Size: -1})
+	wg.Wait()
+	stopProgress()
+
+	if err := ctx.Err(); err != nil {
+		e.st.flush()
+		return &e.sum, fmt.Errorf("mirror %s: %w (%w)", rawURL, schemes.ErrInterrupted, context.Cause(ctx))
+	}
+	if opts.Delete {
+		e.deleteVanished(ctx)
+	}
+	if err := e.st.flush(); err != nil {
+		return &e.sum, fmt.Errorf("mirror state in %s: %w", filepath.Join(dir, stateDir), err)
+	}
+	return &e.sum, nil
+}
+
+// engine is one mirror run.
+type engine struct {
+	c     *fetch.Client
+	opts  Options
+	dir   string
+	start time.Time
+	root  *os.Root // nil in a dry run over a DIR that does not exist
+	st    *store   // nil in a dry run without earlier state
+	q     *queue
+	run   uint64
+	site  site
+
+	robots   []string
+	rootResp atomic.Pointer[fetch.Response]
+
+	mu        sync.Mutex // guards sum, visited, dirs, workers, listFailed
+	sum       Summary
+	visited   map[uint64]struct{}
+	dirs      map[string]struct{}
+	workers   []string
+	listFails int
+
+	filesDone, filesTotal, bytes atomic.Int64
+	logMu                        sync.Mutex
+}
+
+// open prepares DIR, its state directory, the state database and the queue.
+func (e *engine) open() error {
+	e.visited = map[uint64]struct{}{}
+	e.dirs = map[string]struct{}{}
+	e.workers = make([]string, e.opts.Jobs)
+	e.sum.Refusals, e.sum.Failures = []Refusal{}, []Failure{}
+
+	spill := ""
+	if e.opts.DryRun {
+		// A dry run writes nothing into DIR: read the state if there is
+		// one, and spill the queue into the system's temp directory.
+		if root, err := os.OpenRoot(e.dir); err == nil {
+			e.root = root
+			if stateDirOK(root) == nil {
+				db := filepath.Join(e.dir, stateDir, "state.db")
+				if _, err := os.Stat(db); err == nil {
+					st, err := openStore(db, true)
+					if err != nil {
+						return err
+					}
+					e.st = st
+				}
+			}
+		}
+		f, err := os.CreateTemp("", "gofer-mirror-queue-")
+		if err != nil {
+			return err
+		}
+		f.Close()
+		spill = f.Name()
+	} else {
+		if err := os.MkdirAll(e.dir, 0o755); err != nil {
+			return fmt.Errorf("mirror directory: %w", err)
+		}
+		root, err := os.OpenRoot(e.dir)
+		if err != nil {
+			return fmt.Errorf("mirror directory: %w", err)
+		}
+		e.root = root
+		for _, d := range []string{stateDir, stateDir + "/tmp"} {
+			if err := root.Mkdir(d, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+				return fmt.Errorf("mirror state: %w", err)
+			}
+		}
+		if err := stateDirOK(root); err != nil {
+			return fmt.Errorf("mirror state: %w", err)
+		}
+		if fi, err := root.Lstat(stateDir + "/tmp"); err != nil || !fi.IsDir() {
+			return fmt.Errorf("mirror state: %s/tmp is not a directory", stateDir)
+		}
+		if fi, err := root.Lstat(stateDir + "/state.db"); err == nil && !fi.Mode().IsRegular() {
+			return fmt.Errorf("mirror state: %s/state.db is not a regular file", stateDir)
+		}
+		st, err := openStore(filepath.Join(e.dir, stateDir, "state.db"), false)
+		if err != nil {
+			return fmt.Errorf("mirror state: %w", err)
+		}
+		e.st = st
+		spill = filepath.Join(e.dir, stateDir, "queue")
+	}
+	run, err := e.st.beginRun()
+	if err != nil {
+		return fmt.Errorf("mirror state: %w", err)
+	}
+	e.run = run
+	if !e.opts.DryRun {
+		e.cleanTemps()
+	}
+	e.q = newQueue(spill)
+	return nil
+}
+
+func (e *engine) close() {
+	if r := e.rootResp.Swap(nil); r != nil {
+		r.Close()
+	}
+	if e.q != nil {
+		e.q.close()
+	}
+	e.st.close()
+	if e.root != nil {
+		e.root.Close()
+	}
+}
+
+func (e *engine) worker(ctx context.Context, id int) {
+	for {
+		j, ok := e.q.pop(ctx)
+		if !ok {
+			return
+		}
+		e.setWorker(id, j.Path)
+		e.do(ctx, j)
+		e.setWorker(id, "")
+		e.q.done()
+	}
+}
+
+// do runs one job. The root job takes the response Run already fetched.
+func (e *engine) do(ctx context.Context, j job) {
+	var pre *fetch.Response
+	if j.Path == "" && j.From == "" {
+		pre = e.rootResp.Swap(nil)
+	}
+	switch j.Op {
+	case opList:
+		e.listDir(ctx, j, pre)
+	case opMenu:
+		e.menu(ctx, j, pre)
+	case opPage:
+		e.page(ctx, j, pre)
+	default:
+		e.file(ctx, j, pre)
+	}
+}
+
+func (e *engine) setWorker(id int, path string) {
+	e.mu.Lock()
+	e.workers[id] = path
+	e.mu.Unlock()
+}
+
+func (e *engine) logf(format string, args ...any) {
+	if e.opts.Log == nil {
+		return
+	}
+	e.logMu.Lock()
+	defer e.logMu.Unlock()
+	e.opts.Log(format, args...)
+}
+
+func (e *engine) fail(url, path string, err error) {
+	e.mu.Lock()
+	e.sum.Failed++
+	if len(e.sum.Failures) < maxListed {
+		e.sum.Failures = append(e.sum.Failures, Failure{URL: url, Path: path, Error: err.Error(), Err: err})
+	}
+	e.mu.Unlock()
+	e.logf("failed %s: %v", url, err)
+}
+
+func (e *engine) refuse(name, url string, err error) {
+	e.mu.Lock()
+	e.sum.Refused++
+	if len(e.sum.Refusals) < maxListed {
+		e.sum.Refusals = append(e.sum.Refusals, Refusal{Name: name, URL: url, Reason: err.Error(), Err: err})
+	}
+	e.mu.Unlock()
+	e.logf("refused %q (%s): %v", name, url, err)
+}
+
+func (e *engine) plan(action, url, path string) {
+	e.mu.Lock()
+	switch action {
+	case "new":
+		e.sum.New++
+	case "update":
+		e.sum.Updated++
+	case "delete":
+		e.sum.Deleted++
+	}
+	if len(e.sum.Planned) < maxListed*100 {
+		e.sum.Planned = append(e.sum.Planned, Planned{Action: action, URL: url, Path: path})
+	}
+	e.mu.Unlock()
+	e.logf("would %s %s -> %s", action, url, path)
+}
+
+func (e *engine) count(field *int64) {
+	e.mu.Lock()
+	*field++
+	e.mu.Unlock()
+}
+
+// listingFailed notes that a listing could not be read to its end, which
+// keeps --delete from taking its files for vanished.
+func (e *engine) listingFailed() {
+	e.mu.Lock()
+	e.listFails++
+	e.mu.Unlock()
+}
+
+// visit reports whether key is seen for the first time this run. Keys are
+// kept as 64-bit hashes: eight bytes per menu, page or Gopher item.
+func (e *engine) visit(key string) bool {
+	h := fnv64(key)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, ok := e.visited[h]; ok {
+		return false
+	}
+	e.visited[h] = struct{}{}
+	return true
+}
+
+func fnv64(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+func (e *engine) startProgress() func() {
+	if e.opts.Progress == nil {
+		return func() {}
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				e.opts.Progress(e.snapshot())
+				return
+			case <-t.C:
+				e.opts.Progress(e.snapshot())
+			}
+		}
+	}()
+	return func() { close(stop); <-done }
+}
+
+func (e *engine) snapshot() Progress {
+	p := Progress{FilesDone: e.filesDone.Load(), FilesTotal: e.filesTotal.Load(), Bytes: e.bytes.Load()}
+	if s := time.Since(e.start).Seconds(); s > 0 {
+		p.Rate = float64(p.Bytes) / s
+	}
+	e.mu.Lock()
+	p.Workers = append([]string(nil), e.workers...)
+	e.mu.Unlock()
+	return p
+}

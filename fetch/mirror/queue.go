@@ -1,0 +1,183 @@
+package mirror
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// job is one unit of work: list a directory, read a menu or page, or fetch
+// a file. Its fields are exported for the spill file's JSON.
+type job struct {
+	Op    byte      `json:"o"`
+	URL   string    `json:"u"`
+	Path  string    `json:"p"` // local path below DIR, '/'-separated; "" is DIR itself
+	From  string    `json:"f,omitempty"`
+	Depth int       `json:"d,omitempty"`
+	Name  string    `json:"n,omitempty"`
+	Size  int64     `json:"s"`
+	Mod   time.Time `json:"m,omitzero"`
+	// Gopher items: where they live.
+	Sel  string `json:"sel,omitempty"`
+	Host string `json:"h,omitempty"`
+	Port int    `json:"port,omitempty"`
+	Plus string `json:"plus,omitempty"`
+}
+
+const (
+	opList = 'L' // a directory listing (FTP, file, any Listing)
+	opMenu = 'M' // a Gopher menu
+	opPage = 'P' // an HTTP link: a page to read for links, or a file
+	opFile = 'F' // a file
+)
+
+// memJobs bounds the jobs held in memory; the rest wait in a spill file, so
+// that a listing of a million entries is drained at once (freeing its
+// connection) without the queue growing in memory.
+const memJobs = 4096
+
+// queue is the work queue: bounded in memory, spilling to a file beyond
+// that, and done when every pushed job has been finished.
+type queue struct {
+	mu        sync.Mutex
+	cond      *sync.Cond
+	mem       []job
+	pending   int // pushed and not yet finished
+	spilled   int // in the spill file, not yet read back
+	spillPath string
+	spillW    *os.File
+	bw        *bufio.Writer
+	spillR    *os.File
+	br        *bufio.Reader
+	err       error
+}
+
+// newQueue spills into a file created at path (removed on close).
+func newQueue(path string) *queue {
+	q := &queue{spillPath: path}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+func (q *queue) push(j job) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.pending++
+	if len(q.mem) < memJobs || q.spill(j) != nil {
+		// When the spill file cannot be written, memory is the fallback.
+		q.mem = append(q.mem, j)
+	}
+	q.cond.Signal()
+}
+
+func (q *queue) spill(j job) error {
+	if q.err != nil {
+		return q.err
+	}
+	if q.spillW == nil {
+		w, err := os.OpenFile(q.spillPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			q.err = err
+			return err
+		}
+		r, err := os.Open(q.spillPath)
+		if err != nil {
+			w.Close()
+			q.err = err
+			return err
+		}
+		q.spillW, q.bw, q.spillR, q.br = w, bufio.NewWriter(w), r, bufio.NewReader(r)
+	}
+	line, _ := json.Marshal(j)
+	line = append(line, '\n')
+	if _, err := q.bw.Write(line); err != nil {
+		q.err = err
+		return err
+	}
+	q.spilled++
+	return nil
+}
+
+// pop returns the next job, or false when all work is done or ctx ended.
+func (q *queue) pop(ctx context.Context) (job, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for {
+		if ctx.Err() != nil || q.pending == 0 {
+			return job{}, false
+		}
+		if n := len(q.mem); n > 0 {
+			// Last in, first out: a walk goes deep first, which keeps the
+			// queue short (a directory's files before its siblings' subtrees).
+			j := q.mem[n-1]
+			q.mem[n-1] = job{}
+			q.mem = q.mem[:n-1]
+			return j, true
+		}
+		if q.spilled > 0 {
+			if j, err := q.unspill(); err == nil {
+				return j, true
+			}
+			// An unreadable spill file loses its jobs: count them done.
+			q.pending -= q.spilled
+			q.spilled = 0
+			continue
+		}
+		q.cond.Wait()
+	}
+}
+
+func (q *queue) unspill() (job, error) {
+	if err := q.bw.Flush(); err != nil {
+		return job{}, err
+	}
+	line, err := q.br.ReadBytes('\n')
+	if err != nil && !(err == io.EOF && len(line) > 0) {
+		return job{}, err
+	}
+	var j job
+	if err := json.Unmarshal(line, &j); err != nil {
+		return job{}, err
+	}
+	q.spilled--
+	if q.spilled == 0 {
+		// Everything spilled has been read: start the file over so that
+		// it does not grow for the whole run.
+		if q.spillW.Truncate(0) == nil {
+			q.spillW.Seek(0, io.SeekStart)
+			q.spillR.Seek(0, io.SeekStart)
+			q.bw.Reset(q.spillW)
+			q.br.Reset(q.spillR)
+		}
+	}
+	return j, nil
+}
+
+// done marks one popped job finished.
+func (q *queue) done() {
+	q.mu.Lock()
+	q.pending--
+	if q.pending == 0 {
+		q.cond.Broadcast()
+	}
+	q.mu.Unlock()
+}
+
+// wake lets waiting workers see a cancelled context.
+func (q *queue) wake() {
+	q.mu.Lock()
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}
+
+func (q *queue) close() {
+	if q.spillW != nil {
+		q.spillW.Close()
+		q.spillR.Close()
+		os.Remove(q.spillPath)
+	}
+}
