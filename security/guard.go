@@ -72,11 +72,11 @@ func (g *Guard) checkPort(u *schemes.URL) error {
 	}
 	switch {
 	case def == 0:
-		g.warn(fmt.Sprintf("warning: %s URL names port %d", u.Scheme, u.Port))
+		g.warn(fmt.Sprintf("%s URL names port %d", u.Scheme, u.Port))
 	case proto != "" && family(proto) != family(u.Scheme):
-		g.warn(fmt.Sprintf("warning: %s URL names port %d (the %s port, allowed), not its default %d", u.Scheme, u.Port, proto, def))
+		g.warn(fmt.Sprintf("%s URL names port %d (the %s port, allowed), not its default %d", u.Scheme, u.Port, proto, def))
 	default:
-		g.warn(fmt.Sprintf("warning: %s URL names port %d, not its default %d", u.Scheme, u.Port, def))
+		g.warn(fmt.Sprintf("%s URL names port %d, not its default %d", u.Scheme, u.Port, def))
 	}
 	return nil
 }
