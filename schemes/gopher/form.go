@@ -95,16 +95,21 @@ func parseField(kind, rest string) FormField {
 			fl.Default, fl.HasDefault = fl.Choices[0], true
 		}
 	case KindSelect:
-		if len(parts) > 1 {
-			// Gopher+ defines Select as check boxes, one line each; a line
-			// listing options is taken as one choice among them.
-			fl.Choices = parts[1:]
-			fl.Default, fl.HasDefault = parts[1], true
-			break
-		}
+		// Gopher+ defines Select as check boxes, one line each, answered
+		// "1" or "0"; the default comes as "label:1" (the UMN client) or
+		// "label TAB 1". A line listing options is taken as one choice
+		// among them.
 		fl.Default, fl.HasDefault = "0", true
-		if q, v, ok := cutLast(parts[0], ":"); ok && (v == "0" || v == "1") {
-			fl.Question, fl.Default = q, v
+		switch {
+		case len(parts) == 2 && (parts[1] == "0" || parts[1] == "1"):
+			fl.Default = parts[1]
+		case len(parts) > 1:
+			fl.Choices = parts[1:]
+			fl.Default = parts[1]
+		default:
+			if q, v, ok := cutLast(parts[0], ":"); ok && (v == "0" || v == "1") {
+				fl.Question, fl.Default = q, v
+			}
 		}
 	default:
 		if len(parts) > 1 {

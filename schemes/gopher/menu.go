@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net"
 	"strconv"
 	"strings"
 
@@ -25,8 +26,9 @@ func ParseItem(line, host string, port int) schemes.Entry {
 		e.GopherType, e.Type = "i", schemes.TypeInfo
 		return e
 	}
-	if strings.IndexByte(line, '\t') < 0 && line[0] != 'i' {
-		// Not a menu line at all: show it as text rather than lose it.
+	if strings.IndexByte(line, '\t') < 0 && line[0] != 'i' || line[0] < 0x20 || line[0] == 0x7f {
+		// Not a menu line at all (no fields, or no type character):
+		// show it as text rather than lose it.
 		e.GopherType, e.Type, e.Name = "i", schemes.TypeInfo, line
 		return e
 	}
@@ -74,6 +76,10 @@ func ParseItem(line, host string, port int) schemes.Entry {
 // none, and every other item is the gopher URL of its type and selector;
 // "?" items keep their marker so that fetching the URL fills in the form.
 func itemURL(t byte, e schemes.Entry) string {
+	if !validHost(e.Host) {
+		// A host no URL can name ("error.host" is fine, "!" is not).
+		return ""
+	}
 	switch t {
 	case '3':
 		return ""
@@ -103,6 +109,25 @@ func itemURL(t byte, e schemes.Entry) string {
 		u.Port = e.Port
 	}
 	return u.String()
+}
+
+// validHost reports whether h can be a URL's host: a domain name, an IPv4
+// dotted quad or an IPv6 literal.
+func validHost(h string) bool {
+	if h == "" {
+		return false
+	}
+	if strings.IndexByte(h, ':') >= 0 {
+		ip := net.ParseIP(h)
+		return ip != nil && ip.To4() == nil
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // cutURLSelector returns what follows "URL:" (or "/URL:") in a selector.
