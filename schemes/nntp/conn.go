@@ -206,7 +206,7 @@ func (c *conn) readStatus(what string) (int, string, error) {
 		}
 		return 0, "", c.classify(err, "news server "+c.server+": "+what)
 	}
-	c.trace("<", line)
+	c.trace("<", printable(line))
 	code, text, ok := parseStatus(line)
 	if !ok {
 		return 0, "", schemes.Errorf(schemes.ErrRefused, "news server %s: %s: malformed response %q", c.server, what, truncate(line, 80))
@@ -241,14 +241,34 @@ func (c *conn) cmd(cmd command) (int, string, error) {
 
 // refusal is the error for a status the command did not hope for: the
 // authentication codes are ErrAuth, everything else ErrRefused, each with
-// the server's own text.
+// the server's own text. The cause is a *textproto.Error with the code.
 func (c *conn) refusal(cmd command, code int, text string) error {
+	return c.refusalHint(cmd, code, text, "")
+}
+
+// refusalHint is refusal with advice for the person appended.
+func (c *conn) refusalHint(cmd command, code int, text, hint string) error {
 	kind := schemes.ErrRefused
 	switch code {
 	case codeAuthRequired, codeAuthRejected, codeAuthOutOfOrder, codeNotPermitted:
 		kind = schemes.ErrAuth
 	}
-	return schemes.Errorf(kind, "news server %s answered %s with %w", c.server, cmd.display(), &textproto.Error{Code: code, Msg: text})
+	msg := fmt.Sprintf("news server %s answered %s with %d %s", c.server, cmd.display(), code, printable(text))
+	if hint != "" {
+		msg += ": " + hint
+	}
+	return &schemes.KindError{Kind: kind, Msg: msg, Err: &textproto.Error{Code: code, Msg: text}}
+}
+
+// printable keeps the server's text from driving a terminal when it is
+// shown in an error: control characters become '?'.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
 }
 
 // readBodyLine reads one line of a multi-line block, undoing the dot

@@ -335,7 +335,7 @@ func (s *session) selectGroup(group string, lg *login) (*groupInfo, error) {
 	}
 	g, ok := parseGroupResponse(text)
 	if !ok {
-		return nil, schemes.Errorf(schemes.ErrRefused, "news server %s answered GROUP with a malformed line: %d %s", s.c.server, code, truncate(text, 80))
+		return nil, schemes.Errorf(schemes.ErrRefused, "news server %s answered GROUP with a malformed line: %d %s", s.c.server, code, printable(truncate(text, 80)))
 	}
 	return g, nil
 }

@@ -31,7 +31,7 @@ func (c *conn) setup(ctx context.Context, req *schemes.Request, host string, lg 
 	default:
 		// 400 and 502 greetings are decided before any command, so no
 		// credentials could change them: the server refused.
-		return schemes.Errorf(schemes.ErrRefused, "news server %s refused the connection: %d %s", c.server, code, text)
+		return schemes.Errorf(schemes.ErrRefused, "news server %s refused the connection: %d %s", c.server, code, printable(text))
 	}
 	if err := c.capabilities(); err != nil {
 		return err
@@ -149,7 +149,7 @@ func (c *conn) startTLS(ctx context.Context, req *schemes.Request, host string) 
 		return err
 	}
 	if code != codeContinueTLS {
-		return schemes.Errorf(schemes.ErrRefused, "news server %s refused STARTTLS, and TLS was required: %d %s", c.server, code, text)
+		return schemes.Errorf(schemes.ErrRefused, "news server %s refused STARTTLS, and TLS was required: %d %s", c.server, code, printable(text))
 	}
 	if c.br.Buffered() > 0 {
 		// Bytes sent before the handshake could be injected by anyone on
@@ -184,9 +184,6 @@ func (c *conn) authenticate(lg *login) error {
 	if c.authed {
 		return schemes.Errorf(schemes.ErrAuth, "news server %s asked for authentication again after a successful login", c.server)
 	}
-	if lg == nil || lg.get == nil {
-		return schemes.Errorf(schemes.ErrAuth, "news server %s requires authentication: give a user and password (nntp://USER@HOST/..., --netrc)", c.server)
-	}
 	user, password, err := lg.get()
 	if err != nil {
 		return err
@@ -204,7 +201,7 @@ func (c *conn) authenticate(lg *login) error {
 		}
 	}
 	if code != codeAuthAccepted {
-		return schemes.Errorf(schemes.ErrAuth, "news server %s refused the login for %s: %d %s", c.server, user, code, text)
+		return schemes.Errorf(schemes.ErrAuth, "news server %s refused the login for %s: %d %s", c.server, printable(user), code, printable(text))
 	}
 	c.authed = true
 	if c.capsKnown {
@@ -220,6 +217,9 @@ func (c *conn) do(cmd command, lg *login) (int, string, error) {
 	code, text, err := c.cmd(cmd)
 	if err != nil || code != codeAuthRequired || c.authed {
 		return code, text, err
+	}
+	if lg == nil || lg.get == nil {
+		return 0, "", c.refusalHint(cmd, code, text, "log in with nntp://USER@HOST/... or a netrc entry for the server (--netrc)")
 	}
 	if err := c.authenticate(lg); err != nil {
 		return 0, "", err

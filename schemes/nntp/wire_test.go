@@ -310,6 +310,25 @@ func TestServerRefusalsCarryTheServersText(t *testing.T) {
 	}
 }
 
+func TestRefusalMessage(t *testing.T) {
+	s := serve(t, greeting, readerCaps, step{want: "GROUP gofer.nope", reply: "411 No such group \x1b[2Jgofer.nope\r\n"})
+	_, _, err := fetchAll(t, newsReq(s, &schemes.News{Group: "gofer.nope"}))
+	want := "news server " + s.addr + " answered GROUP gofer.nope with 411 No such group ?[2Jgofer.nope"
+	if err == nil || err.Error() != want {
+		t.Errorf("err %q, want %q", err, want)
+	}
+	s.wait(t)
+}
+
+func TestAuthRequiredSaysHowToLogIn(t *testing.T) {
+	s := serve(t, greeting, readerCaps, step{want: "GROUP gofer.secret", reply: "480 Read access denied\r\n"})
+	_, _, err := fetchAll(t, newsReq(s, &schemes.News{Group: "gofer.secret"}))
+	if !errors.Is(err, schemes.ErrAuth) || !strings.Contains(err.Error(), "480 Read access denied") || !strings.Contains(err.Error(), "--netrc") {
+		t.Errorf("err %v, want ErrAuth with the server's text and how to log in", err)
+	}
+	s.wait(t)
+}
+
 func TestGreetingRefusal(t *testing.T) {
 	s := serve(t, step{reply: "502 You have no permission to talk\r\n", close: true})
 	_, _, err := fetchAll(t, newsReq(s, &schemes.News{Group: "g"}))
