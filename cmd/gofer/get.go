@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/goferurl/gofer/fetch"
+	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/security"
+)
+
+// errReported says the command has printed its own errors and set c.code.
+var errReported = errors.New("reported")
+
+func (c *cli) getCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "get [flags] URL...",
+		Short: "Retrieve URLs: a body to stdout or a file, a listing as text or JSON",
+		Example: `  gofer get ftp://ftp.funet.fi/pub/README
+  gofer get -O 'ftp://ftp.example.org/pub/file.tar.gz;type=i'
+  gofer get gopher://gopher.floodgap.com/1/world
+  gofer get --query 'rfc 1738' gopher://gopher.floodgap.com/7/v2/vs
+  gofer get --nntp-server news.example.org news:comp.infosystems.gopher
+  gofer get --json ftp://ftp.example.org/pub/`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return &usageError{msg: "get needs at least one URL"}
+			}
+			return nil
+		},
+		RunE: c.runGet,
+	}
+}
+
+func (c *cli) runGet(cmd *cobra.Command, args []string) error {
+	switch {
+	case c.output != "" && c.remoteName:
+		return &usageError{msg: "-o and -O cannot be used together"}
+	case c.output != "" && c.output != "-" && len(args) > 1:
+		return &usageError{msg: "-o names one file: give one URL, or use -O"}
+	case c.resume && (c.output == "" || c.output == "-") && !c.remoteName:
+		return &usageError{msg: "-C resumes a file: give -o FILE or -O"}
+	case c.head && c.body:
+		return &usageError{msg: "--head and --body cannot be used together"}
+	}
+	ctx := cmd.Context()
+	if c.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
+	}
+	client, err := c.client()
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	if f, ok := c.stderr.(*os.File); ok && !c.quiet && term.IsTerminal(int(f.Fd())) {
+		c.showProgress = true
+	}
+	hasQuery := cmd.Flags().Changed("query")
+	if len(args) == 1 {
+		return c.getOne(ctx, client, args[0], hasQuery)
+	}
+	for _, raw := range args {
+		if err := c.getOne(ctx, client, raw, hasQuery); err != nil {
+			c.errorf("%v", err)
+			if code := exitCode(err); severity(code) > severity(c.code) {
+				c.code = code
+			}
+		}
+	}
+	if c.code != exitOK {
+		return errReported
+	}
+	return nil
+}
+
+// getOne retrieves one URL and writes what came back.
+func (c *cli) getOne(ctx context.Context, client *fetch.Client, raw string, hasQuery bool) error {
+	u, err := schemes.Parse(raw)
+	if err != nil {
+		return err
+	}
+	out := c.output
+	if out == "-" {
+		out = ""
+	}
+	if c.remoteName {
+		// The local name is checked before anything is sent: a name the
+		// safe-name rule refuses never reaches the disk or the wire.
+		name := remoteName(u)
+		if err := security.SafeName(name); err != nil {
+			return fmt.Errorf("-O: %w", err)
+		}
+		out = name
+	}
+	t, err := prepareTarget(out, c.resume)
+	if err != nil {
+		return err
+	}
+	req := &fetch.Request{
+		URL: raw, Offset: t.offset,
+		Query: c.query, HasQuery: hasQuery,
+		Form: c.forms,
+	}
+	switch {
+	case c.head:
+		req.Part = "head"
+	case c.body:
+		req.Part = "body"
+	}
+	resp, err := client.Do(ctx, req)
+	if err != nil {
+		return err
+	}
+	defer resp.Close()
+	shown := u.Redacted()
+	switch resp.Kind {
+	case schemes.KindFile:
+		return c.saveBody(t, resp, shown)
+	case schemes.KindListing:
+		return c.saveRendered(t, func(w io.Writer) error { return writeListing(w, shown, resp.Listing, c.json) })
+	case schemes.KindInfo:
+		return c.saveRendered(t, func(w io.Writer) error { return writeInfo(w, shown, resp.Info, c.json) })
+	case schemes.KindSession:
+		return resp.Session.Interact(ctx, c.stdin, c.stdout)
+	case schemes.KindHandoff:
+		return c.handoff(ctx, resp.Command)
+	}
+	return fmt.Errorf("%s: unexpected response", shown)
+}
+
+// handoff runs the program a URL is handed to (rlogin, tn3270), never
+// through a shell: each argument is passed as it is.
+func (c *cli) handoff(ctx context.Context, command []string) error {
+	if len(command) == 0 {
+		return errors.New("no program to hand the URL to")
+	}
+	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.stdin, c.stdout, c.stderr
+	return cmd.Run()
+}
+
+// remoteName is the local name -O uses: the URL's last name, decoded.
+func remoteName(u *schemes.URL) string {
+	switch {
+	case u.FTP != nil:
+		return u.FTP.Name()
+	case u.HTTP != nil:
+		p := u.HTTP.Path
+		if i := strings.LastIndexByte(p, '/'); i >= 0 {
+			p = p[i+1:]
+		}
+		if d, err := unescape(p); err == nil {
+			return d
+		}
+		return p
+	case u.Gopher != nil:
+		s := u.Gopher.Selector
+		return s[strings.LastIndexByte(s, '/')+1:]
+	case u.File != nil:
+		if strings.HasSuffix(u.File.Path, "/") {
+			return ""
+		}
+		return path.Base(u.File.Path)
+	case u.News != nil:
+		return u.News.MessageID
+	case u.NNTP != nil && u.NNTP.Article > 0:
+		return strconv.FormatInt(u.NNTP.Article, 10)
+	}
+	return ""
+}
+
+// unescape decodes %HH escapes in an HTTP path segment.
+func unescape(s string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+2 >= len(s) {
+			return "", errors.New("bad escape")
+		}
+		v, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+		if err != nil {
+			return "", err
+		}
+		b.WriteByte(byte(v))
+		i += 2
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/goferurl/gofer/schemes"
+)
+
+// partSuffix marks a file still being written; it is renamed to its final
+// name only when the transfer is complete, so a final name never holds a
+// partial file.
+const partSuffix = ".part"
+
+// target is where one URL's body goes.
+type target struct {
+	path   string // "" means stdout
+	offset int64  // bytes already there to resume from (-C)
+}
+
+// partPath is the temporary name the body is written under.
+func (t *target) partPath() string { return t.path + partSuffix }
+
+// prepareTarget decides the resume offset. With -C, an earlier partial file
+// (NAME.part) is continued; a file already under the final name is taken as
+// a partial one too, as curl -C does, by moving it to NAME.part first.
+func prepareTarget(path string, resume bool) (*target, error) {
+	t := &target{path: path}
+	if path == "" || !resume {
+		return t, nil
+	}
+	if fi, err := os.Stat(t.partPath()); err == nil {
+		t.offset = fi.Size()
+		return t, nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		if err := os.Rename(path, t.partPath()); err != nil {
+			return nil, err
+		}
+		t.offset = fi.Size()
+	}
+	return t, nil
+}
+
+// fileMeta is the --json object printed for a file saved with -o or -O.
+type fileMeta struct {
+	URL       string `json:"url"`
+	Name      string `json:"name,omitempty"`
+	Path      string `json:"path"`
+	Size      int64  `json:"size"`
+	Type      string `json:"type,omitempty"`
+	MediaType string `json:"media_type,omitempty"`
+	Modified  string `json:"modified,omitempty"`
+	SHA256    string `json:"sha256"`
+	Resumed   int64  `json:"resumed_from,omitempty"`
+}
+
+// copyBufferSize is large enough that a loopback transfer is bound by the
+// network, not by system calls.
+const copyBufferSize = 256 << 10
+
+// saveBody writes resp.Body to t: to stdout, or under NAME.part renamed to
+// NAME when complete. On failure the partial file stays for -C, except when
+// a size limit stopped it (resuming cannot help then).
+func (c *cli) saveBody(t *target, resp *schemes.Response, url string) error {
+	if t.path == "" {
+		_, err := io.CopyBuffer(c.stdout, c.withProgress(resp.Body, resp, 0), make([]byte, copyBufferSize))
+		return err
+	}
+	part := t.partPath()
+	flags := os.O_CREATE | os.O_WRONLY
+	resumed := t.offset > 0 && resp.Offset == t.offset
+	if !resumed {
+		flags |= os.O_TRUNC
+	}
+	f, err := os.OpenFile(part, flags, 0o644)
+	if err != nil {
+		return err
+	}
+	var h hash.Hash
+	if c.json {
+		h = sha256.New()
+	}
+	if resumed {
+		if h != nil {
+			if _, err := io.Copy(h, io.NewSectionReader(f, 0, t.offset)); err != nil {
+				f.Close()
+				return err
+			}
+		}
+		if _, err := f.Seek(t.offset, io.SeekStart); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	var w io.Writer = f
+	if h != nil {
+		w = io.MultiWriter(f, h)
+	}
+	start := int64(0)
+	if resumed {
+		start = t.offset
+	}
+	n, err := io.CopyBuffer(w, c.withProgress(resp.Body, resp, start), make([]byte, copyBufferSize))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		if errors.Is(err, schemes.ErrTooLarge) {
+			os.Remove(part)
+		}
+		return err
+	}
+	if err := os.Rename(part, t.path); err != nil {
+		return err
+	}
+	if !c.json {
+		return nil
+	}
+	meta := fileMeta{
+		URL: url, Name: resp.Name, Path: t.path, Size: start + n, Type: resp.Type,
+		MediaType: resp.MediaType, SHA256: hex.EncodeToString(h.Sum(nil)),
+	}
+	if resumed {
+		meta.Resumed = t.offset
+	}
+	if !resp.Modified.IsZero() {
+		meta.Modified = resp.Modified.UTC().Format(time.RFC3339)
+	}
+	return json.NewEncoder(c.stdout).Encode(meta)
+}
+
+// saveRendered writes a listing or metadata rendering to t the same
+// all-or-nothing way as a body.
+func (c *cli) saveRendered(t *target, render func(io.Writer) error) error {
+	if t.path == "" {
+		return render(c.stdout)
+	}
+	part := t.partPath()
+	f, err := os.Create(part)
+	if err != nil {
+		return err
+	}
+	err = render(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(part)
+		return err
+	}
+	return os.Rename(part, t.path)
+}
+
+// withProgress shows a progress bar on a terminal when the size is known.
+func (c *cli) withProgress(r io.Reader, resp *schemes.Response, start int64) io.Reader {
+	if !c.showProgress || resp.Size <= 0 {
+		return r
+	}
+	bar := progressbar.NewOptions64(resp.Size,
+		progressbar.OptionSetWriter(c.stderr),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionSetDescription(filepath.Base(resp.Name)),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionOnCompletion(func() { fmt.Fprint(c.stderr, "\r") }),
+	)
+	bar.Set64(start)
+	return io.TeeReader(r, bar)
+}

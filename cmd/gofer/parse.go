@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/goferurl/gofer/fetch"
+)
+
+func (c *cli) parseCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "parse [--json] URL",
+		Short: "Show a URL's parts and the exact requests a fetch would send (no network)",
+		Example: `  gofer parse 'ftp://myname@host.dom/%2Fetc/motd'
+  gofer parse --json 'gopher://gopher.example.org/0README%09%09+'`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return &usageError{msg: "parse takes exactly one URL"}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			client, err := c.client()
+			if err != nil {
+				return err
+			}
+			defer client.Close()
+			req := &fetch.Request{URL: args[0], Query: c.query, HasQuery: cmd.Flags().Changed("query"), Form: c.forms}
+			switch {
+			case c.head:
+				req.Part = "head"
+			case c.body:
+				req.Part = "body"
+			}
+			plan, err := client.Plan(req)
+			if err != nil {
+				return err
+			}
+			b, err := json.Marshal(plan)
+			if err != nil {
+				return err
+			}
+			if c.json {
+				var out bytes.Buffer
+				json.Indent(&out, b, "", "  ")
+				out.WriteByte('\n')
+				_, err = c.stdout.Write(out.Bytes())
+				return err
+			}
+			return writePlanText(c.stdout, b)
+		},
+	}
+}
+
+// writePlanText prints the parse object readably: the URL's parts first,
+// then each request line with its control characters made visible.
+func writePlanText(w io.Writer, planJSON []byte) error {
+	var m map[string]any
+	d := json.NewDecoder(bytes.NewReader(planJSON))
+	d.UseNumber()
+	if err := d.Decode(&m); err != nil {
+		return err
+	}
+	first := []string{"url", "scheme", "host", "port", "user", "password"}
+	last := map[string]bool{"requests": true, "notes": true, "warnings": true}
+	var rest []string
+	for k := range m {
+		if !last[k] && !contains(first, k) {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	for _, k := range append(first, rest...) {
+		v, ok := m[k]
+		if !ok || v == nil || v == "" {
+			continue
+		}
+		fmt.Fprintf(w, "%-9s %s\n", k+":", plainValue(v))
+	}
+	if notes, ok := m["notes"].(map[string]any); ok && len(notes) > 0 {
+		keys := make([]string, 0, len(notes))
+		for k := range notes {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(w, "%-9s %s\n", k+":", plainValue(notes[k]))
+		}
+	}
+	if reqs, ok := m["requests"].([]any); ok {
+		fmt.Fprintln(w, "requests:")
+		for _, r := range reqs {
+			s, _ := r.(string)
+			fmt.Fprintf(w, "  %s\n", visibleLine(s))
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func plainValue(v any) string {
+	switch v := v.(type) {
+	case string:
+		return visibleLine(v)
+	case json.Number:
+		return v.String()
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// visibleLine shows a request line as sent, with TAB, CR, LF and other
+// control bytes written as escapes so that nothing is hidden.
+func visibleLine(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; {
+		case ch == '\t':
+			b.WriteString(`\t`)
+		case ch == '\r':
+			b.WriteString(`\r`)
+		case ch == '\n':
+			b.WriteString(`\n`)
+		case ch < 0x20 || ch == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, ch)
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/goferurl/gofer/dial"
+	"github.com/goferurl/gofer/fetch"
+)
+
+// cli holds one invocation's streams and flags; nothing is global, so tests
+// can run many invocations in one process.
+type cli struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	code           int // exit code a command set itself
+
+	output       string
+	remoteName   bool
+	resume       bool
+	quiet        bool
+	verbose      bool
+	json         bool
+	timeout      time.Duration
+	idleTimeout  time.Duration
+	netrc        bool
+	netrcFile    string
+	email        string
+	query        string
+	forms        []string
+	nntpServer   string
+	allowPorts   []int
+	maxSize      string
+	ftpSSL       bool
+	cacert       string
+	insecure     bool
+	head, body   bool
+	autoLogin    bool
+	linger       time.Duration
+	showProgress bool
+
+	jobs     int
+	depth    int
+	dryRun   bool
+	delete   bool
+	noParent bool
+}
+
+func (c *cli) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "gofer",
+		Short: "Retrieve what an RFC 1738 URL names: ftp, http, gopher, news, nntp, telnet, file",
+		Long: `gofer retrieves whatever an RFC 1738 URL names by speaking the protocol the
+URL names: FTP, HTTP, Gopher and Gopher+, NNTP (news: and nntp:), telnet and
+local files. A security guard checks every URL before any connection: it warns
+on non-default ports, refuses another protocol's well-known port, and refuses
+URLs whose decoded parts would inject CR/LF into a line protocol.
+
+Exit codes: 0 ok, 1 other failure, 2 usage or malformed URL, 3 refused by the
+security guard (nothing was sent), 4 could not connect or resolve, 5 the server
+refused, 6 authentication failed, 7 timed out, 8 transfer interrupted.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &usageError{msg: err.Error()}
+	})
+	pf := root.PersistentFlags()
+	pf.StringVarP(&c.output, "output", "o", "", "write the body to `FILE` (\"-\" for stdout)")
+	pf.BoolVarP(&c.remoteName, "remote-name", "O", false, "write the body to a local file named like the remote one")
+	pf.BoolVarP(&c.resume, "continue", "C", false, "resume a partial download of the -o/-O file")
+	pf.BoolVarP(&c.quiet, "quiet", "q", false, "no progress output")
+	pf.BoolVarP(&c.verbose, "verbose", "v", false, "print the wire conversation on stderr (passwords as ****)")
+	pf.BoolVar(&c.json, "json", false, "machine-readable metadata or listing on stdout")
+	pf.DurationVar(&c.timeout, "timeout", 0, "give up after this long in all (e.g. 30s); also bounds connecting and each operation")
+	pf.DurationVar(&c.idleTimeout, "idle-timeout", 0, "fail an operation that makes no progress for this long (default 60s)")
+	pf.BoolVar(&c.netrc, "netrc", false, "take logins from ~/.netrc")
+	pf.StringVar(&c.netrcFile, "netrc-file", "", "take logins from this netrc `FILE`")
+	pf.StringVar(&c.email, "email", "", "anonymous FTP password (default $EMAIL, else user@host)")
+	pf.StringVar(&c.query, "query", "", "search `TEXT` for gopher type 7 and wais")
+	pf.StringArrayVar(&c.forms, "form", nil, "answer a Gopher+ +ASK question: `NAME=VALUE` (NAME: question text or position)")
+	pf.StringVar(&c.nntpServer, "nntp-server", "", "NNTP server `HOST[:PORT]` for news: URLs (default $NNTPSERVER)")
+	pf.IntSliceVar(&c.allowPorts, "allow-port", nil, "lift the guard's port refusal for `PORT`")
+	pf.StringVar(&c.maxSize, "max-size", "", "stop a transfer past `BYTES` (suffixes K, M, G)")
+	pf.BoolVar(&c.ftpSSL, "ftp-ssl", false, "require explicit TLS (FTP AUTH TLS, NNTP STARTTLS)")
+	pf.StringVar(&c.cacert, "cacert", "", "trust the CA certificates in `FILE`")
+	pf.BoolVarP(&c.insecure, "insecure", "k", false, "do not verify TLS certificates")
+	pf.BoolVar(&c.head, "head", false, "news: only the article's headers")
+	pf.BoolVar(&c.body, "body", false, "news: only the article's body")
+	pf.BoolVar(&c.autoLogin, "auto-login", false, "telnet: answer login prompts with the URL's user and password")
+	pf.DurationVar(&c.linger, "linger", 0, "telnet without a terminal: end this long after stdin ends (default 5s)")
+
+	root.AddCommand(c.getCommand(), c.mirrorCommand(), c.parseCommand(), c.extractCommand(), c.versionCommand())
+	return root
+}
+
+// client builds the fetch.Client the flags describe.
+func (c *cli) client() (*fetch.Client, error) {
+	opts := fetch.Options{
+		Warn:        c.warnf,
+		AllowPorts:  c.allowPorts,
+		Email:       c.email,
+		IdleTimeout: c.idleTimeout,
+		NNTPServer:  c.nntpServer,
+		RequireTLS:  c.ftpSSL,
+		AutoLogin:   c.autoLogin,
+		Linger:      c.linger,
+	}
+	if c.timeout > 0 {
+		opts.ConnectTimeout = c.timeout
+		if opts.IdleTimeout == 0 || opts.IdleTimeout > c.timeout {
+			opts.IdleTimeout = c.timeout
+		}
+	}
+	opts.Dialer = &dial.Dialer{ConnectTimeout: opts.ConnectTimeout}
+	if c.maxSize != "" {
+		n, err := parseSize(c.maxSize)
+		if err != nil {
+			return nil, &usageError{msg: fmt.Sprintf("--max-size %q: %v", c.maxSize, err)}
+		}
+		opts.MaxBytes = n
+	}
+	switch {
+	case c.netrcFile != "":
+		opts.Netrc = c.netrcFile
+	case c.netrc:
+		if p := os.Getenv("NETRC"); p != "" {
+			opts.Netrc = p
+		} else if home, err := os.UserHomeDir(); err == nil {
+			opts.Netrc = filepath.Join(home, ".netrc")
+		}
+	}
+	if c.cacert != "" || c.insecure {
+		cfg := &tls.Config{InsecureSkipVerify: c.insecure}
+		if c.cacert != "" {
+			pem, err := os.ReadFile(c.cacert)
+			if err != nil {
+				return nil, &usageError{msg: fmt.Sprintf("--cacert: %v", err)}
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(pem) {
+				return nil, &usageError{msg: fmt.Sprintf("--cacert %s: no PEM certificates in it", c.cacert)}
+			}
+			cfg.RootCAs = pool
+		}
+		opts.TLSConfig = cfg
+	}
+	if c.verbose {
+		opts.Transcript = c.stderr
+	}
+	if f, ok := c.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		opts.Prompt = c.prompter(f)
+	}
+	return fetch.NewClient(opts), nil
+}
+
+// prompter asks on the terminal: the question on stderr, the answer from
+// stdin, without echo for secrets.
+func (c *cli) prompter(tty *os.File) func(string, bool) (string, error) {
+	return func(question string, secret bool) (string, error) {
+		fmt.Fprint(c.stderr, question)
+		if !strings.HasSuffix(question, " ") {
+			fmt.Fprint(c.stderr, " ")
+		}
+		if secret {
+			b, err := term.ReadPassword(int(tty.Fd()))
+			fmt.Fprintln(c.stderr)
+			return string(b), err
+		}
+		var line []byte
+		buf := make([]byte, 1)
+		for {
+			n, err := tty.Read(buf)
+			if n == 1 {
+				if buf[0] == '\n' {
+					break
+				}
+				line = append(line, buf[0])
+			}
+			if err != nil {
+				return string(line), err
+			}
+		}
+		return strings.TrimRight(string(line), "\r"), nil
+	}
+}
+
+// parseSize reads a byte count with an optional K, M or G suffix (powers of 1024).
+func parseSize(s string) (int64, error) {
+	mult := int64(1)
+	t := strings.ToUpper(strings.TrimSpace(s))
+	t = strings.TrimSuffix(t, "B")
+	if t == "" {
+		return 0, fmt.Errorf("not a size")
+	}
+	switch t[len(t)-1] {
+	case 'K':
+		mult, t = 1<<10, t[:len(t)-1]
+	case 'M':
+		mult, t = 1<<20, t[:len(t)-1]
+	case 'G':
+		mult, t = 1<<30, t[:len(t)-1]
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("not a size")
+	}
+	return n * mult, nil
+}
