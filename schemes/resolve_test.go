@@ -9,7 +9,7 @@ import (
 // TestResolve runs testdata/resolve.json: RFC 1630's magic://a/b/c//d/e/f
 // table and the same rules on real schemes.
 func TestResolve(t *testing.T) {
-	b, err := os.ReadFile("../testdata/resolve.json")
+	b, err := os.ReadFile("../testdata/urls/resolve.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,18 +52,16 @@ func subsequence(got, want []string) bool {
 // TestCorpusRequests plans every corpus URL that names expected requests
 // and compares: "requests" exactly, "requests_in_order" as a subsequence.
 func TestCorpusRequests(t *testing.T) {
-	b, err := os.ReadFile("../../testdata/urls.json")
+	b, err := os.ReadFile("../../testdata/urls/seeds.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var f struct {
-		URLs []json.RawMessage `json:"urls"`
-	}
-	if err := json.Unmarshal(b, &f); err != nil {
+	var urls []json.RawMessage
+	if err := json.Unmarshal(b, &urls); err != nil {
 		t.Fatal(err)
 	}
 	checked := 0
-	for _, raw := range f.URLs {
+	for _, raw := range urls {
 		var c corpusCase
 		if err := json.Unmarshal(raw, &c); err != nil {
 			t.Fatal(err)
