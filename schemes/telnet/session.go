@@ -1,0 +1,449 @@
+package telnet
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/goferurl/gofer/dial"
+	"github.com/goferurl/gofer/schemes"
+	"golang.org/x/term"
+)
+
+// EscapeKey is the local key that ends a terminal session, as telnet(1)'s
+// Ctrl-]. It is never sent to the server.
+const EscapeKey = 0x1d
+
+// loginWait is how long a piped session with auto-login holds back stdin
+// while waiting for the login and password prompts; after it, stdin flows
+// anyway, so that a server that never asks still gets its input.
+const loginWait = 30 * time.Second
+
+// Session is a telnet connection (RFC 854) ready to be connected to a person
+// or a pipe. It implements schemes.Session.
+type Session struct {
+	conn         net.Conn
+	user         string
+	password     string
+	hasUser      bool
+	hasPassword  bool
+	autoLogin    bool
+	linger       time.Duration
+	writeTimeout time.Duration
+	transcript   io.Writer
+
+	wmu       sync.Mutex // one writer on the connection at a time
+	traceMu   sync.Mutex
+	closeOnce sync.Once
+	closeErr  error
+	closing   chan struct{}
+	started   bool
+	startMu   sync.Mutex
+}
+
+var _ schemes.Session = (*Session)(nil)
+
+func newSession(conn net.Conn, req *schemes.Request) *Session {
+	linger := req.Linger
+	if linger <= 0 {
+		linger = schemes.DefaultLinger
+	}
+	u := req.URL
+	return &Session{
+		conn:         conn,
+		user:         u.User,
+		password:     u.Password,
+		hasUser:      u.HasUser && u.User != "",
+		hasPassword:  u.HasPassword,
+		autoLogin:    req.AutoLogin,
+		linger:       linger,
+		writeTimeout: req.Idle(),
+		transcript:   req.Transcript,
+		closing:      make(chan struct{}),
+	}
+}
+
+// Close ends the connection. It is safe to call more than once.
+func (s *Session) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.closing)
+		s.closeErr = s.conn.Close()
+	})
+	return s.closeErr
+}
+
+// write sends bytes to the server; a server that stops reading fails the
+// write after the idle timeout instead of hanging the session.
+func (s *Session) write(p []byte) error {
+	if len(p) == 0 {
+		return nil
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.conn.SetWriteDeadline(time.Now().Add(s.writeTimeout))
+	_, err := s.conn.Write(p)
+	return err
+}
+
+func (s *Session) trace(format string, args ...any) {
+	if s.transcript == nil {
+		return
+	}
+	s.traceMu.Lock()
+	defer s.traceMu.Unlock()
+	fmt.Fprintf(s.transcript, format+"\n", args...)
+}
+
+type eventKind int
+
+const (
+	evServerClosed eventKind = iota
+	evInputEOF
+	evInputErr
+	evEscape
+)
+
+type event struct {
+	kind eventKind
+	err  error
+}
+
+// Interact relays in to the server and the server to out until one side
+// ends the session.
+//
+// When in is a terminal, it is put in raw mode (restored on every return,
+// on a signal and on a panic), the escape key Ctrl-] ends the session, the
+// window size is reported when the server asks (NAWS, RFC 1073) and the
+// terminal type when it asks (TTYPE, RFC 1091). Otherwise in is read as
+// lines, sent with CR LF ends, and the session ends when the server closes
+// or the linger time after in ends. Either way out receives only the
+// server's data: option negotiation never reaches it.
+//
+// A reader of in that cannot be interrupted (a pipe's read blocks until data
+// or EOF) may stay blocked after Interact returns; it consumes at most one
+// read's worth of input and sends nothing.
+func (s *Session) Interact(ctx context.Context, in io.Reader, out io.Writer) (err error) {
+	s.startMu.Lock()
+	if s.started {
+		s.startMu.Unlock()
+		return errors.New("telnet session: Interact called twice")
+	}
+	s.started = true
+	s.startMu.Unlock()
+	defer s.Close()
+
+	fd, isTerm := terminalOf(in)
+	restore := func() {}
+	var sigs <-chan os.Signal
+	if isTerm {
+		old, err := term.MakeRaw(fd)
+		if err != nil {
+			return fmt.Errorf("telnet session: raw mode: %w", err)
+		}
+		var once sync.Once
+		restore = func() { once.Do(func() { term.Restore(fd, old) }) }
+		defer restore()
+		var stopSignals func()
+		sigs, stopSignals = notifyInterrupt()
+		defer stopSignals()
+	}
+
+	neg := &negotiator{
+		trace: func(dir string, seq []byte) { s.trace("%s %s", dir, describe(seq)) },
+	}
+	if isTerm {
+		neg.size = func() (int, int, bool) {
+			w, h, err := term.GetSize(fd)
+			return w, h, err == nil
+		}
+		neg.termType = strings.ToUpper(os.Getenv("TERM"))
+		stopWinch := watchWindow(func() {
+			if err := s.write(neg.naws()); err != nil {
+				s.Close()
+			}
+		})
+		defer stopWinch()
+	}
+
+	var outMu sync.Mutex
+	writeOut := func(p []byte) error {
+		if len(p) == 0 {
+			return nil
+		}
+		outMu.Lock()
+		defer outMu.Unlock()
+		_, err := out.Write(p)
+		return err
+	}
+
+	// With auto-login on a pipe, stdin waits until the login is done: the
+	// login program discards typed-ahead input when it asks for a password.
+	gate := make(chan struct{})
+	var gateOnce sync.Once
+	openGate := func() { gateOnce.Do(func() { close(gate) }) }
+	var login *loginWatcher
+	if s.autoLogin && s.hasUser {
+		login = &loginWatcher{s: s, done: openGate}
+	}
+	if login == nil || isTerm {
+		openGate()
+	} else {
+		t := time.AfterFunc(loginWait, openGate)
+		defer t.Stop()
+	}
+
+	events := make(chan event, 4)
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		defer repanic(restore)
+		s.readLoop(neg, login, isTerm, writeOut, events)
+	}()
+	inputDone := make(chan struct{})
+	go func() {
+		defer close(inputDone)
+		defer repanic(restore)
+		s.inputLoop(in, isTerm, neg, gate, writeOut, events)
+	}()
+	defer func() {
+		// Close first: it unblocks the reader and an input loop held at
+		// the gate. out is never written after Interact returns.
+		s.Close()
+		stopInput(in, inputDone)
+		<-readDone
+	}()
+
+	var lingerC <-chan time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return schemes.Errorf(schemes.ErrInterrupted, "telnet session: %v", ctx.Err())
+		case sig := <-sigs:
+			return schemes.Errorf(schemes.ErrInterrupted, "telnet session ended by %v", sig)
+		case <-lingerC:
+			return nil
+		case ev := <-events:
+			switch ev.kind {
+			case evServerClosed:
+				return ev.err
+			case evInputErr:
+				return ev.err
+			case evEscape:
+				writeOut([]byte("\r\n"))
+				return nil
+			case evInputEOF:
+				t := time.NewTimer(s.linger)
+				defer t.Stop()
+				lingerC = t.C
+			}
+		}
+	}
+}
+
+// readLoop relays the server to out and answers its option negotiation.
+func (s *Session) readLoop(neg *negotiator, login *loginWatcher, isTerm bool, writeOut func([]byte) error, events chan<- event) {
+	var ps parser
+	dec := outputDecoder{terminal: isTerm}
+	buf := make([]byte, 32<<10)
+	var data, reply, text []byte
+	for {
+		n, err := s.conn.Read(buf)
+		if n > 0 {
+			data, reply = ps.feed(neg, buf[:n], data[:0], reply[:0])
+			if werr := s.write(reply); werr != nil {
+				events <- event{evServerClosed, dial.Classify(werr, "telnet: write to server")}
+				return
+			}
+			text = dec.decode(text[:0], data)
+			if werr := writeOut(text); werr != nil {
+				events <- event{evServerClosed, fmt.Errorf("telnet session: writing output: %w", werr)}
+				return
+			}
+			if login != nil {
+				if werr := login.see(text); werr != nil {
+					events <- event{evServerClosed, dial.Classify(werr, "telnet: auto-login")}
+					return
+				}
+			}
+		}
+		if err != nil {
+			writeOut(dec.finish(nil))
+			select {
+			case <-s.closing:
+				// We closed the connection: not the server's doing.
+				err = nil
+			default:
+				if errors.Is(err, io.EOF) {
+					err = nil
+				} else {
+					err = dial.Classify(err, "telnet: read from server")
+				}
+			}
+			events <- event{evServerClosed, err}
+			return
+		}
+	}
+}
+
+// inputLoop relays in to the server.
+func (s *Session) inputLoop(in io.Reader, isTerm bool, neg *negotiator, gate <-chan struct{}, writeOut func([]byte) error, events chan<- event) {
+	var enc inputEncoder
+	buf := make([]byte, 4096)
+	var wire, echo []byte
+	for {
+		n, err := in.Read(buf)
+		select {
+		case <-gate:
+		case <-s.closing:
+			return
+		}
+		if n > 0 {
+			chunk := buf[:n]
+			escaped := false
+			if isTerm {
+				if i := bytes.IndexByte(chunk, EscapeKey); i >= 0 {
+					chunk, escaped = chunk[:i], true
+				}
+			}
+			wire = enc.encode(wire[:0], chunk, isTerm)
+			if werr := s.write(wire); werr != nil {
+				events <- event{evInputErr, dial.Classify(werr, "telnet: write to server")}
+				return
+			}
+			if isTerm && !neg.serverEchoes() {
+				// The server does not echo (RFC 857): a raw terminal shows
+				// nothing unless the client echoes locally.
+				echo = echo[:0]
+				for _, c := range chunk {
+					if c == '\r' {
+						echo = append(echo, '\r', '\n')
+					} else {
+						echo = append(echo, c)
+					}
+				}
+				writeOut(echo)
+			}
+			if escaped {
+				events <- event{evEscape, nil}
+				return
+			}
+		}
+		if err == io.EOF {
+			if werr := s.write(enc.finish(wire[:0])); werr != nil {
+				events <- event{evInputErr, dial.Classify(werr, "telnet: write to server")}
+				return
+			}
+			events <- event{evInputEOF, nil}
+			return
+		}
+		if err != nil {
+			select {
+			case <-s.closing:
+			default:
+				events <- event{evInputErr, fmt.Errorf("telnet session: reading input: %w", err)}
+			}
+			return
+		}
+	}
+}
+
+// stopInput unblocks the input reader when in supports read deadlines (a
+// terminal opened by path does) and waits for it, then clears the deadline
+// so in is usable again. A file in blocking mode accepts a deadline without
+// honouring it, so the wait is bounded.
+func stopInput(in io.Reader, done <-chan struct{}) {
+	d, ok := in.(interface{ SetReadDeadline(time.Time) error })
+	if !ok || d.SetReadDeadline(time.Now()) != nil {
+		return
+	}
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+	d.SetReadDeadline(time.Time{})
+}
+
+// repanic restores the terminal before a panic in a session goroutine ends
+// the program, which would otherwise leave the terminal raw.
+func repanic(restore func()) {
+	if r := recover(); r != nil {
+		restore()
+		panic(r)
+	}
+}
+
+// terminalOf reports whether in is a terminal, and its file descriptor.
+// The descriptor comes through SyscallConn rather than Fd, because Fd puts
+// the file in blocking mode and read deadlines would stop working on it.
+func terminalOf(in io.Reader) (fd int, ok bool) {
+	f, isFile := in.(*os.File)
+	if !isFile {
+		return -1, false
+	}
+	fd = -1
+	if rc, err := f.SyscallConn(); err == nil {
+		rc.Control(func(d uintptr) { fd = int(d) })
+	}
+	if fd < 0 || !term.IsTerminal(fd) {
+		return -1, false
+	}
+	return fd, true
+}
+
+// loginWatcher answers the server's login and password prompts with the
+// URL's user and password, once each.
+type loginWatcher struct {
+	s     *Session
+	stage int // 0: await "login:", 1: await "password:", 2: await any output, 3: done
+	tail  []byte
+	done  func()
+}
+
+func (l *loginWatcher) see(text []byte) error {
+	if l.stage == 3 || len(text) == 0 {
+		return nil
+	}
+	if l.stage == 2 {
+		// Output after the password: login has read it, stdin may flow.
+		l.stage = 3
+		l.done()
+		return nil
+	}
+	l.tail = append(l.tail, text...)
+	if len(l.tail) > 64 {
+		l.tail = append(l.tail[:0], l.tail[len(l.tail)-64:]...)
+	}
+	prompt := strings.ToLower(strings.TrimRight(string(l.tail), " \t"))
+	switch {
+	case l.stage == 0 && strings.HasSuffix(prompt, "login:"):
+		l.tail = l.tail[:0]
+		l.s.trace("> %s (auto-login)", l.s.user)
+		if err := l.s.write(appendEscaped(nil, []byte(l.s.user+"\r\n"))); err != nil {
+			return err
+		}
+		if !l.s.hasPassword {
+			// The person types the password; nothing more to wait for.
+			l.stage = 3
+			l.done()
+			return nil
+		}
+		l.stage = 1
+	case l.stage == 1 && strings.HasSuffix(prompt, "password:"):
+		l.tail = l.tail[:0]
+		l.s.trace("> **** (auto-login)")
+		if err := l.s.write(appendEscaped(nil, []byte(l.s.password+"\r\n"))); err != nil {
+			return err
+		}
+		l.stage = 2
+	}
+	return nil
+}
