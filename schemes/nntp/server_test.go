@@ -22,6 +22,9 @@ type step struct {
 	want  string // the command line expected, without CR LF; "" for the greeting
 	reply string
 	close bool // close the connection after the reply
+	// stall stops answering after the reply: the server only waits for
+	// the client to give up and close.
+	stall bool
 	// startTLS, when set, starts TLS as the server after the reply.
 	startTLS *tls.Config
 }
@@ -88,6 +91,10 @@ func serveOn(t *testing.T, cfg *tls.Config, steps ...step) *scripted {
 				return
 			}
 			if st.close {
+				return
+			}
+			if st.stall {
+				io.Copy(io.Discard, br)
 				return
 			}
 			if st.startTLS != nil {

@@ -9,6 +9,7 @@ import (
 	"net/textproto"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goferurl/gofer/schemes"
 	"github.com/goferurl/gofer/security"
@@ -506,6 +507,29 @@ func TestConnectFailureIsErrConnect(t *testing.T) {
 	if !errors.Is(err, schemes.ErrConnect) {
 		t.Errorf("err %v, want ErrConnect", err)
 	}
+}
+
+func TestStalledServerTimesOut(t *testing.T) {
+	t.Run("before the reply", func(t *testing.T) {
+		s := serve(t, greeting, readerCaps, step{want: "GROUP g", stall: true})
+		req := newsReq(s, &schemes.News{Group: "g"})
+		req.IdleTimeout = 100 * time.Millisecond
+		_, _, err := fetchAll(t, req)
+		if !errors.Is(err, schemes.ErrTimeout) {
+			t.Errorf("err %v, want ErrTimeout", err)
+		}
+		s.wait(t)
+	})
+	t.Run("in the middle of an article", func(t *testing.T) {
+		s := serve(t, greeting, readerCaps, step{want: "ARTICLE <a@b>", reply: "220 0 <a@b>\r\nSubject: slow\r\n", stall: true})
+		req := newsReq(s, &schemes.News{MessageID: "a@b"})
+		req.IdleTimeout = 100 * time.Millisecond
+		body, _, err := fetchAll(t, req)
+		if !errors.Is(err, schemes.ErrTimeout) || body != "Subject: slow\n" {
+			t.Errorf("body %q, err %v; want the first line then ErrTimeout", body, err)
+		}
+		s.wait(t)
+	})
 }
 
 func TestCancelledContextEndsTheFetch(t *testing.T) {
