@@ -1,22 +1,38 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/goferurl/gofer/fetch/mirror"
 )
 
 func (c *cli) mirrorCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mirror [flags] URL DIR",
 		Short: "Copy an ftp, gopher or http tree into DIR, incrementally and in parallel",
+		Long: `mirror copies the tree under URL into DIR byte for byte. DIR then holds the
+tree and one hidden state directory, DIR/.gofer/. A second run transfers only
+what changed; an interrupted run continues where it stopped. Remote names that
+could not safely become local names are listed and never written (exit 3).`,
+		Example: `  gofer mirror -j 8 ftp://ftp.example.org/pub/ ./pub
+  gofer mirror gopher://gopher.example.org/1/archive ./archive
+  gofer mirror --dry-run --delete http://www.example.org/docs/ ./docs`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return &usageError{msg: "mirror takes a URL and a directory"}
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return &usageError{msg: "mirror: not built yet"}
-		},
+		RunE: c.runMirror,
 	}
 	f := cmd.Flags()
 	f.IntVarP(&c.jobs, "jobs", "j", 4, "parallel workers, each with its own connection")
@@ -26,3 +42,145 @@ func (c *cli) mirrorCommand() *cobra.Command {
 	f.BoolVar(&c.noParent, "no-parent", false, "keep to paths or selectors under the starting one")
 	return cmd
 }
+
+func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
+	if c.jobs < 1 {
+		return &usageError{msg: "--jobs must be at least 1"}
+	}
+	ctx := cmd.Context()
+	if c.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
+	}
+	client, err := c.client()
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	opts := mirror.Options{Jobs: c.jobs, Depth: c.depth, NoParent: c.noParent, DryRun: c.dryRun, Delete: c.delete}
+	if c.verbose {
+		opts.Log = func(format string, args ...any) { fmt.Fprintf(c.stderr, format+"\n", args...) }
+	}
+	var display *progressDisplay
+	if f, ok := c.stderr.(*os.File); ok && !c.quiet && !c.verbose && term.IsTerminal(int(f.Fd())) {
+		display = &progressDisplay{w: f}
+		opts.Progress = display.show
+	}
+	sum, err := mirror.Run(ctx, client, args[0], args[1], opts)
+	if display != nil {
+		display.clear()
+	}
+	if sum != nil {
+		if werr := c.writeSummary(sum); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	c.code = mirrorExitCode(sum)
+	if c.code != exitOK {
+		return errReported
+	}
+	return nil
+}
+
+// mirrorExitCode is 0 only when every item succeeded: refused names give 3
+// (the rest was still mirrored), other failures the most severe code among them.
+func mirrorExitCode(sum *mirror.Summary) int {
+	code := exitOK
+	raise := func(c int) {
+		if severity(c) > severity(code) {
+			code = c
+		}
+	}
+	if sum.Refused > 0 {
+		raise(exitRefused)
+	}
+	for _, f := range sum.Failures {
+		c := exitCode(f.Err)
+		if f.Err == nil {
+			c = exitFailure
+		}
+		raise(c)
+	}
+	if sum.Failed > int64(len(sum.Failures)) && code == exitOK {
+		code = exitFailure
+	}
+	return code
+}
+
+// writeSummary prints the outcome: the --json object, or a readable report
+// with the refusals and failures listed.
+func (c *cli) writeSummary(sum *mirror.Summary) error {
+	if c.json {
+		return json.NewEncoder(c.stdout).Encode(sum)
+	}
+	w := c.stdout
+	for _, p := range sum.Planned {
+		fmt.Fprintf(w, "would %-6s %s\n", p.Action, printable(p.Path))
+	}
+	verb := "mirrored"
+	if sum.DryRun {
+		verb = "dry run of"
+	}
+	fmt.Fprintf(w, "%s %s into %s: %d new, %d updated, %d unchanged, %d deleted, %d refused, %d failed; %d bytes in %d transfers, %.1fs\n",
+		verb, sum.URL, sum.Dir, sum.New, sum.Updated, sum.Unchanged, sum.Deleted, sum.Refused, sum.Failed,
+		sum.Bytes, sum.Transfers, sum.Seconds)
+	if sum.Links > 0 || sum.Recorded > 0 || sum.Skipped > 0 {
+		fmt.Fprintf(w, "recorded, not fetched: %d symlinks, %d other items; %d excluded by robots.txt\n", sum.Links, sum.Recorded, sum.Skipped)
+	}
+	for _, r := range sum.Refusals {
+		fmt.Fprintf(c.stderr, "gofer: refused name %q (%s): %s\n", printable(r.Name), r.URL, r.Reason)
+	}
+	for _, f := range sum.Failures {
+		fmt.Fprintf(c.stderr, "gofer: failed %s: %s\n", f.URL, strings.ReplaceAll(f.Error, "\n", " "))
+	}
+	return nil
+}
+
+// progressDisplay redraws a status line and one line per worker on a terminal.
+type progressDisplay struct {
+	w     io.Writer
+	lines int
+	last  time.Time
+}
+
+func (d *progressDisplay) show(p mirror.Progress) {
+	if time.Since(d.last) < 150*time.Millisecond {
+		return
+	}
+	d.last = time.Now()
+	var b strings.Builder
+	if d.lines > 0 {
+		fmt.Fprintf(&b, "\x1b[%dA", d.lines)
+	}
+	fmt.Fprintf(&b, "\r\x1b[K%d/%d files, %s, %s/s\n", p.FilesDone, p.FilesTotal, humanBytes(float64(p.Bytes)), humanBytes(p.Rate))
+	for i, path := range p.Workers {
+		if path == "" {
+			path = "(idle)"
+		}
+		fmt.Fprintf(&b, "\r\x1b[K  [%d] %s\n", i+1, printable(path))
+	}
+	d.lines = 1 + len(p.Workers)
+	io.WriteString(d.w, b.String())
+}
+
+func (d *progressDisplay) clear() {
+	if d.lines == 0 {
+		return
+	}
+	fmt.Fprintf(d.w, "\x1b[%dA\x1b[J", d.lines)
+}
+
+func humanBytes(n float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for n >= 1024 && i < len(units)-1 {
+		n /= 1024
+		i++
+	}
+	return fmt.Sprintf("%.1f %s", n, units[i])
+}
+
