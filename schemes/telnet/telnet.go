@@ -82,9 +82,6 @@ func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 	if u.HasUser && u.User != "" {
 		plan.Notes["login"] = u.User + " (advisory)"
 	}
-	if u.HasPassword {
-		plan.Notes["password"] = "****"
-	}
 	switch u.Scheme {
 	case "rlogin", "tn3270":
 		if cmd, err := handoffCommand(u); err == nil {
