@@ -96,6 +96,11 @@ type Client struct {
 	fetchers map[string]schemes.Fetcher
 	dialer   schemes.Dialer
 
+	// schemeDialers holds one dialer per scheme, made once, so that a
+	// fetcher that pools connections by dialer (HTTP) keeps reusing them.
+	dialerMu      sync.Mutex
+	schemeDialers map[string]*dial.Dialer
+
 	email func() string
 	netrc func() (*netrcFile, error)
 }
@@ -218,11 +223,7 @@ func (c *Client) schemeRequest(r *Request, u *schemes.URL, g *security.Guard) (*
 		Linger:          o.Linger,
 		Transcript:      o.Transcript,
 	}
-	if d, ok := c.dialer.(*dial.Dialer); ok {
-		// The scheme picks the proxy (<scheme>_proxy); the guard has checked
-		// the target, and the proxy is the user's own choice.
-		req.Dialer = d.For(u.Scheme)
-	}
+	req.Dialer = c.dialerFor(u.Scheme)
 	if req.NNTPServer == "" {
 		req.NNTPServer = os.Getenv("NNTPSERVER")
 	}
@@ -230,6 +231,33 @@ func (c *Client) schemeRequest(r *Request, u *schemes.URL, g *security.Guard) (*
 		req.Credentials = nf.login
 	}
 	return req, nil
+}
+
+// dialerFor returns the dialer for connections of scheme: a *dial.Dialer
+// learns the scheme, which picks its proxy (<scheme>_proxy). The guard has
+// checked the target; the proxy is the user's own choice and is not checked.
+func (c *Client) dialerFor(scheme string) schemes.Dialer {
+	d, ok := c.dialer.(*dial.Dialer)
+	if !ok {
+		return c.dialer
+	}
+	c.dialerMu.Lock()
+	defer c.dialerMu.Unlock()
+	if sd := c.schemeDialers[scheme]; sd != nil {
+		return sd
+	}
+	sd := d.For(scheme)
+	if scheme == "http" || scheme == "https" {
+		// schemes/http takes HTTP_PROXY, HTTPS_PROXY and NO_PROXY through
+		// net/http's own conventions; reading them here as well would send
+		// the connection to the proxy through the proxy.
+		sd.Environment = false
+	}
+	if c.schemeDialers == nil {
+		c.schemeDialers = map[string]*dial.Dialer{}
+	}
+	c.schemeDialers[scheme] = sd
+	return sd
 }
 
 // Get retrieves rawURL with a Client of zero Options. Closing the response

@@ -480,3 +480,29 @@ func TestPackageGet(t *testing.T) {
 		t.Errorf("Get(x-unknown:) = %v, want ErrUnsupportedScheme", err)
 	}
 }
+
+// TestDialerPerSchemeStable: every fetch of one scheme gets the same
+// dialer, so fetchers that pool connections by dialer reuse them.
+func TestDialerPerSchemeStable(t *testing.T) {
+	c := newClient(Options{})
+	var got []schemes.Dialer
+	f := newFake()
+	f.routes["ftp://127.0.0.21/x"] = func(req *schemes.Request) (*schemes.Response, error) {
+		got = append(got, req.Dialer)
+		return &schemes.Response{Kind: schemes.KindListing}, nil
+	}
+	f.routes["http://127.0.0.80/"] = f.routes["ftp://127.0.0.21/x"]
+	c.Register("ftp", f)
+	c.Register("http", f)
+	for _, u := range []string{"ftp://127.0.0.21/x", "ftp://127.0.0.21/x", "http://127.0.0.80/"} {
+		if _, err := c.Get(context.Background(), u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(got) != 3 || got[0] != got[1] || got[0] == got[2] {
+		t.Errorf("dialers %p %p %p: want one per scheme, the same on every fetch", got[0], got[1], got[2])
+	}
+	if d := got[2].(*dial.Dialer); d.Environment || d.Scheme != "http" {
+		t.Errorf("http dialer %+v: the http fetcher reads the proxy environment itself", d)
+	}
+}
