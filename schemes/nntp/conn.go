@@ -99,6 +99,7 @@ type conn struct {
 	caps      map[string][]string // CAPABILITIES, keyword upper-cased
 	capsKnown bool
 	authed    bool
+	group     string // the group GROUP last selected
 
 	// abortErr is set when the fetch's context ends: the connection is
 	// closed to unblock any read, and that read reports this error instead

@@ -251,7 +251,12 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		return nil, err
 	}
 	// Check every URL-derived argument before a connection is opened.
-	for _, c := range t.retrieval(req.Part, "0", "0") {
+	cmds := t.retrieval(req.Part, "0", "0")
+	if u := req.URL; u.HasUser {
+		cmds = append(cmds, command{verb: "AUTHINFO USER", arg: u.User, part: "news user"},
+			command{verb: "AUTHINFO PASS", arg: u.Password, part: "news password", secret: true})
+	}
+	for _, c := range cmds {
 		if _, err := c.line(); err != nil {
 			return nil, err
 		}

@@ -212,19 +212,34 @@ func (c *conn) authenticate(lg *login) error {
 }
 
 // do sends a reader command; a 480 answer (authentication required) logs
-// in once and sends the command again (RFC 4643 §2.1).
+// in once and sends the command again (RFC 4643 §2.1). A group selected
+// before the login is selected again first, since what a reader may see
+// changes with the login.
 func (c *conn) do(cmd command, lg *login) (int, string, error) {
 	code, text, err := c.cmd(cmd)
-	if err != nil || code != codeAuthRequired || c.authed {
-		return code, text, err
+	if err == nil && code == codeAuthRequired && !c.authed {
+		if lg == nil || lg.get == nil {
+			return 0, "", c.refusalHint(cmd, code, text, "log in with nntp://USER@HOST/... or a netrc entry for the server (--netrc)")
+		}
+		if err := c.authenticate(lg); err != nil {
+			return 0, "", err
+		}
+		if c.group != "" && cmd.verb != "GROUP" {
+			again := groupCommand(c.group)
+			code, text, err := c.cmd(again)
+			if err != nil {
+				return 0, "", err
+			}
+			if code != codeGroupSelected {
+				return 0, "", c.refusal(again, code, text)
+			}
+		}
+		code, text, err = c.cmd(cmd)
 	}
-	if lg == nil || lg.get == nil {
-		return 0, "", c.refusalHint(cmd, code, text, "log in with nntp://USER@HOST/... or a netrc entry for the server (--netrc)")
+	if err == nil && cmd.verb == "GROUP" && code == codeGroupSelected {
+		c.group = cmd.arg
 	}
-	if err := c.authenticate(lg); err != nil {
-		return 0, "", err
-	}
-	return c.cmd(cmd)
+	return code, text, err
 }
 
 // dialServer opens the connection to addr: plain TCP, or TLS from the first

@@ -233,6 +233,31 @@ func TestAuthinfoOn480(t *testing.T) {
 	}
 }
 
+// A server that lets anyone select the group but wants a login for its
+// articles: after the login the group is selected again, then the article.
+func TestAuthinfoOn480AfterGroupSelectsItAgain(t *testing.T) {
+	s := serve(t, greeting, readerCaps,
+		step{want: "GROUP g", reply: "211 1 1 1 g\r\n"},
+		step{want: "ARTICLE 1", reply: "480 Authentication required\r\n"},
+		step{want: "AUTHINFO USER reader", reply: "381 Password required\r\n"},
+		step{want: "AUTHINFO PASS reader-secret", reply: "281 Authentication accepted\r\n"},
+		readerCaps,
+		step{want: "GROUP g", reply: "211 1 1 1 g\r\n"},
+		step{want: "ARTICLE 1", reply: lines("220 1 <a@b>", "after login", ".")})
+	req := nntpReq(t, s.addr, "g", 1)
+	req.Prompt = func(q string, secret bool) (string, error) {
+		if secret {
+			return "reader-secret", nil
+		}
+		return "reader", nil
+	}
+	body, _, err := fetchAll(t, req)
+	if err != nil || body != "after login\n" {
+		t.Fatalf("body %q, err %v", body, err)
+	}
+	s.wait(t)
+}
+
 func TestCredentialsFromURLAreSentUpfront(t *testing.T) {
 	s := serve(t, greeting, readerCaps,
 		step{want: "AUTHINFO USER reader", reply: "381 Password required\r\n"},
@@ -476,6 +501,8 @@ func TestRefusedBeforeConnecting(t *testing.T) {
 		{"space in a message-id", &schemes.URL{Scheme: "news", News: &schemes.News{MessageID: "a b@c"}}, schemes.ErrUsage},
 		{"wildmat as a group", &schemes.URL{Scheme: "news", News: &schemes.News{Group: "comp.*"}}, schemes.ErrUsage},
 		{"nntp URL without a group", &schemes.URL{Scheme: "nntp", Host: "127.0.0.1", NNTP: &schemes.NNTP{}}, schemes.ErrUsage},
+		{"CR LF in a password", &schemes.URL{Scheme: "nntp", Host: "127.0.0.1", User: "u", HasUser: true, Password: "p\r\nQUIT", HasPassword: true,
+			NNTP: &schemes.NNTP{Group: "g"}}, security.ErrInjection},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
