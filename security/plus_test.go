@@ -3,6 +3,8 @@ package security
 import (
 	"errors"
 	"testing"
+
+	"github.com/goferurl/gofer/schemes"
 )
 
 // TestPlusStringShapes: the single-line shapes pass; the draft's two filled
@@ -10,8 +12,9 @@ import (
 func TestPlusStringShapes(t *testing.T) {
 	pass := []string{
 		"", "+", "+application/postscript Es_ES", "!", "!+ABSTRACT +SMELL", "$", "$+VIEWS", "?",
-		// draft-ietf-uri-url-03, GOPHER: the filled +ASK forms.
-		"+\t1\r\n+-1\r\nanswer1\r\nanswer2\r\n.\r\n",
+		// draft-ietf-uri-url-03, GOPHER: its two filled +ASK forms, decoded.
+		"+\t1\r\n+-1\r\nask_item1_value\r\nask_item2_value\r\n.\r\n",
+		"+view_name language_name\t1\r\n+-1\r\nask_item1_value\r\nask_item2_value\r\n.\r\n",
 		"+application/postscript Es_ES\t1\r\n+-1\r\nanswer1\r\nanswer2\r\n.\r\n",
 		"+\t1\r\n+-1\r\n.\r\n",
 		"+\t1\r\n+-1\r\n.5 litres\r\n\r\n.\r\n", // an empty answer and one starting with '.'
@@ -60,6 +63,18 @@ func TestPlusStringShapes(t *testing.T) {
 // a gopher URL and refuses it one byte off.
 func TestGuardAcceptsFilledAsk(t *testing.T) {
 	var g Guard
+	for _, raw := range []string{
+		"gopher://127.0.0.70/0sel%09%09+%091%0D%0A+-1%0D%0Aask_item1_value%0D%0Aask_item2_value%0D%0A.%0D%0A",
+		"gopher://127.0.0.70/0sel%09%09+view_name%20language_name%091%0D%0A+-1%0D%0Aask_item1_value%0D%0Aask_item2_value%0D%0A.%0D%0A",
+	} {
+		u, err := schemes.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Check(u); err != nil {
+			t.Errorf("the draft's filled form %s: %v", raw, err)
+		}
+	}
 	if err := g.Check(gopherURL("0/form", "", "+\t1\r\n+-1\r\nyes\r\n.\r\n")); err != nil {
 		t.Errorf("filled +ASK block refused: %v", err)
 	}
