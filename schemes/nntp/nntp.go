@@ -2,7 +2,9 @@ package nntp
 
 import (
 	"context"
+	"errors"
 	"net"
+	"net/textproto"
 	"strconv"
 	"strings"
 
@@ -271,7 +273,9 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	s := &session{c: c, stop: stop}
 	resp, err := f.fetch(ctx, req, t, s, lg)
 	if err != nil {
-		s.close(false)
+		// After a refusal the session is between commands: say goodbye.
+		var answered *textproto.Error
+		s.close(errors.As(err, &answered) && ctx.Err() == nil)
 		// An error caused by the context's end says so, not "connection closed".
 		if ctx.Err() != nil {
 			return nil, c.classify(err, "fetch from news server "+c.server)

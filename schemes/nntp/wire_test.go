@@ -331,7 +331,10 @@ func TestServerRefusalsCarryTheServersText(t *testing.T) {
 			if !errors.As(err, &te) || te.Code != tc.code || !strings.Contains(err.Error(), te.Msg) {
 				t.Errorf("err %q does not carry the server's %d reply", err, tc.code)
 			}
-			s.wait(t)
+			// The session was between commands: it ends with QUIT.
+			if got := s.wait(t); len(got) == 0 || got[len(got)-1] != "QUIT" {
+				t.Errorf("client sent %q, want QUIT last", got)
+			}
 		})
 	}
 }
