@@ -249,32 +249,23 @@ func parseHeader(line string) (h header, isHeader bool) {
 // readHeader reads the first line and reports whether it is a Gopher+
 // header. When it is not, the line is put back in front of the rest.
 func (c *conn) readHeader(ctx context.Context, req *schemes.Request) (header, bool, error) {
-	line, err := readLine(c.br, req.LineLimit())
-	if err != nil && (err != io.EOF || line == "") {
+	raw, err := readRawLine(c.br, req.LineLimit())
+	if err != nil && (err != io.EOF || len(raw) == 0) {
 		if err == io.EOF {
 			return header{}, false, schemes.Errorf(schemes.ErrRefused, "the server closed the connection without a reply")
 		}
 		return header{}, false, c.classify(err, "read reply")
 	}
+	line := trimEOL(raw)
 	if h, ok := parseHeader(line); ok && err == nil {
 		if c.tr != nil {
 			fmt.Fprintf(c.tr, "< %s\n", line)
 		}
 		return h, true, nil
 	}
-	// Not a header: the line belongs to the reply. Restore it exactly
-	// (readLine dropped its line end).
-	c.unread(line, err == nil)
+	// Not a header: the line belongs to the reply; put it back as it came.
+	c.br = bufio.NewReader(io.MultiReader(bytes.NewReader(raw), c.br))
 	return header{}, false, nil
-}
-
-// unread puts a line back in front of what is still to be read.
-func (c *conn) unread(line string, hadEOL bool) {
-	b := []byte(line)
-	if hadEOL {
-		b = append(b, "\r\n"...)
-	}
-	c.br = bufio.NewReader(io.MultiReader(bytes.NewReader(b), c.br))
 }
 
 // framed returns the data a header announces.

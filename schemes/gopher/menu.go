@@ -209,28 +209,27 @@ func menuError(err error) error {
 // CR LF or LF. A line that does not end before the connection closes is
 // returned with io.EOF; a longer one is an ErrTooLarge error.
 func readLine(br *bufio.Reader, max int) (string, error) {
+	raw, err := readRawLine(br, max)
+	return trimEOL(raw), err
+}
+
+// readRawLine is readLine with the line end kept, so that a line read to
+// look at can be put back exactly as it came.
+func readRawLine(br *bufio.Reader, max int) ([]byte, error) {
 	var buf []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
 		// The line end does not count against max; stop early only when
 		// even without it the line is too long.
 		if len(buf)+len(chunk) > max+2 {
-			return "", errLineTooLong(max)
-		}
-		if err == nil && buf == nil {
-			line := trimEOL(chunk)
-			if len(line) > max {
-				return "", errLineTooLong(max)
-			}
-			return line, nil
+			return nil, errLineTooLong(max)
 		}
 		buf = append(buf, chunk...)
 		if err != bufio.ErrBufferFull {
-			line := trimEOL(buf)
-			if len(line) > max {
-				return "", errLineTooLong(max)
+			if len(trimEOL(buf)) > max {
+				return nil, errLineTooLong(max)
 			}
-			return line, err
+			return buf, err
 		}
 	}
 }

@@ -37,6 +37,7 @@ func TestResponseFraming(t *testing.T) {
 		{name: "--2 error", g: plus('0', "+"), reply: "--2\r\n1 root@localhost\r\n'/nope' does not exist\r\n",
 			wantErr: schemes.ErrRefused, errText: "gopher+ error 1: '/nope' does not exist (root@localhost)"},
 		{name: "plain server ignores +", g: plus('0', "+"), reply: "text\r\n..x\r\n.\r\n", want: "text\r\n.x\r\n", wantSize: -1},
+		{name: "plain server ignores +, bytes kept", g: plus('9', "+"), reply: "first\nsecond\r\n", want: "first\nsecond\r\n", wantSize: -1},
 		{name: "plain text", g: schemes.Gopher{Type: '0', Selector: "t"}, reply: "a\r\n..b\r\n.\r\nIGNORED", want: "a\r\n.b\r\n", wantSize: -1},
 		{name: "plain text lone dot mid-line", g: schemes.Gopher{Type: '0', Selector: "t"}, reply: "a . b\r\nx.\r\n.\r\n", want: "a . b\r\nx.\r\n", wantSize: -1},
 		{name: "plain text without final dot", g: schemes.Gopher{Type: '0', Selector: "t"}, reply: "a\r\nb", want: "a\r\nb", wantSize: -1},
