@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
@@ -504,5 +505,58 @@ func TestDialerPerSchemeStable(t *testing.T) {
 	}
 	if d := got[2].(*dial.Dialer); d.Environment || d.Scheme != "http" {
 		t.Errorf("http dialer %+v: the http fetcher reads the proxy environment itself", d)
+	}
+}
+
+// TestGuardJudgesTargetNotProxy: through a proxy, a target on another
+// protocol's port is still refused before the proxy is contacted, and the
+// proxy's own port is no concern of the guard.
+func TestGuardJudgesTargetNotProxy(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	c := NewClient(Options{Proxy: "socks5://" + l.Addr().String(), ConnectTimeout: 200 * time.Millisecond})
+	defer c.Close()
+	pending := func() bool { return queued(t, l) > 0 }
+	if _, err := c.Get(context.Background(), "gopher://127.0.0.70:25/"); !errors.Is(err, security.ErrPort) {
+		t.Errorf("target on port 25 through a proxy: %v, want ErrPort", err)
+	}
+	if pending() {
+		t.Error("the proxy was contacted for a refused target")
+	}
+	// This proxy never answers: the fetch times out, after connecting to it.
+	_, err = c.Get(context.Background(), "gopher://127.0.0.70/")
+	if errors.Is(err, security.ErrPort) || err == nil {
+		t.Errorf("allowed target through a silent proxy: %v", err)
+	}
+	if !pending() {
+		t.Error("the allowed target did not go through the proxy")
+	}
+}
+
+// queued returns how many connections wait in l's accept queue. It queues a
+// marker connection of its own and accepts up to it: the queue is first in,
+// first out, so no waiting on a clock is needed.
+func queued(t *testing.T, l net.Listener) int {
+	t.Helper()
+	marker, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer marker.Close()
+	n := 0
+	for {
+		conn, err := l.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		mine := conn.RemoteAddr().String() == marker.LocalAddr().String()
+		conn.Close()
+		if mine {
+			return n
+		}
+		n++
 	}
 }
