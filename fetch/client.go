@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"reflect"
@@ -166,7 +167,13 @@ func (c *Client) fetchOne(ctx context.Context, r *Request, u *schemes.URL, g *se
 	if err != nil {
 		return nil, err
 	}
-	return f.Fetch(ctx, req)
+	resp, err := f.Fetch(ctx, req)
+	if err == nil && resp == nil {
+		// The contract says a nil error comes with a response; a fetcher
+		// that breaks it must not make callers dereference nil.
+		return nil, fmt.Errorf("%s fetcher returned neither a response nor an error", u.Scheme)
+	}
+	return resp, err
 }
 
 // guardFor returns the guard of one Do or Plan call. It sends each distinct
