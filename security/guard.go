@@ -8,8 +8,9 @@ import (
 )
 
 // Guard applies gofer's security policy to a URL before any connection is
-// opened for it (DESIGN.md, "Security policy"). The zero value refuses every
-// well-known port of another protocol and discards warnings.
+// opened for it (DESIGN.md, "Security policy"). The zero value, and a nil
+// *Guard, refuse every well-known port of another protocol and discard
+// warnings.
 type Guard struct {
 	// AllowPorts lifts the port refusal for these ports (--allow-port);
 	// they still draw the non-default port warning.
@@ -43,6 +44,9 @@ func (g *Guard) warn(msg string) {
 }
 
 func (g *Guard) allowed(port int) bool {
+	if g == nil {
+		return false
+	}
 	for _, p := range g.AllowPorts {
 		if p == port {
 			return true

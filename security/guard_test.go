@@ -223,3 +223,13 @@ func TestPasswordWarning(t *testing.T) {
 		t.Errorf("warning %q shows the password", warned[0])
 	}
 }
+
+func TestNilGuard(t *testing.T) {
+	var g *Guard
+	if err := g.Check(&schemes.URL{Scheme: "gopher", Host: "127.0.0.1", Port: 25}); !errors.Is(err, ErrPort) {
+		t.Errorf("nil guard: %v, want ErrPort", err)
+	}
+	if err := g.Check(&schemes.URL{Scheme: "gopher", Host: "127.0.0.1", Port: 7070, Password: "x", HasPassword: true}); err != nil {
+		t.Errorf("nil guard: %v", err)
+	}
+}
