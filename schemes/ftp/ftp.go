@@ -1,19 +1,376 @@
-// Package ftp is gofer's ftp fetcher.
 package ftp
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"time"
 
+	goftp "github.com/jlaffaye/ftp"
+
+	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/security"
 )
 
-// Fetcher retrieves ftp URLs.
-type Fetcher struct{}
+// Defaults of the connection pool.
+const (
+	// DefaultMaxIdle bounds the control connections kept for reuse.
+	DefaultMaxIdle = 32
+	// idleLifetime is how long a kept connection is trusted to be alive;
+	// servers end idle sessions after a few minutes (vsftpd: 300 s).
+	idleLifetime = 60 * time.Second
+)
+
+// Fetcher retrieves ftp and ftps URLs. It keeps logged-in control
+// connections for reuse and is safe for concurrent use.
+type Fetcher struct {
+	// MaxIdle bounds the connections kept for reuse (0: DefaultMaxIdle).
+	MaxIdle int
+
+	mu     sync.Mutex
+	idle   map[poolKey][]*conn
+	nidle  int
+	closed bool
+}
 
 // New returns a Fetcher.
 func New() *Fetcher { return &Fetcher{} }
 
-// Fetch is not built yet.
-func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Response, error) {
-	return nil, schemes.Errorf(schemes.ErrUnsupportedScheme, "unsupported scheme %q: not built yet", req.URL.Scheme)
+var (
+	_ schemes.Fetcher = (*Fetcher)(nil)
+	_ schemes.Planner = (*Fetcher)(nil)
+	_ schemes.Closer  = (*Fetcher)(nil)
+)
+
+// Close ends every kept connection. Connections in use end when their
+// response is closed.
+func (f *Fetcher) Close() error {
+	f.mu.Lock()
+	f.closed = true
+	idle := f.idle
+	f.idle, f.nidle = nil, 0
+	f.mu.Unlock()
+	for _, cs := range idle {
+		for _, c := range cs {
+			c.close()
+		}
+	}
+	return nil
 }
+
+// take returns a kept connection for key, or nil.
+func (f *Fetcher) take(key poolKey) *conn {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for {
+		cs := f.idle[key]
+		if len(cs) == 0 {
+			return nil
+		}
+		c := cs[len(cs)-1]
+		f.idle[key] = cs[:len(cs)-1]
+		f.nidle--
+		if time.Since(c.used) < idleLifetime {
+			return c
+		}
+		go c.close()
+	}
+}
+
+// put keeps c for reuse, or ends it when the pool is full or closed.
+func (f *Fetcher) put(c *conn) {
+	c.end()
+	if c.isBroken() {
+		c.close()
+		return
+	}
+	max := f.MaxIdle
+	if max <= 0 {
+		max = DefaultMaxIdle
+	}
+	f.mu.Lock()
+	if f.closed || f.nidle >= max {
+		f.mu.Unlock()
+		c.close()
+		return
+	}
+	if f.idle == nil {
+		f.idle = map[poolKey][]*conn{}
+	}
+	f.idle[c.key] = append(f.idle[c.key], c)
+	f.nidle++
+	f.mu.Unlock()
+}
+
+// Fetch retrieves req.URL: a file as a streamed Body, a directory as a
+// Listing.
+func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Response, error) {
+	u := req.URL
+	if u == nil {
+		return nil, schemes.Errorf(schemes.ErrUsage, "ftp: no URL")
+	}
+	v := view(u)
+	if err := checkLines(u, v); err != nil {
+		return nil, err
+	}
+	if req.Dialer == nil {
+		req2 := *req
+		req2.Dialer = &dial.Dialer{}
+		req = &req2
+	}
+	who, err := loginFor(req)
+	if err != nil {
+		return nil, err
+	}
+	key := poolKey{host: u.Host, port: u.EffectivePort(), user: who.user, password: who.password}
+	switch {
+	case u.Scheme == "ftps":
+		key.tls = tlsImplicit
+	case req.RequireTLS:
+		key.tls = tlsExplicit
+	}
+	if key.port == 0 {
+		key.port = 21
+	}
+
+	// A kept connection may have been ended by the server meanwhile; that
+	// shows as a broken connection before anything was transferred, and
+	// the fetch is tried once more on a fresh one.
+	for attempt := 0; ; attempt++ {
+		c := f.take(key)
+		reused := c != nil
+		if c == nil {
+			if c, err = open(ctx, req, key, who); err != nil {
+				return nil, err
+			}
+		}
+		resp, err := f.fetchOn(ctx, req, c, v, reused)
+		if err == nil {
+			return resp, nil
+		}
+		if reused && attempt == 0 && ctx.Err() == nil && c.isBroken() && errorKind(err, schemes.ErrInterrupted) {
+			continue
+		}
+		return nil, err
+	}
+}
+
+// checkLines refuses CR, LF and NUL in every URL part that becomes part of
+// a command line (DESIGN.md injection policy).
+func checkLines(u *schemes.URL, v *schemes.FTP) error {
+	if err := security.CheckLine("ftp user", u.User); err != nil {
+		return err
+	}
+	if err := security.CheckLine("ftp password", u.Password); err != nil {
+		return err
+	}
+	for i, s := range v.Segments {
+		if err := security.CheckLine("ftp segment "+strconv.Itoa(i+1), s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loginFor decides who to log in as (RFC 1738 §3.2.1): the URL's user and
+// password; else a login from Credentials (netrc); else anonymous with the
+// mail address as password. A user without a password is asked for one.
+func loginFor(req *schemes.Request) (login, error) {
+	u := req.URL
+	who, complete := planLogin(req)
+	if complete {
+		return who, nil
+	}
+	if req.Credentials != nil {
+		if user, pass, ok := req.Credentials(u.Host); ok && user == who.user {
+			who.password = pass
+			return who, nil
+		}
+	}
+	if req.Prompt == nil {
+		return who, schemes.Errorf(schemes.ErrAuth,
+			"ftp: a password is needed for %s at %s: give it in the URL or a netrc file, or run gofer on a terminal to be asked", who.user, u.Host)
+	}
+	pass, err := req.Prompt(fmt.Sprintf("Password for %s@%s: ", who.user, u.Host), true)
+	if err != nil {
+		return who, schemes.Errorf(schemes.ErrAuth, "ftp: reading the password for %s: %w", who.user, err)
+	}
+	if err := security.CheckLine("ftp password", pass); err != nil {
+		return who, err
+	}
+	who.password = pass
+	return who, nil
+}
+
+// fetchOn performs the fetch on c. On failure c is back in the pool when
+// the server merely refused, ended otherwise.
+func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v *schemes.FTP, reused bool) (*schemes.Response, error) {
+	stop := c.begin(ctx, req)
+	fail := func(err error, what string) (*schemes.Response, error) {
+		stop()
+		kerr := c.fail(ctx, err, what)
+		if isReply(err) || isKept(err) {
+			f.put(c)
+		} else {
+			c.close()
+		}
+		return nil, kerr
+	}
+	sc := c.sc
+
+	// SPEC.md: a kept connection goes back to the login directory first.
+	if reused && c.moved {
+		if err := sc.ChangeDir(c.home); err != nil || c.home == "" {
+			stop()
+			c.close()
+			if err == nil || isReply(err) {
+				// The way back is closed: a fresh connection starts at home.
+				return nil, schemes.Errorf(schemes.ErrInterrupted, "ftp: cannot return to the login directory %q", c.home)
+			}
+			return nil, c.fail(ctx, err, "CWD "+c.home)
+		}
+		c.moved = false
+	}
+
+	// RFC 1738 §3.2.2: one CWD per segment, decoded, whatever it holds
+	// (an empty segment is "CWD " with an empty argument).
+	dirs := v.Dirs()
+	for _, d := range dirs {
+		c.moved = true
+		if err := sc.ChangeDir(d); err != nil {
+			return fail(err, "CWD "+d)
+		}
+	}
+	name := v.Name()
+	base := req.URL
+
+	if v.TypeCode == 'd' {
+		// RFC 1738 §3.2.2: type d lists with NLST.
+		c.listing = &listLimit{maxLines: req.EntryLimit() + 2, maxLine: req.LineLimit()}
+		names, err := sc.NameList(name)
+		if err != nil {
+			return fail(err, "NLST")
+		}
+		stop()
+		f.put(c)
+		return listingResponse(base, &listing{base: base, dir: dirs, names: names, nlstArg: name, max: req.EntryLimit()}), nil
+	}
+	if name == "" {
+		return f.list(ctx, req, c, stop, fail, dirs)
+	}
+
+	t := transferType(v)
+	if err := sc.Type(goftp.TransferType(string(t))); err != nil {
+		return fail(err, "TYPE")
+	}
+	size := int64(-1)
+	if n, err := sc.FileSize(name); err == nil {
+		size = n
+	} else if !isReply(err) && !isParse(err) {
+		return fail(err, "SIZE")
+	}
+	var modified time.Time
+	if sc.IsGetTimeSupported() {
+		if m, err := sc.GetTime(name); err == nil {
+			modified = m
+		} else if !isReply(err) && !isParse(err) {
+			return fail(err, "MDTM")
+		}
+	}
+	typeWord := schemes.TypeBinary
+	if t == 'A' {
+		typeWord = schemes.TypeText
+	}
+	if !req.IfModifiedSince.IsZero() && !modified.IsZero() && !modified.After(req.IfModifiedSince) {
+		stop()
+		f.put(c)
+		return &schemes.Response{URL: base, Kind: schemes.KindFile, Body: emptyBody{}, Size: size,
+			Name: name, Type: typeWord, Modified: modified, NotModified: true}, nil
+	}
+	if req.MaxBytes > 0 && size > req.MaxBytes {
+		stop()
+		f.put(c)
+		return nil, schemes.Errorf(schemes.ErrTooLarge, "ftp: %s is %d bytes, more than the limit of %d", name, size, req.MaxBytes)
+	}
+
+	offset := req.Offset
+	if offset < 0 || (size >= 0 && offset > size) {
+		offset = 0
+	}
+	r, err := sc.RetrFrom(name, uint64(offset))
+	if err != nil && offset > 0 && isReply(err) && c.log.lastCmd == "REST" {
+		// RFC 3659 §5.4: a server without REST in stream mode; start over.
+		offset = 0
+		r, err = sc.RetrFrom(name, 0)
+	}
+	if err != nil {
+		if v.TypeCode == 0 && replyCode(err) == 550 && c.log.lastCmd == "RETR" {
+			// SPEC.md: a RETR refused with 550 on a name that CWD accepts
+			// is a directory.
+			c.moved = true
+			if cerr := sc.ChangeDir(name); cerr == nil {
+				return f.list(ctx, req, c, stop, fail, append(dirs[:len(dirs):len(dirs)], name))
+			} else if !isReply(cerr) {
+				return fail(cerr, "CWD "+name)
+			}
+		}
+		return fail(err, "RETR "+name)
+	}
+	return &schemes.Response{
+		URL:      base,
+		Kind:     schemes.KindFile,
+		Body:     newBody(ctx, f, c, r, stop, offset, size, req.MaxBytes, t == 'A'),
+		Offset:   offset,
+		Size:     size,
+		Name:     name,
+		Type:     typeWord,
+		Modified: modified,
+	}, nil
+}
+
+// list lists the current directory (whose segments are dir) with MLSD when
+// the server has it (RFC 3659 §7), LIST otherwise.
+func (f *Fetcher) list(ctx context.Context, req *schemes.Request, c *conn, stop func() bool,
+	fail func(error, string) (*schemes.Response, error), dir []string) (*schemes.Response, error) {
+	c.listing = &listLimit{maxLines: req.EntryLimit() + 2, maxLine: req.LineLimit()}
+	entries, err := c.sc.List("")
+	if err != nil {
+		return fail(err, "LIST")
+	}
+	if entries == nil {
+		entries = []*goftp.Entry{}
+	}
+	stop()
+	f.put(c)
+	return listingResponse(req.URL, &listing{base: req.URL, dir: dir, entries: entries, max: req.EntryLimit()}), nil
+}
+
+func listingResponse(u *schemes.URL, l *listing) *schemes.Response {
+	name := view(u).Name()
+	return &schemes.Response{URL: u, Kind: schemes.KindListing, Listing: l, Size: -1, Name: name, Type: schemes.TypeDir}
+}
+
+// isKept reports whether err left the control connection in step: a limit
+// or a policy refusal raised on our side of a data connection.
+func isKept(err error) bool {
+	return errorKind(err, schemes.ErrTooLarge) || errorKind(err, schemes.ErrRefused)
+}
+
+func errorKind(err, kind error) bool { return errors.Is(err, kind) }
+
+// isParse reports whether err is a reply the engine could not read as a
+// number or a time (a SIZE or MDTM answer in some other form).
+func isParse(err error) bool {
+	var ne *strconv.NumError
+	var te *time.ParseError
+	return errors.As(err, &ne) || errors.As(err, &te)
+}
+
+type emptyBody struct{}
+
+func (emptyBody) Read([]byte) (int, error) { return 0, io.EOF }
+func (emptyBody) Close() error             { return nil }

@@ -1,0 +1,187 @@
+package ftp
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net/textproto"
+
+	goftp "github.com/jlaffaye/ftp"
+
+	"github.com/goferurl/gofer/dial"
+	"github.com/goferurl/gofer/schemes"
+)
+
+// copyBufferSize is the buffer WriteTo uses: large enough that a 1 GiB
+// transfer costs few system calls, small enough to keep the process small.
+const copyBufferSize = 256 << 10
+
+// body streams a file from the data connection. Reaching the end reads the
+// server's closing reply, so a transfer the server cut short is reported as
+// interrupted rather than as a short file. Closing it early ends the
+// transfer and keeps the control connection for the next fetch.
+type body struct {
+	ctx   context.Context
+	f     *Fetcher
+	c     *conn
+	r     *goftp.Response
+	src   io.Reader // r, or a CRLF→LF conversion of it for TYPE A
+	stop  func() bool
+	start int64 // where the body starts in the file
+	size  int64 // size of the whole file, -1 when unknown
+	ascii bool
+	max   int64
+	n     int64
+	err   error
+	done  bool
+}
+
+func newBody(ctx context.Context, f *Fetcher, c *conn, r *goftp.Response, stop func() bool, start, size, max int64, ascii bool) *body {
+	b := &body{ctx: ctx, f: f, c: c, r: r, src: r, stop: stop, start: start, size: size, max: max, ascii: ascii}
+	if ascii {
+		// RFC 959 §3.1.1.1: in TYPE A lines end in CR LF on the wire; the
+		// receiver turns them into its own line ends.
+		b.src = &crlfReader{r: bufio.NewReaderSize(r, 32<<10)}
+	}
+	return b
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	n, err := b.src.Read(p)
+	b.n += int64(n)
+	if b.max > 0 && b.start+b.n > b.max {
+		b.err = schemes.Errorf(schemes.ErrTooLarge, "ftp: transfer grows past the limit of %d bytes", b.max)
+		return n, b.err
+	}
+	if err == io.EOF {
+		b.err = b.finish()
+		return n, b.err
+	}
+	if err != nil {
+		b.err = b.broken(err)
+		return n, b.err
+	}
+	return n, nil
+}
+
+// WriteTo copies the body to w with one large buffer, so that io.Copy from
+// a body costs as few system calls as the data connection allows.
+func (b *body) WriteTo(w io.Writer) (int64, error) {
+	buf := make([]byte, copyBufferSize)
+	var total int64
+	for {
+		n, err := b.Read(buf)
+		if n > 0 {
+			m, werr := w.Write(buf[:n])
+			total += int64(m)
+			if werr != nil {
+				return total, werr
+			}
+			if m < n {
+				return total, io.ErrShortWrite
+			}
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+// finish reads the server's reply to a transfer whose data reached its end.
+func (b *body) finish() error {
+	b.done = true
+	err := b.r.Close()
+	b.stop()
+	if err != nil {
+		if b.ctx.Err() != nil || !isReply(err) {
+			b.c.close()
+			return b.c.fail(b.ctx, err, "transfer")
+		}
+		b.f.put(b.c)
+		// RFC 959 §4.2: 426 and 451 mean the transfer was aborted.
+		var te *textproto.Error
+		errors.As(err, &te)
+		return schemes.Errorf(schemes.ErrInterrupted, "%d %s", te.Code, oneLine(te.Msg))
+	}
+	if !b.ascii && b.size >= 0 && b.start+b.n != b.size {
+		b.f.put(b.c)
+		return schemes.Errorf(schemes.ErrInterrupted, "ftp: transfer ended after %d of %d bytes", b.start+b.n, b.size)
+	}
+	b.f.put(b.c)
+	return io.EOF
+}
+
+// broken handles a failed read of the data connection: the transfer is
+// interrupted (or timed out), and the control connection is not trusted
+// again.
+func (b *body) broken(err error) error {
+	b.done = true
+	b.stop()
+	b.c.abort()
+	var ke *schemes.KindError
+	if errors.As(err, &ke) {
+		return ke
+	}
+	if b.ctx.Err() != nil {
+		return dial.Classify(b.ctx.Err(), "transfer")
+	}
+	return dial.Classify(err, "transfer")
+}
+
+// Close ends the transfer. Before its end, closing the data connection
+// makes the server answer 426 (RFC 959 §4.1.3, the effect of ABOR in stream
+// mode); once that reply is read the control connection is in step again
+// and goes back to the pool.
+func (b *body) Close() error {
+	if b.done {
+		return nil
+	}
+	b.done = true
+	if b.err == nil {
+		b.err = schemes.Errorf(schemes.ErrInterrupted, "ftp: body closed")
+	}
+	err := b.r.Close()
+	b.stop()
+	if (err == nil || isReply(err)) && !b.c.isBroken() {
+		b.f.put(b.c)
+	} else {
+		b.c.close()
+	}
+	return nil
+}
+
+// crlfReader turns CR LF into LF.
+type crlfReader struct {
+	r *bufio.Reader
+}
+
+func (c *crlfReader) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		if n > 0 && c.r.Buffered() == 0 {
+			break
+		}
+		ch, err := c.r.ReadByte()
+		if err != nil {
+			if n > 0 {
+				return n, nil
+			}
+			return 0, err
+		}
+		if ch == '\r' {
+			if next, err := c.r.Peek(1); err == nil && next[0] == '\n' {
+				continue
+			}
+		}
+		p[n] = ch
+		n++
+	}
+	return n, nil
+}

@@ -1,0 +1,367 @@
+package ftp
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/textproto"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	goftp "github.com/jlaffaye/ftp"
+
+	"github.com/goferurl/gofer/dial"
+	"github.com/goferurl/gofer/schemes"
+)
+
+// tlsMode is how a control connection is protected.
+type tlsMode int
+
+const (
+	tlsNone     tlsMode = iota
+	tlsExplicit         // AUTH TLS on the plain port (RFC 4217 §4)
+	tlsImplicit         // ftps://, TLS from the first byte (port 990)
+)
+
+// poolKey says which kept connections may serve a fetch: same server, same
+// login, same protection.
+type poolKey struct {
+	host     string
+	port     int
+	user     string
+	password string
+	tls      tlsMode
+}
+
+// login is who a fetch logs in as.
+type login struct {
+	user, password string
+	anonymous      bool
+}
+
+// conn is one logged-in control connection.
+type conn struct {
+	key  poolKey
+	sc   *goftp.ServerConn
+	raw  net.Conn // the TCP control connection, closed to abort
+	peer net.IP   // the control connection's peer: the only data address allowed
+	log  *wireLog
+	// tlsData is the configuration of TLS data connections (PROT P), nil
+	// for plain ones.
+	tlsData *tls.Config
+	// home is the login directory (PWD right after login), "" when the
+	// server did not say; moved reports a CWD since login.
+	home  string
+	moved bool
+	used  time.Time
+
+	// dataDial opens a data connection for the fetch in progress. The
+	// engine's dial callback carries no context, so each fetch installs one
+	// that closes over its own context and request.
+	dataDial func(network, addr string) (net.Conn, error)
+	// listing, when set, bounds the data connection of a listing.
+	listing *listLimit
+
+	mu      sync.Mutex
+	dataRaw net.Conn // the TCP data connection in use, closed to abort
+	broken  bool
+}
+
+// open connects to the server of req, protects the connection as mode says,
+// and logs in.
+func open(ctx context.Context, req *schemes.Request, key poolKey, who login) (*conn, error) {
+	addr := net.JoinHostPort(key.host, strconv.Itoa(key.port))
+	raw, err := req.Dialer.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, dial.Classify(err, "connect to "+addr)
+	}
+	c := &conn{
+		key: key,
+		raw: raw,
+		log: &wireLog{w: req.Transcript, limit: req.LineLimit()},
+	}
+	if ta, ok := raw.RemoteAddr().(*net.TCPAddr); ok {
+		c.peer = ta.IP
+	}
+	// Ctrl-C or a deadline on ctx ends a connection stuck anywhere in the
+	// greeting, the TLS handshake or the login.
+	stop := context.AfterFunc(ctx, c.abort)
+	defer stop()
+
+	ctrl, err := c.protect(ctx, req, dial.IdleConn(raw, req.Idle()), addr)
+	if err != nil {
+		raw.Close()
+		return nil, c.fail(ctx, err, "connect to "+addr)
+	}
+
+	first := ctrl
+	dialFunc := func(network, a string) (net.Conn, error) {
+		if first != nil {
+			x := first
+			first = nil
+			return x, nil
+		}
+		if c.dataDial == nil {
+			return nil, errors.New("ftp: no data connection expected")
+		}
+		return c.dataDial(network, a)
+	}
+	opts := []goftp.DialOption{
+		goftp.DialWithDialFunc(dialFunc),
+		// The engine then hands every passive address to dialFunc, which
+		// refuses any but the peer's (DESIGN.md security policy); without
+		// it the engine would silently substitute the peer.
+		goftp.DialWithTrustPasvIP(true),
+		goftp.DialWithLocation(time.UTC),
+	}
+	if c.tlsData != nil {
+		// With a dial function the engine leaves TLS to it and only sends
+		// PBSZ 0 and PROT P after login (RFC 4217 §9).
+		opts = append(opts, goftp.DialWithTLS(c.tlsData))
+	}
+	sc, err := goftp.Dial(addr, opts...)
+	if err != nil {
+		raw.Close()
+		return nil, c.fail(ctx, err, "connect to "+addr)
+	}
+	c.sc = sc
+	if err := sc.Login(who.user, who.password); err != nil {
+		c.close()
+		return nil, c.loginError(ctx, err, who)
+	}
+	// SPEC.md: record the login directory so that a kept connection can go
+	// back to it before it serves another URL.
+	if home, err := sc.CurrentDir(); err == nil {
+		c.home = home
+	} else if ctx.Err() != nil || !isReply(err) {
+		c.close()
+		return nil, c.fail(ctx, err, "PWD")
+	}
+	return c, nil
+}
+
+// protect applies the key's TLS mode to the control connection and returns
+// the connection the FTP engine talks over.
+func (c *conn) protect(ctx context.Context, req *schemes.Request, plain net.Conn, addr string) (net.Conn, error) {
+	if c.key.tls == tlsNone {
+		return &ctrlConn{Conn: plain, log: c.log}, nil
+	}
+	cfg := tlsConfig(req, c.key.host)
+	c.tlsData = cfg
+	if c.key.tls == tlsImplicit {
+		tc := tls.Client(plain, cfg)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			return nil, tlsError(err, addr)
+		}
+		return &ctrlConn{Conn: tc, log: c.log}, nil
+	}
+
+	// Explicit TLS (RFC 4217 §4): the greeting and AUTH TLS go in plain
+	// text and are read here, so that the transcript shows them and a
+	// refusal is an error, never a fall back to plain text.
+	pc := &ctrlConn{Conn: plain, log: c.log}
+	tp := textproto.NewReader(bufio.NewReaderSize(pc, 1))
+	code, msg, err := tp.ReadResponse(2)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := fmt.Fprintf(pc, "AUTH TLS\r\n"); err != nil {
+		return nil, err
+	}
+	acode, amsg, err := tp.ReadResponse(-1)
+	if err != nil {
+		return nil, err
+	}
+	if acode != 234 {
+		return nil, schemes.Errorf(schemes.ErrRefused, "%d %s (the server refused AUTH TLS; gofer does not fall back to plain text)", acode, oneLine(amsg))
+	}
+	tc := tls.Client(plain, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		return nil, tlsError(err, addr)
+	}
+	greeting := fmt.Sprintf("%d %s\r\n", code, oneLine(msg))
+	return &replayConn{Conn: &ctrlConn{Conn: tc, log: c.log}, pending: []byte(greeting)}, nil
+}
+
+// tlsConfig is req's TLS configuration for host, with a session cache so
+// that data connections can resume the control connection's session, which
+// servers such as vsftpd may require (RFC 4217 §10.2).
+func tlsConfig(req *schemes.Request, host string) *tls.Config {
+	var cfg *tls.Config
+	if req.TLSConfig != nil {
+		cfg = req.TLSConfig.Clone()
+	} else {
+		cfg = &tls.Config{}
+	}
+	if cfg.ServerName == "" {
+		cfg.ServerName = host
+	}
+	if cfg.ClientSessionCache == nil {
+		cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
+	}
+	return cfg
+}
+
+func tlsError(err error, addr string) error {
+	var ke *schemes.KindError
+	if errors.As(err, &ke) {
+		return err
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return dial.Classify(err, "TLS handshake with "+addr)
+	}
+	return schemes.Errorf(schemes.ErrConnect, "TLS handshake with %s: %w", addr, err)
+}
+
+// begin readies c for one fetch: its transcript, its data dialer, and an
+// abort on ctx. The returned function undoes the abort hook.
+func (c *conn) begin(ctx context.Context, req *schemes.Request) (stop func() bool) {
+	c.log.w = req.Transcript
+	c.log.limit = req.LineLimit()
+	c.dataDial = func(network, addr string) (net.Conn, error) {
+		return c.openData(ctx, req, network, addr)
+	}
+	return context.AfterFunc(ctx, c.abort)
+}
+
+// end detaches c from the fetch it served.
+func (c *conn) end() {
+	c.log.w = nil
+	c.dataDial = nil
+	c.listing = nil
+	c.used = time.Now()
+}
+
+// openData dials a data connection for a passive reply's addr. DESIGN.md:
+// the address of a PASV or EPSV reply is dialled only when it is the
+// control connection's peer (the FTP bounce attack, RFC 2577 §3).
+func (c *conn) openData(ctx context.Context, req *schemes.Request, network, addr string) (net.Conn, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, schemes.Errorf(schemes.ErrRefused, "ftp: bad passive address %q", addr)
+	}
+	if ip := net.ParseIP(host); ip == nil || c.peer == nil || !ip.Equal(c.peer) {
+		return nil, schemes.Errorf(schemes.ErrRefused,
+			"ftp: refused to open a data connection to %s: the server's passive reply names an address other than its own (%s)", addr, c.peer)
+	}
+	raw, err := req.Dialer.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, dial.Classify(err, "data connection to "+addr)
+	}
+	c.mu.Lock()
+	c.dataRaw = raw
+	c.mu.Unlock()
+	var nc net.Conn = dial.IdleConn(raw, req.Idle())
+	if c.tlsData != nil {
+		// The handshake happens on the first read, under the idle deadline.
+		nc = tls.Client(nc, c.tlsData)
+	}
+	if c.listing != nil {
+		nc = &limitConn{Conn: nc, lim: c.listing}
+	}
+	return nc, nil
+}
+
+// abort ends the control and data connections at once (Ctrl-C, deadline).
+func (c *conn) abort() {
+	c.mu.Lock()
+	c.broken = true
+	d := c.dataRaw
+	c.mu.Unlock()
+	c.raw.Close()
+	if d != nil {
+		d.Close()
+	}
+}
+
+func (c *conn) isBroken() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.broken
+}
+
+// close ends c politely (QUIT) and for good.
+func (c *conn) close() {
+	c.mu.Lock()
+	c.broken = true
+	c.mu.Unlock()
+	if c.sc != nil {
+		c.sc.Quit()
+	}
+	c.raw.Close()
+}
+
+// fail turns an error met while doing what into an error of gofer's kinds:
+// a server reply keeps the server's own text (exit 5), everything else is
+// classified as a network failure, and a cancelled ctx wins over both.
+func (c *conn) fail(ctx context.Context, err error, what string) error {
+	if ctx.Err() != nil {
+		return dial.Classify(ctx.Err(), what)
+	}
+	var ke *schemes.KindError
+	if errors.As(err, &ke) {
+		return ke
+	}
+	var te *textproto.Error
+	if errors.As(err, &te) {
+		return schemes.Errorf(schemes.ErrRefused, "%d %s", te.Code, oneLine(te.Msg))
+	}
+	var pe textproto.ProtocolError
+	if errors.As(err, &pe) {
+		return schemes.Errorf(schemes.ErrRefused, "%s: %v", what, pe)
+	}
+	return dial.Classify(err, what)
+}
+
+// loginError classifies a failed login: a refusal of USER or PASS is an
+// authentication failure (exit 6) with the server's text.
+func (c *conn) loginError(ctx context.Context, err error, who login) error {
+	if ctx.Err() != nil {
+		return dial.Classify(ctx.Err(), "login")
+	}
+	var te *textproto.Error
+	switch {
+	case errors.As(err, &te):
+		if c.log.lastCmd == "USER" || c.log.lastCmd == "PASS" || te.Code == 530 {
+			return schemes.Errorf(schemes.ErrAuth, "%d %s", te.Code, oneLine(te.Msg))
+		}
+		return schemes.Errorf(schemes.ErrRefused, "%d %s", te.Code, oneLine(te.Msg))
+	case isNetError(err):
+		return dial.Classify(err, "login")
+	case c.log.lastCmd == "USER" || c.log.lastCmd == "PASS":
+		// The engine reports a refused USER by its text alone.
+		return schemes.Errorf(schemes.ErrAuth, "login as %s refused: %s", who.user, oneLine(err.Error()))
+	}
+	return c.fail(ctx, err, "login")
+}
+
+// isReply reports whether err is the server's reply (the connection is
+// still in step), as opposed to a broken connection.
+func isReply(err error) bool {
+	var te *textproto.Error
+	return errors.As(err, &te)
+}
+
+func isNetError(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, net.ErrClosed)
+}
+
+// replyCode is the code of the server's reply in err, 0 if err is not one.
+func replyCode(err error) int {
+	var te *textproto.Error
+	if errors.As(err, &te) {
+		return te.Code
+	}
+	return 0
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}

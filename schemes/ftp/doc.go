@@ -1,0 +1,17 @@
+// Package ftp is gofer's fetcher for ftp and ftps URLs: RFC 1738 §3.2
+// retrieval over FTP (RFC 959) with the extensions of RFC 2389 (FEAT),
+// RFC 3659 (SIZE, MDTM, REST in stream mode, MLSD) and RFC 2228/4217
+// (AUTH TLS, PBSZ, PROT: explicit FTPS, and implicit FTPS on port 990).
+//
+// The protocol engine is github.com/jlaffaye/ftp. This package decides
+// which lines it sends: one CWD per decoded segment, exactly as SPEC.md
+// requires, then TYPE, RETR or a listing. Every connection, data
+// connections included, is opened through the request's Dialer with the
+// request's context and per-operation idle deadlines; the address of a
+// passive reply is dialled only when it is the control connection's peer.
+//
+// Control connections are kept for reuse across fetches (keyed by host,
+// port, login and TLS mode). Before a kept connection serves another URL it
+// returns to the directory recorded at login (SPEC.md: "a return to the
+// recorded login directory"). Fetcher.Close ends them.
+package ftp

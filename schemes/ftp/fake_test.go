@@ -1,0 +1,331 @@
+package ftp
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fakeFTP is a scripted FTP server on 127.0.0.1:0 that records every line
+// a client sends, byte for byte, and answers like vsftpd would.
+type fakeFTP struct {
+	t     *testing.T
+	ln    net.Listener
+	files map[string]string // absolute path → content
+	dirs  map[string]bool   // absolute paths of directories
+	users map[string]string // user → password; "anonymous" takes any
+	// features are FEAT's lines; mlst adds MLST (the client then uses MLSD).
+	mlst bool
+	// noEPSV answers EPSV with 500 so that the client falls back to PASV.
+	noEPSV bool
+	// pasvHost, when set, is the h1,h2,h3,h4 a PASV reply names, and
+	// pasvPort its port.
+	pasvHost string
+	pasvPort int
+	// noREST refuses REST.
+	noREST bool
+	// authTLS is the reply to AUTH TLS ("" → 500).
+	authTLS string
+	// cutAfter > 0 closes the data connection after that many bytes and
+	// answers 426.
+	cutAfter int
+	// stall, when set, holds RETR's data until it is closed.
+	stall chan struct{}
+	// listings are raw LIST/MLSD/NLST bodies by directory.
+	listings map[string]string
+
+	mu     sync.Mutex
+	conns  []net.Conn
+	lines  []string
+	logins int
+	wg     sync.WaitGroup
+}
+
+func newFake(t *testing.T) *fakeFTP {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeFTP{
+		t: t, ln: ln,
+		files:    map[string]string{},
+		dirs:     map[string]bool{"/": true},
+		users:    map[string]string{"anonymous": ""},
+		listings: map[string]string{},
+	}
+	f.wg.Add(1)
+	go f.serve()
+	t.Cleanup(func() {
+		ln.Close()
+		// A test may leave a connection in a Fetcher's pool: end it here.
+		f.mu.Lock()
+		for _, c := range f.conns {
+			c.Close()
+		}
+		f.mu.Unlock()
+		f.wg.Wait()
+	})
+	return f
+}
+
+func (f *fakeFTP) port() int { return f.ln.Addr().(*net.TCPAddr).Port }
+
+// addFile adds a file and every directory above it.
+func (f *fakeFTP) addFile(p, content string) {
+	f.files[p] = content
+	for d := path.Dir(p); ; d = path.Dir(d) {
+		f.dirs[d] = true
+		if d == "/" {
+			break
+		}
+	}
+}
+
+// sent returns what clients sent, one line each with its CR LF.
+func (f *fakeFTP) sent() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.lines...)
+}
+
+func (f *fakeFTP) serve() {
+	defer f.wg.Done()
+	for {
+		c, err := f.ln.Accept()
+		if err != nil {
+			return
+		}
+		f.mu.Lock()
+		f.conns = append(f.conns, c)
+		f.mu.Unlock()
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			f.session(c)
+		}()
+	}
+}
+
+type fakeSession struct {
+	f      *fakeFTP
+	c      net.Conn
+	w      *bufio.Writer
+	cwd    string
+	user   string
+	rest   int
+	dataLn net.Listener
+}
+
+func (f *fakeFTP) session(c net.Conn) {
+	defer c.Close()
+	s := &fakeSession{f: f, c: c, w: bufio.NewWriter(c), cwd: "/"}
+	defer func() {
+		if s.dataLn != nil {
+			s.dataLn.Close()
+		}
+	}()
+	r := bufio.NewReader(c)
+	s.reply("220 (fakeFTP 1.0)")
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return
+		}
+		f.mu.Lock()
+		f.lines = append(f.lines, line)
+		f.mu.Unlock()
+		cmd := strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+		verb, arg, _ := strings.Cut(cmd, " ")
+		if !s.handle(strings.ToUpper(verb), arg) {
+			return
+		}
+	}
+}
+
+func (s *fakeSession) reply(format string, args ...any) {
+	fmt.Fprintf(s.w, format+"\r\n", args...)
+	s.w.Flush()
+}
+
+func (s *fakeSession) abs(arg string) string {
+	if arg == "" {
+		return s.cwd
+	}
+	if strings.HasPrefix(arg, "/") {
+		return path.Clean(arg)
+	}
+	return path.Join(s.cwd, arg)
+}
+
+func (s *fakeSession) handle(verb, arg string) bool {
+	f := s.f
+	switch verb {
+	case "AUTH":
+		if f.authTLS == "" {
+			s.reply("500 Unknown command.")
+		} else {
+			s.reply("%s", f.authTLS)
+		}
+	case "USER":
+		s.user = arg
+		if _, ok := f.users[arg]; ok {
+			s.reply("331 Please specify the password.")
+		} else {
+			s.reply("530 This FTP server is anonymous only.")
+		}
+	case "PASS":
+		want, ok := f.users[s.user]
+		if ok && (s.user == "anonymous" || want == arg) {
+			f.mu.Lock()
+			f.logins++
+			f.mu.Unlock()
+			s.reply("230 Login successful.")
+		} else {
+			s.reply("530 Login incorrect.")
+		}
+	case "FEAT":
+		feats := " EPSV\r\n MDTM\r\n PASV\r\n REST STREAM\r\n SIZE\r\n"
+		if f.mlst {
+			feats += " MLST type*;size*;modify*;\r\n"
+		}
+		fmt.Fprintf(s.w, "211-Features:\r\n%s211 End\r\n", feats)
+		s.w.Flush()
+	case "TYPE":
+		s.reply("200 Switching to %s mode.", arg)
+	case "PWD":
+		s.reply("257 \"%s\" is the current directory", s.cwd)
+	case "CWD":
+		p := s.abs(arg)
+		if f.dirs[p] {
+			s.cwd = p
+			s.reply("250 Directory successfully changed.")
+		} else {
+			s.reply("550 Failed to change directory.")
+		}
+	case "SIZE":
+		if c, ok := f.files[s.abs(arg)]; ok {
+			s.reply("213 %d", len(c))
+		} else {
+			s.reply("550 Could not get file size.")
+		}
+	case "MDTM":
+		if _, ok := f.files[s.abs(arg)]; ok {
+			s.reply("213 20240102030405")
+		} else {
+			s.reply("550 Could not get file modification time.")
+		}
+	case "EPSV":
+		if f.noEPSV {
+			s.reply("500 Unknown command.")
+			return true
+		}
+		s.listenData()
+		s.reply("229 Entering Extended Passive Mode (|||%d|)", s.dataLn.Addr().(*net.TCPAddr).Port)
+	case "PASV":
+		s.listenData()
+		host, port := "127,0,0,1", s.dataLn.Addr().(*net.TCPAddr).Port
+		if f.pasvHost != "" {
+			host, port = f.pasvHost, f.pasvPort
+		}
+		s.reply("227 Entering Passive Mode (%s,%d,%d).", host, port>>8, port&0xff)
+	case "REST":
+		if f.noREST {
+			s.reply("502 REST not implemented.")
+			return true
+		}
+		s.rest, _ = strconv.Atoi(arg)
+		s.reply("350 Restart position accepted (%d).", s.rest)
+	case "RETR":
+		content, ok := f.files[s.abs(arg)]
+		rest := s.rest
+		s.rest = 0
+		if !ok {
+			s.closeData()
+			s.reply("550 Failed to open file.")
+			return true
+		}
+		s.reply("150 Opening BINARY mode data connection for %s (%d bytes).", arg, len(content))
+		d := s.acceptData()
+		if d == nil {
+			return true
+		}
+		if f.stall != nil {
+			<-f.stall
+		}
+		data := content[min(rest, len(content)):]
+		if f.cutAfter > 0 && f.cutAfter < len(data) {
+			d.Write([]byte(data[:f.cutAfter]))
+			d.Close()
+			s.reply("426 Failure writing network stream.")
+			return true
+		}
+		_, err := d.Write([]byte(data))
+		d.Close()
+		if err != nil {
+			s.reply("426 Failure writing network stream.")
+		} else {
+			s.reply("226 Transfer complete.")
+		}
+	case "LIST", "MLSD", "NLST":
+		dir := s.cwd
+		if verb == "NLST" && arg != "" {
+			dir = s.abs(arg)
+		}
+		body, ok := f.listings[verb+" "+dir]
+		if !ok && !f.dirs[dir] {
+			s.closeData()
+			s.reply("550 Failed to open directory.")
+			return true
+		}
+		s.reply("150 Here comes the directory listing.")
+		d := s.acceptData()
+		if d == nil {
+			return true
+		}
+		d.Write([]byte(body))
+		d.Close()
+		s.reply("226 Directory send OK.")
+	case "QUIT":
+		s.reply("221 Goodbye.")
+		return false
+	default:
+		s.reply("500 Unknown command.")
+	}
+	return true
+}
+
+func (s *fakeSession) listenData() {
+	s.closeData()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		s.f.t.Error(err)
+		return
+	}
+	s.dataLn = ln
+}
+
+func (s *fakeSession) closeData() {
+	if s.dataLn != nil {
+		s.dataLn.Close()
+		s.dataLn = nil
+	}
+}
+
+func (s *fakeSession) acceptData() net.Conn {
+	if s.dataLn == nil {
+		s.reply("425 Use PORT or PASV first.")
+		return nil
+	}
+	d, err := s.dataLn.Accept()
+	s.closeData()
+	if err != nil {
+		s.reply("425 Failed to establish connection.")
+		return nil
+	}
+	return d
+}

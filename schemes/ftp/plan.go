@@ -1,0 +1,117 @@
+package ftp
+
+import (
+	"strings"
+
+	"github.com/goferurl/gofer/schemes"
+)
+
+// textSuffixes are the name suffixes guessed as text (TYPE A) when a URL
+// has no ";type=" (RFC 1738 §3.2.4: "the client may guess"). Everything
+// else is fetched as an image (TYPE I), which never alters a byte.
+var textSuffixes = [...]string{
+	".txt", ".text", ".asc", ".md", ".rst", ".me", ".1st",
+	".htm", ".html", ".css", ".csv", ".tsv", ".xml", ".json",
+	".c", ".h", ".go", ".py", ".pl", ".sh", ".tex", ".diff", ".patch", ".log",
+}
+
+// guessText reports whether name looks like a text file.
+func guessText(name string) bool {
+	lower := strings.ToLower(name)
+	for _, s := range textSuffixes {
+		if strings.HasSuffix(lower, s) && len(lower) > len(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// view returns u's FTP view, an empty one when the URL has none.
+func view(u *schemes.URL) *schemes.FTP {
+	if u.FTP != nil {
+		return u.FTP
+	}
+	return &schemes.FTP{}
+}
+
+// transferType is the TYPE a fetch of v sends: 'A' or 'I', or 0 for a
+// listing.
+func transferType(v *schemes.FTP) byte {
+	name := v.Name()
+	switch {
+	case v.TypeCode == 'd', name == "":
+		return 0
+	case v.TypeCode == 'a':
+		return 'A'
+	case v.TypeCode == 'i':
+		return 'I'
+	case guessText(name):
+		return 'A'
+	}
+	return 'I'
+}
+
+// Plan lists the lines a fetch of req sends, without any network (gofer
+// parse): the login, one CWD per directory segment, TYPE, and RETR, NLST or
+// LIST. The anonymous password is a mail address and is shown; any other
+// password is "****". Lines the server's answers decide (FEAT, PWD, EPSV,
+// SIZE, MDTM, REST) are left out.
+func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
+	u := req.URL
+	v := view(u)
+	if err := checkLines(u, v); err != nil {
+		return nil, err
+	}
+	p := &schemes.Plan{Notes: map[string]string{}}
+	if req.RequireTLS && u.Scheme != "ftps" {
+		p.Requests = append(p.Requests, "AUTH TLS")
+	}
+	who, _ := planLogin(req)
+	p.Requests = append(p.Requests, "USER "+who.user)
+	if who.anonymous {
+		p.Requests = append(p.Requests, "PASS "+who.password)
+	} else {
+		p.Requests = append(p.Requests, "PASS ****")
+	}
+	for _, d := range v.Dirs() {
+		p.Requests = append(p.Requests, "CWD "+d)
+	}
+	name := v.Name()
+	switch t := transferType(v); {
+	case v.TypeCode == 'd':
+		p.Requests = append(p.Requests, strings.TrimSuffix("NLST "+name, " "))
+	case t == 0:
+		p.Requests = append(p.Requests, "LIST")
+		p.Notes["listing"] = "MLSD instead of LIST when the server has it (RFC 3659)"
+	default:
+		p.Requests = append(p.Requests, "TYPE "+string(t), "RETR "+name)
+		if v.TypeCode == 0 {
+			p.Notes["type"] = "TYPE guessed from the name; a RETR refused with 550 on a name CWD accepts is listed as a directory"
+		}
+	}
+	return p, nil
+}
+
+// planLogin is who a fetch of req logs in as, without prompting: a user
+// without a password shows "****" for the password to be asked.
+func planLogin(req *schemes.Request) (login, bool) {
+	u := req.URL
+	if u.HasUser && u.User != "" {
+		return login{user: u.User, password: u.Password}, u.HasPassword
+	}
+	if req.Credentials != nil {
+		if user, pass, ok := req.Credentials(u.Host); ok {
+			return login{user: user, password: pass}, true
+		}
+	}
+	return login{user: "anonymous", password: anonymousPassword(req), anonymous: true}, true
+}
+
+func anonymousPassword(req *schemes.Request) string {
+	if req.Email != "" {
+		return req.Email
+	}
+	// RFC 1738 §3.2.1 asks for the user's mail address; the front door
+	// supplies it, and a library caller that does not gets a neutral one.
+	return "anonymous@"
+}

@@ -1,0 +1,118 @@
+package ftp
+
+import (
+	"bytes"
+	"io"
+	"net"
+	"strings"
+
+	"github.com/goferurl/gofer/schemes"
+)
+
+// wireLog watches the control connection between the TLS layer and the FTP
+// engine: it writes the transcript (-v) with every password masked, bounds
+// the length of a reply line, and remembers the last command sent so that a
+// refusal can be told apart (REST from RETR, RFC 3659 §5).
+type wireLog struct {
+	// w receives the transcript of the fetch in progress; nil for none.
+	// It is replaced per fetch because a kept connection serves many.
+	w       io.Writer
+	limit   int
+	in, out []byte // partial lines
+	lastCmd string
+}
+
+// ctrlConn is a control connection seen through a wireLog.
+type ctrlConn struct {
+	net.Conn
+	log *wireLog
+}
+
+func (c *ctrlConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		if lerr := c.log.received(p[:n]); lerr != nil {
+			return 0, lerr
+		}
+	}
+	return n, err
+}
+
+func (c *ctrlConn) Write(p []byte) (int, error) {
+	c.log.sent(p)
+	return c.Conn.Write(p)
+}
+
+func (l *wireLog) received(p []byte) error {
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			l.in = append(l.in, p...)
+			if len(l.in) > l.limit {
+				l.in = l.in[:0]
+				return schemes.Errorf(schemes.ErrTooLarge, "ftp: server reply line longer than %d bytes", l.limit)
+			}
+			return nil
+		}
+		l.in = append(l.in, p[:i]...)
+		if len(l.in) > l.limit {
+			l.in = l.in[:0]
+			return schemes.Errorf(schemes.ErrTooLarge, "ftp: server reply line longer than %d bytes", l.limit)
+		}
+		l.emit("< ", l.in)
+		l.in = l.in[:0]
+		p = p[i+1:]
+	}
+	return nil
+}
+
+func (l *wireLog) sent(p []byte) {
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			l.out = append(l.out, p...)
+			return
+		}
+		l.out = append(l.out, p[:i]...)
+		line := string(bytes.TrimSuffix(l.out, []byte("\r")))
+		l.out = l.out[:0]
+		p = p[i+1:]
+		verb, _, _ := strings.Cut(line, " ")
+		l.lastCmd = strings.ToUpper(verb)
+		if l.lastCmd == "PASS" {
+			// DESIGN.md: passwords never appear in transcripts, not even
+			// the anonymous one.
+			line = "PASS ****"
+		}
+		l.emit("> ", []byte(line))
+	}
+}
+
+func (l *wireLog) emit(dir string, line []byte) {
+	if l.w == nil {
+		return
+	}
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	buf := make([]byte, 0, len(dir)+len(line)+1)
+	buf = append(buf, dir...)
+	buf = append(buf, line...)
+	buf = append(buf, '\n')
+	l.w.Write(buf)
+}
+
+// replayConn hands the FTP engine a greeting that was already read on the
+// plain connection before AUTH TLS, so that the engine can start its own
+// conversation over the TLS connection as it does for implicit TLS.
+type replayConn struct {
+	net.Conn
+	pending []byte
+}
+
+func (c *replayConn) Read(p []byte) (int, error) {
+	if len(c.pending) > 0 {
+		n := copy(p, c.pending)
+		c.pending = c.pending[n:]
+		return n, nil
+	}
+	return c.Conn.Read(p)
+}

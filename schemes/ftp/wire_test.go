@@ -1,0 +1,529 @@
+package ftp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goferurl/gofer/dial"
+	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/security"
+)
+
+const testEmail = "gofer@example.org"
+
+func ftpURL(port int, typeCode byte, segs ...string) *schemes.URL {
+	return &schemes.URL{Scheme: "ftp", Host: "127.0.0.1", Port: port,
+		FTP: &schemes.FTP{Segments: segs, TypeCode: typeCode}}
+}
+
+func newReq(u *schemes.URL) *schemes.Request {
+	return &schemes.Request{URL: u, Dialer: &dial.Dialer{}, Email: testEmail, IdleTimeout: 10 * time.Second}
+}
+
+// fetchAll fetches req with a fresh Fetcher, reads the whole body or
+// listing, closes everything, and returns the body (or the listing's
+// entries, one "name type target" line each) and the lines the server
+// received.
+func fetchAll(t *testing.T, fake *fakeFTP, req *schemes.Request) (*schemes.Response, []byte, []string) {
+	t.Helper()
+	f := New()
+	resp, err := f.Fetch(context.Background(), req)
+	if err != nil {
+		t.Fatalf("Fetch: %v", err)
+	}
+	var data []byte
+	if resp.Body != nil {
+		data, err = io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatalf("reading body: %v", err)
+		}
+	}
+	if resp.Listing != nil {
+		for {
+			e, err := resp.Listing.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("listing: %v", err)
+			}
+			data = append(data, e.Name+" "+e.Type+" "+e.Target+"\n"...)
+		}
+	}
+	resp.Close()
+	f.Close()
+	fake.ln.Close()
+	fake.wg.Wait()
+	return resp, data, fake.sent()
+}
+
+func wire(lines ...string) string {
+	return strings.Join(lines, "\r\n") + "\r\n"
+}
+
+// login is what every session starts with: the login, the engine's
+// feature probe and binary default, and the recorded login directory.
+var anonLogin = []string{"USER anonymous", "PASS " + testEmail, "FEAT", "TYPE I", "PWD"}
+
+func TestGoldenWire(t *testing.T) {
+	tests := []struct {
+		name     string
+		segs     []string
+		typeCode byte
+		file     string // path on the fake server
+		want     []string
+		body     string
+	}{
+		{
+			name: "etc/motd: CWD etc, RETR motd (RFC 1738 §3.2.2)",
+			segs: []string{"etc", "motd"}, file: "/etc/motd", body: "hello\n",
+			want: []string{"CWD etc", "TYPE I", "SIZE motd", "MDTM motd", "EPSV", "RETR motd"},
+		},
+		{
+			name: "//etc/motd: an empty CWD first",
+			segs: []string{"", "etc", "motd"}, file: "/etc/motd", body: "hello\n",
+			want: []string{"CWD ", "CWD etc", "TYPE I", "SIZE motd", "MDTM motd", "EPSV", "RETR motd"},
+		},
+		{
+			name: "/%2Fetc/motd: CWD /etc",
+			segs: []string{"/etc", "motd"}, file: "/etc/motd", body: "hello\n",
+			want: []string{"CWD /etc", "TYPE I", "SIZE motd", "MDTM motd", "EPSV", "RETR motd"},
+		},
+		{
+			name: ";type=a sends TYPE A",
+			segs: []string{"pub", "data.bin"}, typeCode: 'a', file: "/pub/data.bin", body: "line\n",
+			want: []string{"CWD pub", "TYPE A", "SIZE data.bin", "MDTM data.bin", "EPSV", "RETR data.bin"},
+		},
+		{
+			name: ";type=i sends TYPE I even for a text name",
+			segs: []string{"pub", "notes.txt"}, typeCode: 'i', file: "/pub/notes.txt", body: "a\r\nb\r\n",
+			want: []string{"CWD pub", "TYPE I", "SIZE notes.txt", "MDTM notes.txt", "EPSV", "RETR notes.txt"},
+		},
+		{
+			name: "a .txt name is guessed as TYPE A",
+			segs: []string{"pub", "notes.txt"}, file: "/pub/notes.txt", body: "a\nb\n",
+			want: []string{"CWD pub", "TYPE A", "SIZE notes.txt", "MDTM notes.txt", "EPSV", "RETR notes.txt"},
+		},
+		{
+			name: ";type=d lists with NLST name",
+			segs: []string{"pub", "sub"}, typeCode: 'd', file: "/pub/sub/x",
+			want: []string{"CWD pub", "EPSV", "NLST sub"},
+		},
+		{
+			name: "a name with spaces and a percent sign goes out as it is",
+			segs: []string{"a dir", "50% off;x"}, file: "/a dir/50% off;x", body: "z",
+			want: []string{"CWD a dir", "TYPE I", "SIZE 50% off;x", "MDTM 50% off;x", "EPSV", "RETR 50% off;x"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := newFake(t)
+			fake.addFile(tc.file, tc.body)
+			resp, data, got := fetchAll(t, fake, newReq(ftpURL(fake.port(), tc.typeCode, tc.segs...)))
+			want := wire(append(append(append([]string{}, anonLogin...), tc.want...), "QUIT")...)
+			if strings.Join(got, "") != want {
+				t.Errorf("wire:\n got %q\nwant %q", strings.Join(got, ""), want)
+			}
+			if tc.typeCode != 'd' && string(data) != strings.ReplaceAll(tc.body, "\r\n", "\n") && tc.typeCode != 'i' {
+				t.Errorf("body %q, want %q", data, tc.body)
+			}
+			if tc.typeCode == 'i' && string(data) != tc.body {
+				t.Errorf("TYPE I body %q, want it unchanged %q", data, tc.body)
+			}
+			if tc.typeCode != 'd' && resp.Name != tc.segs[len(tc.segs)-1] {
+				t.Errorf("Name %q", resp.Name)
+			}
+		})
+	}
+}
+
+func TestAnonymousLoginAndTranscript(t *testing.T) {
+	fake := newFake(t)
+	fake.addFile("/f", "x")
+	req := newReq(ftpURL(fake.port(), 0, "f"))
+	var tr bytes.Buffer
+	req.Transcript = &tr
+	resp, _, got := fetchAll(t, fake, req)
+	if got[0] != "USER anonymous\r\n" || got[1] != "PASS "+testEmail+"\r\n" {
+		t.Errorf("login lines %q", got[:2])
+	}
+	if resp.Size != 1 || resp.Modified != time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC) {
+		t.Errorf("Size %d Modified %v, want 1 and the MDTM time", resp.Size, resp.Modified)
+	}
+	if strings.Contains(tr.String(), testEmail) || !strings.Contains(tr.String(), "> PASS ****\n") {
+		t.Errorf("transcript does not mask the password:\n%s", tr.String())
+	}
+	if !strings.Contains(tr.String(), "< 226 Transfer complete.\n") || !strings.Contains(tr.String(), "> RETR f\n") {
+		t.Errorf("transcript lacks the conversation:\n%s", tr.String())
+	}
+}
+
+func TestUserLogin(t *testing.T) {
+	fake := newFake(t)
+	fake.users["alice"] = "s3cret"
+	fake.addFile("/f", "x")
+	u := ftpURL(fake.port(), 0, "f")
+	u.User, u.HasUser, u.Password, u.HasPassword = "alice", true, "s3cret", true
+	_, data, got := fetchAll(t, fake, newReq(u))
+	if got[0] != "USER alice\r\n" || got[1] != "PASS s3cret\r\n" || string(data) != "x" {
+		t.Errorf("login %q, body %q", got[:2], data)
+	}
+}
+
+func TestWrongPassword(t *testing.T) {
+	fake := newFake(t)
+	fake.users["alice"] = "s3cret"
+	u := ftpURL(fake.port(), 0, "f")
+	u.User, u.HasUser, u.Password, u.HasPassword = "alice", true, "wrong", true
+	_, err := New().Fetch(context.Background(), newReq(u))
+	if !errors.Is(err, schemes.ErrAuth) || err.Error() != "530 Login incorrect." {
+		t.Fatalf("err %v, want ErrAuth with the server's text", err)
+	}
+}
+
+func TestUserWithoutPassword(t *testing.T) {
+	fake := newFake(t)
+	fake.users["alice"] = "s3cret"
+	fake.addFile("/f", "x")
+	u := ftpURL(fake.port(), 0, "f")
+	u.User, u.HasUser = "alice", true
+
+	_, err := New().Fetch(context.Background(), newReq(u))
+	if !errors.Is(err, schemes.ErrAuth) || !strings.Contains(err.Error(), "password is needed") {
+		t.Fatalf("no terminal: err %v, want ErrAuth saying a password is needed", err)
+	}
+	if len(fake.sent()) != 0 {
+		t.Errorf("a connection was used before the password was known: %q", fake.sent())
+	}
+
+	req := newReq(u)
+	var asked string
+	req.Prompt = func(q string, secret bool) (string, error) {
+		if !secret {
+			t.Error("password asked with echo")
+		}
+		asked = q
+		return "s3cret", nil
+	}
+	_, data, got := fetchAll(t, fake, req)
+	if string(data) != "x" || got[1] != "PASS s3cret\r\n" || !strings.Contains(asked, "alice") {
+		t.Errorf("prompted login: body %q, lines %q, question %q", data, got, asked)
+	}
+}
+
+func TestCredentialsFromNetrc(t *testing.T) {
+	fake := newFake(t)
+	fake.users["bob"] = "pw"
+	fake.addFile("/f", "x")
+	req := newReq(ftpURL(fake.port(), 0, "f"))
+	req.Credentials = func(host string) (string, string, bool) { return "bob", "pw", host == "127.0.0.1" }
+	_, _, got := fetchAll(t, fake, req)
+	if got[0] != "USER bob\r\n" || got[1] != "PASS pw\r\n" {
+		t.Errorf("login %q", got[:2])
+	}
+}
+
+func TestRESTResume(t *testing.T) {
+	fake := newFake(t)
+	fake.addFile("/big", "0123456789")
+	req := newReq(ftpURL(fake.port(), 0, "big"))
+	req.Offset = 4
+	resp, data, got := fetchAll(t, fake, req)
+	if string(data) != "456789" || resp.Offset != 4 || resp.Size != 10 {
+		t.Errorf("body %q offset %d size %d", data, resp.Offset, resp.Size)
+	}
+	if w := wire(append(append([]string{}, anonLogin...), "TYPE I", "SIZE big", "MDTM big", "EPSV", "REST 4", "RETR big", "QUIT")...); strings.Join(got, "") != w {
+		t.Errorf("wire %q\nwant %q", strings.Join(got, ""), w)
+	}
+}
+
+func TestRESTRefusedStartsOver(t *testing.T) {
+	fake := newFake(t)
+	fake.noREST = true
+	fake.addFile("/big", "0123456789")
+	req := newReq(ftpURL(fake.port(), 0, "big"))
+	req.Offset = 4
+	resp, data, _ := fetchAll(t, fake, req)
+	if string(data) != "0123456789" || resp.Offset != 0 {
+		t.Errorf("body %q offset %d: a refused REST must give the whole file at offset 0", data, resp.Offset)
+	}
+}
+
+func TestDirectoryGuessedFrom550(t *testing.T) {
+	fake := newFake(t)
+	fake.addFile("/pub/a.txt", "a")
+	fake.dirs["/pub/sub"] = true
+	fake.listings["LIST /pub"] = "drwxr-xr-x    2 0 0 4096 Jan 02  2024 sub\r\n" +
+		"-rw-r--r--    1 0 0    1 Jan 02  2024 a.txt\r\n" +
+		"lrwxrwxrwx    1 0 0    5 Jan 02  2024 up -> a.txt\r\n"
+	resp, data, got := fetchAll(t, fake, newReq(ftpURL(fake.port(), 0, "pub")))
+	want := wire(append(append([]string{}, anonLogin...), "TYPE I", "SIZE pub", "MDTM pub", "EPSV", "RETR pub", "CWD pub", "EPSV", "LIST", "QUIT")...)
+	if strings.Join(got, "") != want {
+		t.Errorf("wire %q\nwant %q", strings.Join(got, ""), want)
+	}
+	if resp.Kind != schemes.KindListing {
+		t.Fatalf("kind %v, want a listing", resp.Kind)
+	}
+	if string(data) != "sub dir \na.txt file \nup link a.txt\n" {
+		t.Errorf("entries %q", data)
+	}
+}
+
+func TestListingDirectoryURL(t *testing.T) {
+	fake := newFake(t)
+	fake.mlst = true
+	fake.dirs["/pub"] = true
+	fake.listings["MLSD /pub"] = "type=cdir;modify=20240102030405; .\r\n" +
+		"type=file;size=42;modify=20240102030405; read me.txt\r\n" +
+		"type=dir;modify=20240102030405; src\r\n"
+	f := New()
+	defer f.Close()
+	resp, err := f.Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "pub", "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Close()
+	got := fake.sent()
+	if got[len(got)-1] != "MLSD\r\n" || got[len(got)-3] != "CWD pub\r\n" {
+		t.Errorf("wire %q: want CWD pub then MLSD", got)
+	}
+	e, err := resp.Listing.Next()
+	if err != nil || e.Name != "read me.txt" || e.Size != 42 || e.Type != "file" ||
+		e.Modified != time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC) {
+		t.Fatalf("first entry %+v %v", e, err)
+	}
+	e, err = resp.Listing.Next()
+	if err != nil || e.Name != "src" || e.Type != "dir" || e.Size != -1 {
+		t.Fatalf("second entry %+v %v", e, err)
+	}
+	if _, err := resp.Listing.Next(); err != io.EOF {
+		t.Fatalf("after the last entry: %v, want io.EOF", err)
+	}
+}
+
+func TestListingEntryLimit(t *testing.T) {
+	fake := newFake(t)
+	fake.dirs["/pub"] = true
+	var b strings.Builder
+	for i := 0; i < 50; i++ {
+		b.WriteString("-rw-r--r--    1 0 0    1 Jan 02  2024 f" + strings.Repeat("x", i) + "\r\n")
+	}
+	fake.listings["LIST /pub"] = b.String()
+	req := newReq(ftpURL(fake.port(), 0, "pub", ""))
+	req.MaxEntries = 10
+	_, err := New().Fetch(context.Background(), req)
+	if !errors.Is(err, schemes.ErrTooLarge) {
+		t.Fatalf("err %v, want ErrTooLarge for 50 entries over a limit of 10", err)
+	}
+}
+
+func TestMissingFile(t *testing.T) {
+	fake := newFake(t)
+	_, err := New().Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "nope")))
+	if !errors.Is(err, schemes.ErrRefused) || err.Error() != "550 Failed to open file." {
+		t.Fatalf("err %v, want ErrRefused with the server's text", err)
+	}
+}
+
+func TestPASVNamesAnotherAddress(t *testing.T) {
+	other, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Skipf("cannot listen on 127.0.0.2: %v", err)
+	}
+	defer other.Close()
+	fake := newFake(t)
+	fake.noEPSV = true
+	fake.pasvHost = "127,0,0,2"
+	fake.pasvPort = other.Addr().(*net.TCPAddr).Port
+	fake.addFile("/f", "x")
+
+	_, err = New().Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "f")))
+	if !errors.Is(err, schemes.ErrRefused) || !strings.Contains(err.Error(), other.Addr().String()) {
+		t.Fatalf("err %v, want a refusal naming %s", err, other.Addr())
+	}
+	// A connection made to the other address would be waiting in its
+	// backlog now; accept returns it at once if there is one.
+	other.(*net.TCPListener).SetDeadline(time.Now().Add(200 * time.Millisecond))
+	if c, aerr := other.Accept(); aerr == nil {
+		c.Close()
+		t.Fatal("the client connected to the address of the PASV reply")
+	}
+	for _, l := range fake.sent() {
+		if strings.HasPrefix(l, "RETR") {
+			t.Errorf("RETR was sent without a data connection: %q", fake.sent())
+		}
+	}
+}
+
+func TestConnectionReuseReturnsHome(t *testing.T) {
+	fake := newFake(t)
+	fake.addFile("/a/one", "1")
+	fake.addFile("/b/two", "2")
+	f := New()
+	for _, segs := range [][]string{{"a", "one"}, {"b", "two"}} {
+		resp, err := f.Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, segs...)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(resp.Body)
+		resp.Close()
+		if err != nil || string(data) != segs[0][:0]+map[string]string{"a": "1", "b": "2"}[segs[0]] {
+			t.Fatalf("%v: %q %v", segs, data, err)
+		}
+	}
+	f.Close()
+	fake.ln.Close()
+	fake.wg.Wait()
+	got := strings.Join(fake.sent(), "")
+	if fake.logins != 1 || strings.Count(got, "USER") != 1 {
+		t.Errorf("%d logins for two fetches, want 1:\n%s", fake.logins, got)
+	}
+	if !strings.Contains(got, "RETR one\r\nCWD /\r\nCWD b\r\n") {
+		t.Errorf("the second fetch did not return to the login directory first:\n%q", got)
+	}
+}
+
+func TestEarlyCloseKeepsConnection(t *testing.T) {
+	fake := newFake(t)
+	fake.addFile("/big", strings.Repeat("z", 8<<20))
+	fake.addFile("/small", "s")
+	f := New()
+	resp, err := f.Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "big")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 1000)
+	if _, err := io.ReadFull(resp.Body, buf); err != nil {
+		t.Fatal(err)
+	}
+	resp.Close()
+	resp, err = f.Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "small")))
+	if err != nil {
+		t.Fatalf("fetch after an early close: %v", err)
+	}
+	data, _ := io.ReadAll(resp.Body)
+	resp.Close()
+	f.Close()
+	fake.ln.Close()
+	fake.wg.Wait()
+	if string(data) != "s" || fake.logins != 1 {
+		t.Errorf("body %q, %d logins: want the kept connection reused", data, fake.logins)
+	}
+}
+
+func TestCutTransferIsInterrupted(t *testing.T) {
+	fake := newFake(t)
+	fake.cutAfter = 3
+	fake.addFile("/f", "0123456789")
+	resp, err := New().Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "f")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(resp.Body)
+	resp.Close()
+	if !errors.Is(err, schemes.ErrInterrupted) || string(data) != "012" {
+		t.Fatalf("err %v after %q, want ErrInterrupted after 3 bytes", err, data)
+	}
+}
+
+func TestCancelDuringTransfer(t *testing.T) {
+	fake := newFake(t)
+	fake.stall = make(chan struct{})
+	defer close(fake.stall)
+	fake.addFile("/f", "0123456789")
+	ctx, cancel := context.WithCancel(context.Background())
+	resp, err := New().Fetch(ctx, newReq(ftpURL(fake.port(), 0, "f")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := io.ReadAll(resp.Body)
+		done <- err
+	}()
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, schemes.ErrInterrupted) {
+			t.Errorf("err %v, want ErrInterrupted", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a cancelled transfer did not end")
+	}
+	resp.Close()
+}
+
+func TestIdleTimeout(t *testing.T) {
+	fake := newFake(t)
+	fake.stall = make(chan struct{})
+	defer close(fake.stall)
+	fake.addFile("/f", "0123456789")
+	req := newReq(ftpURL(fake.port(), 0, "f"))
+	req.IdleTimeout = 200 * time.Millisecond
+	resp, err := New().Fetch(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.ReadAll(resp.Body)
+	resp.Close()
+	if !errors.Is(err, schemes.ErrTimeout) {
+		t.Fatalf("err %v, want ErrTimeout", err)
+	}
+}
+
+func TestMaxBytes(t *testing.T) {
+	fake := newFake(t)
+	fake.addFile("/f", "0123456789")
+	req := newReq(ftpURL(fake.port(), 0, "f"))
+	req.MaxBytes = 5
+	_, err := New().Fetch(context.Background(), req)
+	if !errors.Is(err, schemes.ErrTooLarge) {
+		t.Fatalf("err %v, want ErrTooLarge before the transfer", err)
+	}
+}
+
+func TestConnectRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	_, err = New().Fetch(context.Background(), newReq(ftpURL(port, 0, "f")))
+	if !errors.Is(err, schemes.ErrConnect) {
+		t.Fatalf("err %v, want ErrConnect", err)
+	}
+}
+
+func TestInjectionRefusedBeforeConnecting(t *testing.T) {
+	fake := newFake(t)
+	_, err := New().Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "a\r\nDELE x", "f")))
+	if !errors.Is(err, security.ErrInjection) {
+		t.Fatalf("err %v, want ErrInjection", err)
+	}
+	if len(fake.sent()) != 0 {
+		t.Errorf("lines were sent: %q", fake.sent())
+	}
+}
+
+func TestExplicitTLSRefusalIsAnError(t *testing.T) {
+	fake := newFake(t)
+	fake.addFile("/f", "x")
+	req := newReq(ftpURL(fake.port(), 0, "f"))
+	req.RequireTLS = true
+	_, err := New().Fetch(context.Background(), req)
+	if !errors.Is(err, schemes.ErrRefused) || !strings.Contains(err.Error(), "500 Unknown command.") {
+		t.Fatalf("err %v, want a refusal with the server's text", err)
+	}
+	fake.ln.Close()
+	fake.wg.Wait()
+	if got := fake.sent(); len(got) != 1 || got[0] != "AUTH TLS\r\n" {
+		t.Errorf("sent %q, want AUTH TLS and nothing in plain text after it", got)
+	}
+}
