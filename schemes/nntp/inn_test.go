@@ -356,3 +356,17 @@ func TestINNAuthentication(t *testing.T) {
 		}
 	})
 }
+
+// INN offers STARTTLS but cannot start it here (580): asked for TLS, the
+// fetch fails rather than go on in plain text.
+func TestINNRequiredTLSNeverFallsBack(t *testing.T) {
+	itest.Require(t, innAddr)
+	req := innReq(newsURL(&schemes.News{MessageID: "gofer-test-1@gofer.test"}))
+	req.RequireTLS = true
+	var transcript bytes.Buffer
+	req.Transcript = &transcript
+	_, err := fetchBody(t, req)
+	if !errors.Is(err, schemes.ErrRefused) || strings.Contains(transcript.String(), "ARTICLE") {
+		t.Errorf("err %v; transcript\n%s\nwant a refusal before any ARTICLE", err, transcript.String())
+	}
+}

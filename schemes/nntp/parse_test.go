@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goferurl/gofer/schemes"
 )
@@ -94,5 +95,26 @@ func TestCommandLineAndDisplay(t *testing.T) {
 	c.arg = "secret\r\nQUIT"
 	if _, err := c.line(); err == nil || strings.Contains(err.Error(), "secret") {
 		t.Errorf("err %v, want an injection refusal that does not show the value", err)
+	}
+}
+
+func BenchmarkParseOverview(b *testing.B) {
+	line := "12345\tRe: Test article with a longer subject line\tGofer Tester <tester@gofer.test>\tTue, 20 Dec 1994 12:01:00 +0000\t<gofer-test-12345@gofer.test>\t<a@b> <c@d>\t4821\t73\tXref: gofer.test gofer.test:12345"
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := parseOverview(line); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestParseDate(t *testing.T) {
+	for _, s := range []string{"Tue, 20 Dec 1994 12:01:00 +0000", "20 Dec 1994 12:01 GMT", "Tue, 20 Dec 1994 07:01:00 -0500 (EST)"} {
+		if got := parseDate(s); !got.Equal(time.Date(1994, 12, 20, 12, 1, 0, 0, time.UTC)) {
+			t.Errorf("parseDate(%q) = %v", s, got)
+		}
+	}
+	if got := parseDate("yesterday"); !got.IsZero() {
+		t.Errorf("parseDate(yesterday) = %v, want zero", got)
 	}
 }
