@@ -105,6 +105,18 @@ func decode(s string) string {
 	return string(b)
 }
 
+// Unescape decodes every %HH of s, reporting the first malformed escape.
+func Unescape(s string) (string, error) {
+	if i := badEscape(s); i >= 0 {
+		return "", &ParseError{Input: s, Pos: i + 1, Msg: "bad escape " + quoteEscape(s[i:])}
+	}
+	return decode(s), nil
+}
+
+// Escape encodes s as one path segment: every octet but the unreserved ones
+// becomes %HH.
+func Escape(s string) string { return escape(s, "") }
+
 // badEscape returns the offset of the first '%' in s not followed by two hex
 // digits, or -1.
 func badEscape(s string) int {

@@ -234,3 +234,15 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(checkRoundTrip)
 }
+
+func TestEscapeUnescape(t *testing.T) {
+	if got := Escape("a b/c;d%é"); got != "a%20b%2Fc%3Bd%25%C3%A9" {
+		t.Errorf("Escape: %s", got)
+	}
+	if got, err := Unescape("a%20b%2Fc"); err != nil || got != "a b/c" {
+		t.Errorf("Unescape: %q %v", got, err)
+	}
+	if _, err := Unescape("a%2"); !errors.Is(err, ErrUsage) {
+		t.Errorf("Unescape bad escape: %v", err)
+	}
+}
