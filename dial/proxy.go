@@ -189,7 +189,8 @@ func (p *proxyDialer) connect(ctx context.Context, conn net.Conn, addr string) (
 	}
 	resp.Body.Close()
 	switch {
-	case resp.StatusCode == http.StatusProxyAuthRequired:
+	case resp.StatusCode == http.StatusProxyAuthRequired, resp.StatusCode == http.StatusUnauthorized:
+		// Some proxies (tinyproxy) answer a bad Proxy-Authorization with 401.
 		return nil, schemes.Errorf(schemes.ErrAuth, "http proxy %s: %s", p.addr, resp.Status)
 	case resp.StatusCode/100 != 2:
 		return nil, schemes.Errorf(schemes.ErrConnect, "http proxy %s: connect to %s: %s", p.addr, addr, resp.Status)

@@ -253,6 +253,12 @@ func TestHTTPConnect(t *testing.T) {
 		t.Errorf("wrong password: %v, want ErrAuth without the password", err)
 	}
 
+	unauthorized, _ := connectServer(t, backend, "", 401) // tinyproxy's answer to a bad login
+	d = &Dialer{Proxy: "http://alice:wrong@" + unauthorized}
+	if _, err := d.DialContext(context.Background(), "tcp", "127.0.0.1:70"); !errors.Is(err, schemes.ErrAuth) {
+		t.Errorf("401 from the proxy: %v, want ErrAuth", err)
+	}
+
 	forbidden, _ := connectServer(t, backend, "", 403)
 	d = &Dialer{Proxy: forbidden} // a bare host:port is an http proxy
 	if _, err := d.DialContext(context.Background(), "tcp", "127.0.0.1:70"); !errors.Is(err, schemes.ErrConnect) || !strings.Contains(err.Error(), "403") {
