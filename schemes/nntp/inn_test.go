@@ -140,9 +140,11 @@ func splitArticle(b []byte) (head, body []byte) {
 }
 
 // An article by message-id is, byte for byte, what INN returned to the
-// harness right after posting (served/, CR LF made LF). Against what was
-// posted (posted/): every posted header line is there unchanged, INN only
-// adds header lines (Path, Xref, Lines, ...), and the body is identical.
+// harness's own ARTICLE right after posting (news/served/, with CR LF made
+// LF, as textproto's DotReader delivers lines). Against what was posted
+// (news/posted/): every posted header line is there unchanged, though not
+// in the same order (INN adds Path, Injection-Info and Xref, and moves
+// Message-ID), and the body after the first empty line is identical.
 func TestINNArticleByMessageIDIsWhatWasPosted(t *testing.T) {
 	itest.Require(t, innAddr)
 	for _, p := range inGroup(readIndex(t), "gofer.test") {
@@ -278,6 +280,24 @@ func TestINNListsTheTestGroups(t *testing.T) {
 	if empty.Type != "group" || empty.Description != "A group with no articles." {
 		t.Errorf("gofer.empty entry %+v", empty)
 	}
+	if _, ok := groups["gofer.secret"]; ok {
+		t.Error("gofer.secret is listed to a reader who has not logged in")
+	}
+
+	// After a login, the list holds gofer.secret too.
+	req := innReq(newsURL(&schemes.News{All: true}))
+	req.Credentials = func(host string) (string, string, bool) { return itest.NewsUser, itest.NewsPassword, true }
+	es, err = fetchEntries(t, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range es {
+		found = found || e.Name == "gofer.secret" && e.Description == "Articles readable only after AUTHINFO."
+	}
+	if !found {
+		t.Error("gofer.secret, with its description, is not listed after a login")
+	}
 }
 
 func TestINNUnknownGroupIsRefused(t *testing.T) {
@@ -305,7 +325,12 @@ func TestINNAuthentication(t *testing.T) {
 	t.Run("no credentials", func(t *testing.T) {
 		_, err := fetchEntries(t, innReq(newsURL(&schemes.News{Group: "gofer.secret"})))
 		if !errors.Is(err, schemes.ErrAuth) {
-			t.Errorf("err %v, want ErrAuth", err)
+			t.Errorf("group: err %v, want ErrAuth", err)
+		}
+		_, err = fetchBody(t, innReq(newsURL(&schemes.News{MessageID: p.id()})))
+		var te *textproto.Error
+		if !errors.Is(err, schemes.ErrAuth) || !errors.As(err, &te) || te.Code != 480 {
+			t.Errorf("article: err %v, want ErrAuth carrying INN's 480", err)
 		}
 	})
 	t.Run("credentials in the URL", func(t *testing.T) {
