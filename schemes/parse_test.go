@@ -246,3 +246,66 @@ func TestEscapeUnescape(t *testing.T) {
 		t.Errorf("Unescape bad escape: %v", err)
 	}
 }
+
+func TestStringCanonical(t *testing.T) {
+	cases := map[string]string{
+		"gopher://h":                       "gopher://h/1",
+		"GOPHER://H:70/":                   "gopher://H:70/1",
+		"URL:ftp://u:p@h/a b/c%3bd;TYPE=A": "ftp://u:p@h/a%20b/c%3Bd;type=a",
+		"ftp://a%40b@h/":                   "ftp://a%40b@h/",
+		"gopher://h/0sel%09%09+application/postscript%20Es_ES": "gopher://h/0sel%09%09+application/postscript%20Es_ES",
+		"gopher://h/0a%09b":    "gopher://h/0a%09b",
+		"http://h/a b?c d#e f": "http://h/a%20b?c%20d#e%20f",
+		"news:<a@b>":           "news:a@b",
+		"nntp://h/":            "nntp://h",
+		"telnet://h":           "telnet://h/",
+		"file:/etc/motd":       "file:///etc/motd",
+		"prospero://h/a;b=c":   "prospero://h/a;b=c",
+		"wais://h/db/t":        "wais://h/db/t/",
+		"http://[::1]/":        "http://[::1]/",
+		"mailto:a%25b@c":       "mailto:a%25b@c",
+		"X-Y:a#b":              "x-y:a#b",
+	}
+	for in, want := range cases {
+		if got := mustParse(t, in).String(); got != want {
+			t.Errorf("String(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestStringOfLiterals: URLs that scheme packages build as struct literals
+// (menu items, listing entries) print so that Parse gives them back.
+func TestStringOfLiterals(t *testing.T) {
+	for _, u := range []*URL{
+		{Scheme: "gopher", Host: "127.0.0.70", Gopher: &Gopher{Type: '0', Selector: "/a dir/file\x7f;#?"}},
+		{Scheme: "gopher", Host: "h", Port: 7070, Gopher: &Gopher{Type: '7', Selector: "s", Search: "a b", HasSearch: true}},
+		{Scheme: "ftp", Host: "h", User: "u", HasUser: true, FTP: &FTP{Segments: []string{"pub", "a/b;type=i", "x%y"}, TypeCode: 'i'}},
+		{Scheme: "nntp", Host: "h", NNTP: &NNTP{Group: "alt.test", Article: 12}},
+		{Scheme: "news", News: &News{MessageID: "a.b@c"}},
+		{Scheme: "file", File: &File{Path: "/tmp/a b#c"}},
+	} {
+		v, err := Parse(u.String())
+		if err != nil {
+			t.Errorf("%s: %v", u, err)
+			continue
+		}
+		if !reflect.DeepEqual(u, v) {
+			t.Errorf("%s:\n got %+v\nwant %+v", u, v, u)
+		}
+	}
+}
+
+func TestDefaultPorts(t *testing.T) {
+	// SPEC.md's table, plus the TLS variants.
+	want := map[string]int{"ftp": 21, "http": 80, "gopher": 70, "nntp": 119, "telnet": 23,
+		"wais": 210, "prospero": 1525, "rlogin": 513, "tn3270": 23,
+		"https": 443, "ftps": 990, "nntps": 563, "news": 0, "mailto": 0, "file": 0}
+	for s, p := range want {
+		if got := DefaultPort(s); got != p {
+			t.Errorf("DefaultPort(%s) = %d, want %d", s, got, p)
+		}
+	}
+	if got := mustParse(t, "nntp://h/g").EffectivePort(); got != 119 {
+		t.Errorf("EffectivePort = %d", got)
+	}
+}
