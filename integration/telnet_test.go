@@ -141,7 +141,7 @@ func TestGoferTelnetPipedLogin(t *testing.T) {
 	io.WriteString(stdin, itest.LocalPassword+"\n")
 	at = out.waitFor(t, "$ ", at)
 	io.WriteString(stdin, "echo MARK$((6*7))\n")
-	at = out.waitFor(t, "MARK42", at)
+	out.waitFor(t, "MARK42", at)
 	io.WriteString(stdin, "exit\n")
 	// stdin stays open: the server's close ends the session.
 	if code := waitExit(t, cmd); code != 0 {
