@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -45,6 +46,8 @@ type memFTP struct {
 	breakAt map[string]int64
 	// gate, if set, is called before each body starts.
 	gate func(path string)
+	// listed, if set, is called when a generated listing has yielded its last entry.
+	listed func()
 }
 
 func newMemFTP() *memFTP {
@@ -183,7 +186,11 @@ func (m *memFTP) listing(segs []string, path string, dir *memNode) schemes.Listi
 	}
 	sort.Slice(ents, func(a, b int) bool { return ents[a].Name < ents[b].Name })
 	ents = append(ents, dir.extra...)
-	return &genListing{ents: ents, count: dir.count, gen: func(i int) schemes.Entry {
+	var end func()
+	if dir.count > 0 {
+		end = m.listed
+	}
+	return &genListing{ents: ents, count: dir.count, end: end, gen: func(i int) schemes.Entry {
 		name := fmt.Sprintf("f%06d", i)
 		cs := append(append([]string(nil), segs...), name)
 		return schemes.Entry{Name: name, Type: schemes.TypeFile, URL: m.url(cs, false), Size: int64(len(name)), Modified: testTime}
@@ -195,6 +202,7 @@ type genListing struct {
 	i     int
 	count int
 	gen   func(int) schemes.Entry
+	end   func()
 }
 
 func (l *genListing) Next() (schemes.Entry, error) {
@@ -205,6 +213,10 @@ func (l *genListing) Next() (schemes.Entry, error) {
 	if k := l.i - len(l.ents); k < l.count {
 		l.i++
 		return l.gen(k), nil
+	}
+	if l.end != nil {
+		l.end()
+		l.end = nil
 	}
 	return schemes.Entry{}, io.EOF
 }
@@ -325,7 +337,10 @@ func (h *memHTTP) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		return nil, err
 	}
 	u.Scheme = "x-http"
-	p := u.HTTP.Path
+	p, err := url.PathUnescape(u.HTTP.Path)
+	if err != nil {
+		return nil, err
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	resp := &schemes.Response{URL: u, Kind: schemes.KindFile, Size: -1, Modified: h.mod[p]}

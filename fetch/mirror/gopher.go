@@ -20,7 +20,7 @@ import (
 // selector's directory, with a readable gophermap.html beside it.
 func (e *engine) menu(ctx context.Context, j job, pre *fetch.Response) {
 	key := "d:" + j.Path
-	if j.From == "" {
+	if j.Root {
 		e.visit("m:" + j.Sel)
 	}
 	lr := e.seenListing(key, j)

@@ -19,7 +19,7 @@ import (
 // run asks with If-Modified-Since and reads the links of an unchanged page
 // from the local copy.
 func (e *engine) page(ctx context.Context, j job, pre *fetch.Response) {
-	if j.From == "" {
+	if j.Root {
 		e.visit("u:" + j.URL)
 	}
 	u, err := url.Parse(j.URL)

@@ -82,7 +82,8 @@ type Summary struct {
 	Seconds   float64       `json:"duration"` // Duration in seconds
 	Refusals  []Refusal     `json:"refusals"`
 	Failures  []Failure     `json:"failures"`
-	// Planned lists, in a dry run, what a real run would fetch or delete.
+	// Planned lists, in a dry run, what a real run would fetch or delete
+	// (at most maxPlanned items; Options.Log receives every one).
 	Planned []Planned `json:"planned,omitempty"`
 }
 
@@ -110,7 +111,12 @@ type Planned struct {
 	Path   string `json:"path"`
 }
 
-const maxListed = 1000
+// maxListed bounds the refusal and failure lists, maxPlanned a dry run's
+// list (Log sees every line); the counts are always exact.
+const (
+	maxListed  = 1000
+	maxPlanned = 10000
+)
 
 // stateDir is the one non-content entry of DIR.
 const stateDir = ".gofer"
@@ -166,7 +172,7 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 		wg.Go(func() { e.worker(ctx, i) })
 	}
 	e.rootResp.Store(resp)
-	e.q.push(job{Op: e.site.rootOp(resp), URL: e.site.rootURL, Path: e.site.rootPath, Sel: e.site.selector, Host: e.site.host, Port: e.site.port, Size: -1})
+	e.q.push(job{Op: e.site.rootOp(resp), URL: e.site.rootURL, Path: e.site.rootPath, Sel: e.site.selector, Host: e.site.host, Port: e.site.port, Size: -1, Root: true})
 	wg.Wait()
 	stopProgress()
 
@@ -310,7 +316,7 @@ func (e *engine) worker(ctx context.Context, id int) {
 // do runs one job. The root job takes the response Run already fetched.
 func (e *engine) do(ctx context.Context, j job) {
 	var pre *fetch.Response
-	if j.Path == "" && j.From == "" {
+	if j.Root {
 		pre = e.rootResp.Swap(nil)
 	}
 	switch j.Op {
@@ -370,7 +376,7 @@ func (e *engine) plan(action, url, path string) {
 	case "delete":
 		e.sum.Deleted++
 	}
-	if len(e.sum.Planned) < maxListed*100 {
+	if len(e.sum.Planned) < maxPlanned {
 		e.sum.Planned = append(e.sum.Planned, Planned{Action: action, URL: url, Path: path})
 	}
 	e.mu.Unlock()

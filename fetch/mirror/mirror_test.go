@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -136,7 +137,7 @@ func TestHostileListingRefusedNothingOutside(t *testing.T) {
 	bad := []string{"../x", "/etc/x", "a/../../x", "nul\x00byte", "", "..", ".", `back\slash`, ".gofer"}
 	for _, name := range bad {
 		m.nodes[""].extra = append(m.nodes[""].extra, schemes.Entry{Name: name, Type: schemes.TypeFile,
-			URL: "x-ftp://127.0.0.1/" + schemes.Escape(name), Size: 1, Modified: testTime})
+			URL: "x-ftp://127.0.0.1/" + url.PathEscape(name), Size: 1, Modified: testTime})
 	}
 	m.nodes[""].extra = append(m.nodes[""].extra, schemes.Entry{Name: "../evil", Type: schemes.TypeDir, URL: "x-ftp://127.0.0.1/..%2Fevil/", Size: -1})
 	outer := t.TempDir()

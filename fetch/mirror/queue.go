@@ -26,6 +26,8 @@ type job struct {
 	Host string `json:"h,omitempty"`
 	Port int    `json:"port,omitempty"`
 	Plus string `json:"plus,omitempty"`
+	// Root marks the starting job, whose response Run has fetched already.
+	Root bool `json:"r,omitempty"`
 }
 
 const (
