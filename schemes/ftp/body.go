@@ -30,6 +30,8 @@ type body struct {
 	stop  func() bool
 	start int64 // where the body starts in the file
 	size  int64 // size of the whole file, -1 when unknown
+	// ascii: the transfer is in TYPE A, whose byte count may differ from
+	// SIZE (RFC 3659 §4), so a short transfer is known only from the reply.
 	ascii bool
 	max   int64
 	n     int64
@@ -37,11 +39,14 @@ type body struct {
 	done  bool
 }
 
-func newBody(ctx context.Context, f *Fetcher, c *conn, r *goftp.Response, stop func() bool, start, size, max int64, ascii bool) *body {
+// newBody streams r. convert turns CR LF into LF: RFC 959 §3.1.1.1 has
+// TYPE A lines end in CR LF on the wire and the receiver use its own line
+// ends. gofer converts only when the URL asks for ";type=a": a TYPE A it
+// guessed from the name must not change a byte of what the server sends
+// (servers such as vsftpd send files as they are, CR LF included).
+func newBody(ctx context.Context, f *Fetcher, c *conn, r *goftp.Response, stop func() bool, start, size, max int64, ascii, convert bool) *body {
 	b := &body{ctx: ctx, f: f, c: c, r: r, src: r, stop: stop, start: start, size: size, max: max, ascii: ascii}
-	if ascii {
-		// RFC 959 §3.1.1.1: in TYPE A lines end in CR LF on the wire; the
-		// receiver turns them into its own line ends.
+	if convert {
 		b.src = &crlfReader{r: bufio.NewReaderSize(r, 32<<10)}
 	}
 	return b

@@ -277,6 +277,18 @@ func (s *fakeSession) handle(verb, arg string) bool {
 			dir = s.abs(arg)
 		}
 		body, ok := f.listings[verb+" "+dir]
+		if !ok && verb == "NLST" {
+			// Like many servers, answer "NLST dir" with "dir/name" lines.
+			prefix := ""
+			if arg != "" {
+				prefix = arg + "/"
+			}
+			for p := range f.files {
+				if path.Dir(p) == dir {
+					body += prefix + path.Base(p) + "\r\n"
+				}
+			}
+		}
 		if !ok && !f.dirs[dir] {
 			s.closeData()
 			s.reply("550 Failed to open directory.")

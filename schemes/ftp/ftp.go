@@ -323,7 +323,7 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 	return &schemes.Response{
 		URL:      base,
 		Kind:     schemes.KindFile,
-		Body:     newBody(ctx, f, c, r, stop, offset, size, req.MaxBytes, t == 'A'),
+		Body:     newBody(ctx, f, c, r, stop, offset, size, req.MaxBytes, t == 'A', v.TypeCode == 'a'),
 		Offset:   offset,
 		Size:     size,
 		Name:     name,

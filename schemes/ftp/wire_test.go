@@ -79,6 +79,7 @@ func TestGoldenWire(t *testing.T) {
 		file     string // path on the fake server
 		want     []string
 		body     string
+		wantBody string // when it differs from body
 	}{
 		{
 			name: "etc/motd: CWD etc, RETR motd (RFC 1738 §3.2.2)",
@@ -97,7 +98,8 @@ func TestGoldenWire(t *testing.T) {
 		},
 		{
 			name: ";type=a sends TYPE A",
-			segs: []string{"pub", "data.bin"}, typeCode: 'a', file: "/pub/data.bin", body: "line\n",
+			segs: []string{"pub", "data.bin"}, typeCode: 'a', file: "/pub/data.bin",
+			body: "line\r\nlone\rcr\r\n", wantBody: "line\nlone\rcr\n",
 			want: []string{"CWD pub", "TYPE A", "SIZE data.bin", "MDTM data.bin", "EPSV", "RETR data.bin"},
 		},
 		{
@@ -106,8 +108,8 @@ func TestGoldenWire(t *testing.T) {
 			want: []string{"CWD pub", "TYPE I", "SIZE notes.txt", "MDTM notes.txt", "EPSV", "RETR notes.txt"},
 		},
 		{
-			name: "a .txt name is guessed as TYPE A",
-			segs: []string{"pub", "notes.txt"}, file: "/pub/notes.txt", body: "a\nb\n",
+			name: "a .txt name is guessed as TYPE A, and its bytes are kept as sent",
+			segs: []string{"pub", "notes.txt"}, file: "/pub/notes.txt", body: "a\r\nb\n",
 			want: []string{"CWD pub", "TYPE A", "SIZE notes.txt", "MDTM notes.txt", "EPSV", "RETR notes.txt"},
 		},
 		{
@@ -130,11 +132,15 @@ func TestGoldenWire(t *testing.T) {
 			if strings.Join(got, "") != want {
 				t.Errorf("wire:\n got %q\nwant %q", strings.Join(got, ""), want)
 			}
-			if tc.typeCode != 'd' && string(data) != strings.ReplaceAll(tc.body, "\r\n", "\n") && tc.typeCode != 'i' {
-				t.Errorf("body %q, want %q", data, tc.body)
+			wantBody := tc.body
+			if tc.wantBody != "" {
+				wantBody = tc.wantBody
 			}
-			if tc.typeCode == 'i' && string(data) != tc.body {
-				t.Errorf("TYPE I body %q, want it unchanged %q", data, tc.body)
+			if tc.typeCode == 'd' {
+				wantBody = "x other \n"
+			}
+			if string(data) != wantBody {
+				t.Errorf("body %q, want %q", data, wantBody)
 			}
 			if tc.typeCode != 'd' && resp.Name != tc.segs[len(tc.segs)-1] {
 				t.Errorf("Name %q", resp.Name)
