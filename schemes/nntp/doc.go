@@ -18,6 +18,8 @@
 // to reader mode (MODE READER), starts TLS when asked, and logs in with
 // AUTHINFO only when credentials were given or the server answers 480.
 //
-// Articles and overviews are streamed: an article is a dot-unstuffed
-// io.ReadCloser, a group a Listing read line by line from the connection.
+// Articles and overviews are streamed: an article is an io.ReadCloser
+// that undoes the dot-stuffing and, as textproto's DotReader does, gives
+// lines LF ends instead of the wire's CR LF; a group is a Listing read line
+// by line from the connection.
 package nntp

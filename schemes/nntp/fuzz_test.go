@@ -1,9 +1,17 @@
 package nntp
 
 import (
+	"context"
+	"errors"
+	"io"
+	"net"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/security"
 )
 
 // FuzzOverview feeds arbitrary lines to the OVER parser: it must never
@@ -85,4 +93,78 @@ func FuzzListActive(f *testing.F) {
 			t.Fatalf("parseNewsgroupsLine(%q) = %q, %q", line, name, desc)
 		}
 	})
+}
+
+// pipeDialer hands the client one end of a pipe whose other end plays
+// reply (whatever bytes it is) and discards what the client sends.
+type pipeDialer struct{ reply string }
+
+func (d pipeDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	client, server := net.Pipe()
+	go func() {
+		go io.Copy(io.Discard, server)
+		io.WriteString(server, d.reply)
+		server.Close()
+	}()
+	return client, nil
+}
+
+// FuzzSession plays arbitrary server bytes to every URL form: the client
+// must not panic or hang, and every failure must be one of gofer's error
+// kinds (or the guard's), never a bare I/O error.
+func FuzzSession(f *testing.F) {
+	for _, seed := range []string{
+		"200 ok\r\n101 caps\r\nVERSION 2\r\nREADER\r\n.\r\n211 2 1 2 g\r\n224 ov\r\n1\ta\r\n2\tb\r\n.\r\n",
+		"200 ok\r\n500 what\r\n200 reader\r\n215 list\r\ng 2 1 y\r\n.\r\n215 list\r\ng 2 1 y\r\n.\r\n",
+		"200 ok\r\n101 caps\r\nREADER\r\n.\r\n220 1 <a@b>\r\nSubject: x\r\n\r\n..body\r\n.\r\n",
+		"200 ok\r\n101 caps\r\nREADER\r\n.\r\n480 auth\r\n",
+		"201 ok\r\n101 caps\r\nMODE-READER\r\n.\r\n502 no\r\n",
+		"400 busy\r\n",
+		"200 ok\r\n101 caps\r\nREADER\r\n.\r\n211 x y z\r\n",
+		"200 ok\r\n101",
+		"",
+	} {
+		f.Add(seed)
+	}
+	urls := []*schemes.URL{
+		{Scheme: "news", News: &schemes.News{Group: "g"}},
+		{Scheme: "news", News: &schemes.News{All: true}},
+		{Scheme: "news", News: &schemes.News{MessageID: "a@b"}},
+		{Scheme: "nntp", Host: "127.0.0.1", NNTP: &schemes.NNTP{Group: "g", Article: 1}},
+	}
+	f.Fuzz(func(t *testing.T, reply string) {
+		for _, u := range urls {
+			req := &schemes.Request{URL: u, NNTPServer: "127.0.0.1", Dialer: pipeDialer{reply},
+				IdleTimeout: 5 * time.Second, MaxEntries: 100, MaxBytes: 1 << 16, MaxLineLength: 1024}
+			resp, err := New().Fetch(context.Background(), req)
+			if err != nil {
+				checkKind(t, reply, err)
+				continue
+			}
+			switch resp.Kind {
+			case schemes.KindFile:
+				_, err = io.Copy(io.Discard, resp.Body)
+			case schemes.KindListing:
+				for err == nil {
+					_, err = resp.Listing.Next()
+				}
+				if err == io.EOF {
+					err = nil
+				}
+			}
+			resp.Close()
+			if err != nil {
+				checkKind(t, reply, err)
+			}
+		}
+	})
+}
+
+func checkKind(t *testing.T, reply string, err error) {
+	t.Helper()
+	var ke *schemes.KindError
+	var ie *security.InjectionError
+	if !errors.As(err, &ke) && !errors.As(err, &ie) {
+		t.Fatalf("server reply %q: error %v (%T) has no kind", reply, err, err)
+	}
 }
