@@ -46,6 +46,8 @@ type memFTP struct {
 	breakAt map[string]int64
 	// gate, if set, is called before each body starts.
 	gate func(path string)
+	// reads, if set, is called before every read of a body.
+	reads func()
 	// listed, if set, is called when a generated listing has yielded its last entry.
 	listed func()
 }
@@ -155,6 +157,9 @@ func (m *memFTP) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resp
 	}
 	if m.gate != nil {
 		m.gate(path)
+	}
+	if m.reads != nil {
+		body = &hooked{r: body, hook: m.reads}
 	}
 	return &schemes.Response{URL: u, Kind: schemes.KindFile, Body: io.NopCloser(body), Offset: off,
 		Size: int64(len(node.data)), Name: segs[len(segs)-1], Type: schemes.TypeFile, Modified: node.mod}, nil
@@ -376,4 +381,17 @@ func newClient(fs ...schemes.Fetcher) *fetch.Client {
 		}
 	}
 	return c
+}
+
+type hooked struct {
+	r    io.Reader
+	hook func()
+}
+
+func (h *hooked) Read(p []byte) (int, error) {
+	h.hook()
+	if len(p) > 16<<10 {
+		p = p[:16<<10]
+	}
+	return h.r.Read(p)
 }

@@ -114,6 +114,9 @@ func TestGopherNoParentAndRerun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if sum.New != 3 {
+		t.Errorf("first run new = %d, want 3", sum.New)
+	}
 	got := tree(t, dir)
 	if _, ok := got["about.txt"]; ok {
 		t.Errorf("--no-parent fetched outside /archive: %q", keys(got))
