@@ -138,6 +138,9 @@ func (s *Session) Interact(ctx context.Context, in io.Reader, out io.Writer) (er
 	s.started = true
 	s.startMu.Unlock()
 	defer s.Close()
+	if in == nil {
+		in = strings.NewReader("") // no input: the linger starts at once
+	}
 
 	fd, isTerm := terminalOf(in)
 	restore := func() {}

@@ -195,3 +195,36 @@ func TestTerminalLocalEcho(t *testing.T) {
 		t.Errorf("output %q, want the prompt and the local echo", got)
 	}
 }
+
+// TestTerminalRestoredOnSignal: a SIGINT from outside (the keyboard's ^C is
+// data in raw mode) ends the session as interrupted, terminal restored.
+func TestTerminalRestoredOnSignal(t *testing.T) {
+	_, pts := openPTY(t, 80, 24)
+	before := termios(t, pts)
+	u, done := scripted(t, func(c net.Conn, r *bufio.Reader) error {
+		c.Write(iac(cmdDO, optSGA))
+		// The answer proves the session runs, so its signal handler is in
+		// place before the signal is sent.
+		if err := expect(r, iac(cmdWILL, optSGA)); err != nil {
+			return err
+		}
+		if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+			return err
+		}
+		if _, err := r.ReadByte(); err != io.EOF {
+			return fmt.Errorf("read %v, want EOF", err)
+		}
+		return nil
+	})
+	s := connect(t, &schemes.Request{URL: u})
+	err := interact(t, s, context.Background(), pts, io.Discard)
+	if !errors.Is(err, schemes.ErrInterrupted) {
+		t.Errorf("err %v, want ErrInterrupted", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if after := termios(t, pts); !reflect.DeepEqual(before, after) {
+		t.Errorf("terminal not restored:\nbefore %+v\nafter  %+v", before, after)
+	}
+}
