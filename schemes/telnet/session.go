@@ -38,6 +38,9 @@ type Session struct {
 	linger       time.Duration
 	writeTimeout time.Duration
 	transcript   io.Writer
+	// rawTrace ends transcript lines with CR LF: a raw terminal does not
+	// turn LF into a new line by itself.
+	rawTrace bool
 
 	wmu       sync.Mutex // one writer on the connection at a time
 	traceMu   sync.Mutex
@@ -98,7 +101,11 @@ func (s *Session) trace(format string, args ...any) {
 	}
 	s.traceMu.Lock()
 	defer s.traceMu.Unlock()
-	fmt.Fprintf(s.transcript, format+"\n", args...)
+	end := "\n"
+	if s.rawTrace {
+		end = "\r\n"
+	}
+	fmt.Fprintf(s.transcript, format+end, args...)
 }
 
 type eventKind int
@@ -152,6 +159,7 @@ func (s *Session) Interact(ctx context.Context, in io.Reader, out io.Writer) (er
 		}
 		var once sync.Once
 		restore = func() { once.Do(func() { term.Restore(fd, old) }) }
+		s.rawTrace = true
 		defer restore()
 		var stopSignals func()
 		sigs, stopSignals = notifyInterrupt()
