@@ -4,9 +4,12 @@ package integration_test
 // what a person at a terminal sees, and the exit codes of DESIGN.md.
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -223,5 +226,57 @@ func TestGoferNewsInjectionRefusedBeforeConnecting(t *testing.T) {
 	code, out, errOut := runGofer(t, nil, "get", "--nntp-server", itest.NNTPHost, "news:a%0D%0AQUIT@gofer.test")
 	if code != 3 || out != "" {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 3", code, out, errOut)
+	}
+}
+
+// A news server that closes the connection in the middle of an article:
+// gofer keeps what arrived and exits 8. No real server drops on demand, so
+// this one is scripted.
+func TestGoferNewsClosedMidArticleExits8(t *testing.T) {
+	if !itest.Enabled() {
+		t.Skip("integration test: run `integration/test` (or set GOFER_INTEGRATION=1)")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		br := bufio.NewReader(c)
+		io.WriteString(c, "200 scripted\r\n")
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			switch {
+			case strings.HasPrefix(line, "CAPABILITIES"):
+				io.WriteString(c, "101 caps\r\nVERSION 2\r\nREADER\r\n.\r\n")
+			case strings.HasPrefix(line, "ARTICLE"):
+				io.WriteString(c, "220 0 <cut@gofer.test>\r\nSubject: cut short\r\n\r\nfirst line\r\nsecond li")
+				return
+			default:
+				io.WriteString(c, "500 not scripted\r\n")
+			}
+		}
+	}()
+	out := filepath.Join(t.TempDir(), "article")
+	code, _, errOut := runGofer(t, nil, "get", "--nntp-server", ln.Addr().String(), "-o", out, "news:cut@gofer.test")
+	if code != 8 {
+		t.Errorf("exit %d, stderr %q; want 8", code, errOut)
+	}
+	// What arrived is kept under the partial name, for -C; nothing under
+	// the final name.
+	part, err := os.ReadFile(out + ".part")
+	if err != nil || !strings.HasPrefix(string(part), "Subject: cut short\n\nfirst line\n") {
+		t.Errorf("partial file %q (%v), want what arrived before the close", part, err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("an interrupted article was saved under its final name")
 	}
 }
