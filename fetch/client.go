@@ -147,11 +147,24 @@ func (c *Client) Get(ctx context.Context, rawURL string) (*Response, error) {
 // security.ErrPort, security.ErrInjection or security.ErrRedirect, or is a
 // *schemes.ParseError.
 func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
-	u, err := schemes.Parse(r.URL)
+	u, err := ParseURL(r.URL)
 	if err != nil {
 		return nil, &Error{Op: "get", URL: security.RedactURL(r.URL), Err: err}
 	}
 	return c.follow(ctx, r, u)
+}
+
+// ParseURL parses raw as Do and Plan do: a raw CR, LF or NUL in it is the
+// guard's refusal (security.ErrInjection), not only a syntax error.
+func ParseURL(raw string) (*schemes.URL, error) {
+	u, err := schemes.Parse(raw)
+	if err != nil {
+		if rerr := security.CheckRaw(raw); rerr != nil {
+			return nil, rerr
+		}
+		return nil, err
+	}
+	return u, nil
 }
 
 // fetchOne guards u with g and fetches it with its scheme's fetcher.

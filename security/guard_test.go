@@ -233,3 +233,16 @@ func TestNilGuard(t *testing.T) {
 		t.Errorf("nil guard: %v", err)
 	}
 }
+
+func TestCheckRaw(t *testing.T) {
+	for _, raw := range []string{"ftp://h/a\r\nDELE x", "gopher://h/0a\nb", "news:a\x00b@c", "<URL:ftp://h/a\x00>"} {
+		if err := CheckRaw(raw); !errors.Is(err, ErrInjection) {
+			t.Errorf("CheckRaw(%q) = %v, want an injection refusal", raw, err)
+		}
+	}
+	for _, raw := range []string{"ftp://h/a%0D%0A", "<URL:ftp://h/pub/\n   file.txt>", "http://h/a b"} {
+		if err := CheckRaw(raw); err != nil {
+			t.Errorf("CheckRaw(%q) = %v", raw, err)
+		}
+	}
+}

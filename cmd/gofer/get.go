@@ -87,7 +87,7 @@ func (c *cli) runGet(cmd *cobra.Command, args []string) error {
 
 // getOne retrieves one URL and writes what came back.
 func (c *cli) getOne(ctx context.Context, client *fetch.Client, raw string, hasQuery bool) error {
-	u, err := schemes.Parse(raw)
+	u, err := fetch.ParseURL(raw)
 	if err != nil {
 		return err
 	}

@@ -183,4 +183,3 @@ func humanBytes(n float64) string {
 	}
 	return fmt.Sprintf("%.1f %s", n, units[i])
 }
-

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/fetch"
 )
 
@@ -47,6 +46,7 @@ type cli struct {
 	head, body   bool
 	autoLogin    bool
 	linger       time.Duration
+	proxy        string
 	showProgress bool
 
 	jobs     int
@@ -98,6 +98,7 @@ refused, 6 authentication failed, 7 timed out, 8 transfer interrupted.`,
 	pf.BoolVar(&c.head, "head", false, "news: only the article's headers")
 	pf.BoolVar(&c.body, "body", false, "news: only the article's body")
 	pf.BoolVar(&c.autoLogin, "auto-login", false, "telnet: answer login prompts with the URL's user and password")
+	pf.StringVar(&c.proxy, "proxy", "", "connect through this proxy `URL` (socks5://, socks5h://, http:// CONNECT); default from ALL_PROXY and <scheme>_proxy")
 	pf.DurationVar(&c.linger, "linger", 0, "telnet without a terminal: end this long after stdin ends (default 5s)")
 
 	root.AddCommand(c.getCommand(), c.mirrorCommand(), c.parseCommand(), c.extractCommand(), c.versionCommand())
@@ -122,7 +123,7 @@ func (c *cli) client() (*fetch.Client, error) {
 			opts.IdleTimeout = c.timeout
 		}
 	}
-	opts.Dialer = &dial.Dialer{ConnectTimeout: opts.ConnectTimeout}
+	opts.Proxy = c.proxy
 	if c.maxSize != "" {
 		n, err := parseSize(c.maxSize)
 		if err != nil {
