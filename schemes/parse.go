@@ -317,8 +317,9 @@ func (p *parser) ipURL(u *URL, rest string, off int) error {
 		if u.HasUser || u.Port != 0 {
 			return p.errAt(aoff, "file URL takes no user or port")
 		}
+		// RFC 1738 §5: "file://" [ host | "localhost" ] "/" fpath.
 		if path == "" {
-			path = "/"
+			return p.errAt(poff, "file URL needs a path after the host")
 		}
 		u.File.Path = decode(path)
 	}

@@ -31,9 +31,11 @@ func bareScheme(s string) bool {
 // appearance (RFC 1738 appendix, "Recommendations for URLs in Context"):
 // each "<URL:...>" or "<...>" wrapper whose content is a URL, with the white
 // space inside it (line breaks of long URLs) removed, and each bare URL of
-// a scheme of RFC 1738 or RFC 1630, ended by white space, a quote or an
-// angle bracket, without trailing punctuation. Each is returned without
-// wrapper or "URL:" prefix; none is parsed or checked further.
+// a scheme of RFC 1738 or RFC 1630, ended by white space, a quote, an angle
+// bracket or a non-ASCII byte, without trailing punctuation. Each is
+// returned without wrapper or "URL:" prefix. A bare candidate counts only
+// when Parse accepts it (prose and syntax templates such as "http://:/" are
+// not URLs); a wrapper's content is the author's word and is not checked.
 func FindInText(text string) []string {
 	var found []string
 	var sc textScanner
@@ -152,9 +154,11 @@ func isSchemeChar(c byte) bool {
 	return isSchemeStart(c) || '0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'
 }
 
-// bareEnd reports whether c ends a bare URL.
+// bareEnd reports whether c ends a bare URL: white space, a control
+// character, a quote or an angle bracket, or a non-ASCII byte (RFC 1738
+// §2.2: URLs are written in ASCII; text around them may not be).
 func bareEnd(c byte) bool {
-	return c <= ' ' || c == 0x7f || c == '<' || c == '>' || c == '"'
+	return c <= ' ' || c >= 0x7f || c == '<' || c == '>' || c == '"'
 }
 
 // schemeLen returns the length of the scheme name s starts with when a ':'
@@ -265,6 +269,9 @@ func bare(text string, i int, more bool) (string, int, scanState) {
 	}
 	if end == start+n+1 {
 		return "", 0, stNone
+	}
+	if _, err := Parse(text[start:end]); err != nil {
+		return "", end, stSkip
 	}
 	return text[start:end], end, stFound
 }

@@ -36,17 +36,21 @@ func TestFindInText(t *testing.T) {
 
 func TestFindInTextEdges(t *testing.T) {
 	cases := map[string][]string{
-		"":                              nil,
-		"no urls here: none":            nil,
-		"<<ftp://h/x>>":                 {"ftp://h/x"},
-		"(see http://h/a_(b))":          {"http://h/a_(b)"},
-		"http://h/a, http://h/b.":       {"http://h/a", "http://h/b"},
-		"xftp://h/y":                    nil,
-		"<x-gofer://h/p> and <x-y:z>":   {"x-gofer://h/p"},
-		"<URL:x-y:z>":                   {"x-y:z"},
-		"unclosed <ftp://h/a then bare": {"ftp://h/a"},
-		"HTTP://H/ mixed case":          {"HTTP://H/"},
-		"\"ftp://h/q\"":                 {"ftp://h/q"},
+		"":                                     nil,
+		"no urls here: none":                   nil,
+		"<<ftp://h/x>>":                        {"ftp://h/x"},
+		"(see http://h/a_(b))":                 {"http://h/a_(b)"},
+		"http://h/a, http://h/b.":              {"http://h/a", "http://h/b"},
+		"xftp://h/y":                           nil,
+		"<x-gofer://h/p> and <x-y:z>":          {"x-gofer://h/p"},
+		"<URL:x-y:z>":                          {"x-y:z"},
+		"unclosed <ftp://h/a then bare":        {"ftp://h/a"},
+		"HTTP://H/ mixed case":                 {"HTTP://H/"},
+		"\"ftp://h/q\"":                        {"ftp://h/q"},
+		"news:comp.a。次":                        {"news:comp.a"},
+		"http://:/ ftp:// nntp:x ok http://h/": {"http://h/"},
+		"bad http://h/%%3D escape":             nil,
+		"file:// is not, file:///x is":         {"file:///x"},
 	}
 	for in, want := range cases {
 		if got := FindInText(in); !reflect.DeepEqual(got, want) {
