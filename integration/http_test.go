@@ -12,6 +12,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -310,5 +311,25 @@ func TestLibraryRedirectChain(t *testing.T) {
 	}
 	if errors.Is(err, schemes.ErrRefused) || errors.Is(err, schemes.ErrConnect) {
 		t.Errorf("/tofile: %v, want the guard's refusal", err)
+	}
+}
+
+// TestGoferParseHTTP: the request line parse shows is what a fetch sends:
+// escapes kept, search sent, fragment not.
+func TestGoferParseHTTP(t *testing.T) {
+	requireCLI(t)
+	code, out, errOut := runCLI(t, t.TempDir(), nil, "parse", "--json", "http://127.0.0.80:8080/a%20b/c%2Fd?x=1#frag")
+	if code != 0 {
+		t.Fatalf("exit %d stderr %q", code, errOut)
+	}
+	var doc struct {
+		Requests []string          `json:"requests"`
+		Notes    map[string]string `json:"notes"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(doc.Requests) != 1 || doc.Requests[0] != "GET /a%20b/c%2Fd?x=1 HTTP/1.1" || doc.Notes["host"] != "Host: 127.0.0.80:8080" {
+		t.Errorf("requests %q notes %v", doc.Requests, doc.Notes)
 	}
 }

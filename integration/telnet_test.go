@@ -293,3 +293,16 @@ func TestGoferRloginHandoff(t *testing.T) {
 		t.Errorf("rlogin got arguments %q, want %q", got, want)
 	}
 }
+
+// TestGoferParseTelnet: parse names the advisory login, never the password,
+// and sends nothing.
+func TestGoferParseTelnet(t *testing.T) {
+	requireCLI(t)
+	code, out, errOut := runCLI(t, t.TempDir(), nil, "parse", "telnet://gofer:gofer-secret@127.0.0.23/")
+	if code != 0 {
+		t.Fatalf("exit %d stderr %q", code, errOut)
+	}
+	if !strings.Contains(out, "gofer (advisory)") || strings.Contains(out+errOut, "gofer-secret") {
+		t.Errorf("stdout %q stderr %q", out, errOut)
+	}
+}

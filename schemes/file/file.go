@@ -63,7 +63,7 @@ func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &schemes.Plan{Notes: map[string]string{"path": p}}, nil
+	return &schemes.Plan{Notes: map[string]string{"local_path": p}}, nil
 }
 
 // Fetch opens the file or directory the URL names. A path that names nothing

@@ -234,7 +234,7 @@ func TestPlanNotesPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Requests) != 0 || plan.Notes["path"] != "/etc/motd" {
+	if len(plan.Requests) != 0 || plan.Notes["local_path"] != "/etc/motd" {
 		t.Errorf("plan %+v", plan)
 	}
 }
