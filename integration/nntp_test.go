@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,10 +22,10 @@ import (
 
 const newsServer = itest.NNTPHost + ":119"
 
-// runGofer runs the built gofer with args and env added to a clean
+// newsGofer runs the built gofer with args and env added to a clean
 // environment (no $NNTPSERVER unless env gives it), and returns its exit
 // code, stdout and stderr.
-func runGofer(t *testing.T, env []string, args ...string) (int, string, string) {
+func newsGofer(t *testing.T, env []string, args ...string) (int, string, string) {
 	t.Helper()
 	cmd := exec.Command(itest.Gofer(t), args...)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
@@ -41,10 +42,10 @@ func runGofer(t *testing.T, env []string, args ...string) (int, string, string) 
 	return code, stdout.String(), stderr.String()
 }
 
-// servedArticle is the article as INN returned it to the harness after
+// newsServed is the article as INN returned it to the harness after
 // posting (news/served/NAME.txt), with its CR LF line ends made LF as gofer
 // writes them.
-func servedArticle(t *testing.T, name string) string {
+func newsServed(t *testing.T, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(itest.StateDir(), "news", "served", name+".txt"))
 	if err != nil {
@@ -55,20 +56,20 @@ func servedArticle(t *testing.T, name string) string {
 
 func TestGoferNewsArticleByMessageID(t *testing.T) {
 	itest.Require(t, newsServer)
-	code, out, errOut := runGofer(t, nil, "get", "--nntp-server", itest.NNTPHost, "news:gofer-test-13@gofer.test")
-	if code != 0 || out != servedArticle(t, "gofer-test-13") {
-		t.Errorf("exit %d, stderr %q, stdout\n%s\nwant exit 0 and\n%s", code, errOut, out, servedArticle(t, "gofer-test-13"))
+	code, out, errOut := newsGofer(t, nil, "get", "--nntp-server", itest.NNTPHost, "news:gofer-test-13@gofer.test")
+	if code != 0 || out != newsServed(t, "gofer-test-13") {
+		t.Errorf("exit %d, stderr %q, stdout\n%s\nwant exit 0 and\n%s", code, errOut, out, newsServed(t, "gofer-test-13"))
 	}
 	// $NNTPSERVER names the server when --nntp-server does not.
-	code, out, _ = runGofer(t, []string{"NNTPSERVER=" + itest.NNTPHost}, "get", "news:gofer-test-2@gofer.test")
-	if code != 0 || out != servedArticle(t, "gofer-test-2") {
+	code, out, _ = newsGofer(t, []string{"NNTPSERVER=" + itest.NNTPHost}, "get", "news:gofer-test-2@gofer.test")
+	if code != 0 || out != newsServed(t, "gofer-test-2") {
 		t.Errorf("with $NNTPSERVER: exit %d, stdout\n%s", code, out)
 	}
 }
 
 func TestGoferNewsWithoutServerIsUsage(t *testing.T) {
 	itest.Require(t, newsServer)
-	code, out, errOut := runGofer(t, nil, "get", "news:gofer-test-1@gofer.test")
+	code, out, errOut := newsGofer(t, nil, "get", "news:gofer-test-1@gofer.test")
 	if code != 2 || out != "" || !strings.Contains(errOut, "--nntp-server") || !strings.Contains(errOut, "NNTPSERVER") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 2 and how to set a server", code, out, errOut)
 	}
@@ -76,7 +77,7 @@ func TestGoferNewsWithoutServerIsUsage(t *testing.T) {
 
 func TestGoferNNTPArticleByNumberHeadAndBody(t *testing.T) {
 	itest.Require(t, newsServer)
-	want := servedArticle(t, "gofer-test-5")
+	want := newsServed(t, "gofer-test-5")
 	head, body, _ := strings.Cut(want, "\n\n")
 	for _, tc := range []struct {
 		flag, want string
@@ -85,7 +86,7 @@ func TestGoferNNTPArticleByNumberHeadAndBody(t *testing.T) {
 		if tc.flag != "" {
 			args = append(args, tc.flag)
 		}
-		code, out, errOut := runGofer(t, nil, append(args, "nntp://"+itest.NNTPHost+"/gofer.test/5")...)
+		code, out, errOut := newsGofer(t, nil, append(args, "nntp://"+itest.NNTPHost+"/gofer.test/5")...)
 		if code != 0 || out != tc.want {
 			t.Errorf("%s: exit %d, stderr %q, stdout\n%q\nwant\n%q", tc.flag, code, errOut, out, tc.want)
 		}
@@ -95,16 +96,16 @@ func TestGoferNNTPArticleByNumberHeadAndBody(t *testing.T) {
 func TestGoferNewsArticleToFile(t *testing.T) {
 	itest.Require(t, newsServer)
 	path := filepath.Join(t.TempDir(), "article.txt")
-	code, _, errOut := runGofer(t, nil, "get", "--nntp-server", itest.NNTPHost, "-o", path, "news:gofer-test-7@gofer.test")
+	code, _, errOut := newsGofer(t, nil, "get", "--nntp-server", itest.NNTPHost, "-o", path, "news:gofer-test-7@gofer.test")
 	got, err := os.ReadFile(path)
-	if code != 0 || err != nil || string(got) != servedArticle(t, "gofer-test-7") {
+	if code != 0 || err != nil || string(got) != newsServed(t, "gofer-test-7") {
 		t.Errorf("exit %d, stderr %q, file %q (%v)", code, errOut, got, err)
 	}
 }
 
 func TestGoferNewsGroupListing(t *testing.T) {
 	itest.Require(t, newsServer)
-	code, out, errOut := runGofer(t, nil, "get", "--nntp-server", itest.NNTPHost, "news:gofer.test")
+	code, out, errOut := newsGofer(t, nil, "get", "--nntp-server", itest.NNTPHost, "news:gofer.test")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
@@ -118,7 +119,7 @@ func TestGoferNewsGroupListing(t *testing.T) {
 		}
 	}
 
-	code, out, errOut = runGofer(t, nil, "get", "--json", "--nntp-server", itest.NNTPHost, "news:gofer.test")
+	code, out, errOut = newsGofer(t, nil, "get", "--json", "--nntp-server", itest.NNTPHost, "news:gofer.test")
 	var listing struct {
 		URL     string `json:"url"`
 		Entries []struct {
@@ -148,20 +149,15 @@ func TestGoferNewsGroupListing(t *testing.T) {
 		}
 	}
 	for n := 1; n <= 30; n++ {
-		if s := "Test article " + itoa(n); !seen[s] {
+		if s := "Test article " + strconv.Itoa(n); !seen[s] {
 			t.Errorf("no entry with subject %q", s)
 		}
 	}
 }
 
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
-}
-
 func TestGoferNewsListsGroups(t *testing.T) {
 	itest.Require(t, newsServer)
-	code, out, errOut := runGofer(t, nil, "get", "--nntp-server", itest.NNTPHost, "news:*")
+	code, out, errOut := newsGofer(t, nil, "get", "--nntp-server", itest.NNTPHost, "news:*")
 	if code != 0 || !strings.Contains(out, "gofer.test") || !strings.Contains(out, "gofer.empty") ||
 		!strings.Contains(out, "Thirty test articles for gofer.") || !strings.Contains(out, "news:gofer.test") {
 		t.Errorf("exit %d, stderr %q, stdout\n%s", code, errOut, out)
@@ -170,11 +166,11 @@ func TestGoferNewsListsGroups(t *testing.T) {
 
 func TestGoferNewsUnknownGroupExits5(t *testing.T) {
 	itest.Require(t, newsServer)
-	code, out, errOut := runGofer(t, nil, "get", "--nntp-server", itest.NNTPHost, "news:gofer.nope")
+	code, out, errOut := newsGofer(t, nil, "get", "--nntp-server", itest.NNTPHost, "news:gofer.nope")
 	if code != 5 || out != "" || !strings.Contains(errOut, "411") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 5 with INN's 411", code, out, errOut)
 	}
-	code, _, errOut = runGofer(t, nil, "get", "--nntp-server", itest.NNTPHost, "news:no-such-article@gofer.test")
+	code, _, errOut = newsGofer(t, nil, "get", "--nntp-server", itest.NNTPHost, "news:no-such-article@gofer.test")
 	if code != 5 || !strings.Contains(errOut, "430") {
 		t.Errorf("missing article: exit %d, stderr %q; want 5 with INN's 430", code, errOut)
 	}
@@ -183,17 +179,17 @@ func TestGoferNewsUnknownGroupExits5(t *testing.T) {
 func TestGoferNewsAuthentication(t *testing.T) {
 	itest.Require(t, newsServer)
 	// Without credentials INN answers 480: exit 6.
-	code, out, errOut := runGofer(t, nil, "get", "--nntp-server", itest.NNTPHost, "news:gofer.secret")
+	code, out, errOut := newsGofer(t, nil, "get", "--nntp-server", itest.NNTPHost, "news:gofer.secret")
 	if code != 6 || out != "" {
 		t.Errorf("no login: exit %d, stdout %q, stderr %q; want 6", code, out, errOut)
 	}
 	// A wrong password: exit 6, the password never shown.
-	code, _, errOut = runGofer(t, nil, "get", "nntp://reader:not-the-password@"+itest.NNTPHost+"/gofer.secret/1")
+	code, _, errOut = newsGofer(t, nil, "get", "nntp://reader:not-the-password@"+itest.NNTPHost+"/gofer.secret/1")
 	if code != 6 || strings.Contains(errOut, "not-the-password") {
 		t.Errorf("wrong password: exit %d, stderr %q; want 6 without the password", code, errOut)
 	}
 	// Credentials in the URL, with the wire transcript: the password is masked.
-	code, out, errOut = runGofer(t, nil, "get", "-v", "nntp://reader:reader-secret@"+itest.NNTPHost+"/gofer.secret/1")
+	code, out, errOut = newsGofer(t, nil, "get", "-v", "nntp://reader:reader-secret@"+itest.NNTPHost+"/gofer.secret/1")
 	if code != 0 || !strings.Contains(out, "Secret article 1") {
 		t.Errorf("URL login: exit %d, stderr %q, stdout %q", code, errOut, out)
 	}
@@ -205,7 +201,7 @@ func TestGoferNewsAuthentication(t *testing.T) {
 	if err := os.WriteFile(netrc, []byte("machine "+itest.NNTPHost+" login reader password reader-secret\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut = runGofer(t, nil, "get", "--netrc-file", netrc, "--nntp-server", itest.NNTPHost, "news:gofer.secret")
+	code, out, errOut = newsGofer(t, nil, "get", "--netrc-file", netrc, "--nntp-server", itest.NNTPHost, "news:gofer.secret")
 	if code != 0 || strings.Count(out, "Secret article") != 3 {
 		t.Errorf("netrc login: exit %d, stderr %q, stdout\n%s", code, errOut, out)
 	}
@@ -215,7 +211,7 @@ func TestGoferNewsAuthentication(t *testing.T) {
 // gofer stops rather than read news in plain text.
 func TestGoferNewsRequiredTLSNeverFallsBack(t *testing.T) {
 	itest.Require(t, newsServer)
-	code, out, errOut := runGofer(t, nil, "get", "--ftp-ssl", "--nntp-server", itest.NNTPHost, "news:gofer-test-1@gofer.test")
+	code, out, errOut := newsGofer(t, nil, "get", "--ftp-ssl", "--nntp-server", itest.NNTPHost, "news:gofer-test-1@gofer.test")
 	if code != 5 || out != "" || !strings.Contains(errOut, "STARTTLS") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 5, nothing read", code, out, errOut)
 	}
@@ -223,7 +219,7 @@ func TestGoferNewsRequiredTLSNeverFallsBack(t *testing.T) {
 
 func TestGoferNewsInjectionRefusedBeforeConnecting(t *testing.T) {
 	itest.Require(t, newsServer)
-	code, out, errOut := runGofer(t, nil, "get", "--nntp-server", itest.NNTPHost, "news:a%0D%0AQUIT@gofer.test")
+	code, out, errOut := newsGofer(t, nil, "get", "--nntp-server", itest.NNTPHost, "news:a%0D%0AQUIT@gofer.test")
 	if code != 3 || out != "" {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 3", code, out, errOut)
 	}
@@ -266,7 +262,7 @@ func TestGoferNewsClosedMidArticleExits8(t *testing.T) {
 		}
 	}()
 	out := filepath.Join(t.TempDir(), "article")
-	code, _, errOut := runGofer(t, nil, "get", "--nntp-server", ln.Addr().String(), "-o", out, "news:cut@gofer.test")
+	code, _, errOut := newsGofer(t, nil, "get", "--nntp-server", ln.Addr().String(), "-o", out, "news:cut@gofer.test")
 	if code != 8 {
 		t.Errorf("exit %d, stderr %q; want 8", code, errOut)
 	}
