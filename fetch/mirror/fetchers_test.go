@@ -13,6 +13,7 @@ import (
 
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/gopher"
 )
 
 // Test fetchers: in-memory trees served under x- schemes, walked by the
@@ -256,11 +257,14 @@ type memGopher struct {
 	// requests counts every request per selector (menus and raw reads).
 	requests map[string]int
 	raw      map[string][]byte // a menu's raw bytes, served for a type-9 request
+	// modDate holds +ADMIN Mod-Dates, answered to a menu's "$" request.
+	modDate map[string]time.Time
+	attrs   int // "$" requests
 }
 
 func newMemGopher() *memGopher {
 	return &memGopher{scheme: "x-gopher", menus: map[string][]schemes.Entry{}, items: map[string][]byte{},
-		requests: map[string]int{}, raw: map[string][]byte{}}
+		requests: map[string]int{}, raw: map[string][]byte{}, modDate: map[string]time.Time{}}
 }
 
 // item is a menu line pointing at this server (or host:port when given).
@@ -271,7 +275,7 @@ func (g *memGopher) item(typ byte, name, sel string) schemes.Entry {
 func (g *memGopher) itemAt(typ byte, name, sel, host string, port int) schemes.Entry {
 	types := map[byte]string{'0': "text", '1': "dir", '7': "search", '8': "telnet", '9': "binary", 'i': "info", 'h': "html", 'I': "image"}
 	return schemes.Entry{Name: name, Type: types[typ], Gopher: true, GopherType: string(typ), Selector: sel, Host: host, Port: port,
-		Size: -1, URL: gopherURL(g.scheme, host, port, typ, sel)}
+		Size: -1, URL: gopherURL(g.scheme, host, port, typ, sel, "")}
 }
 
 func (g *memGopher) menu(sel string, items ...schemes.Entry) {
@@ -295,6 +299,20 @@ func (g *memGopher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.R
 	sel := u.Gopher.Selector
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if u.Gopher.PlusString == "$" {
+		g.attrs++
+		var attrs gopher.Attributes
+		for _, it := range g.menus[sel] {
+			if d, ok := g.modDate[it.Selector]; ok {
+				info := it
+				attrs.Items = append(attrs.Items, &gopher.Item{Info: &info, Admin: &gopher.Admin{ModDate: &d}})
+			}
+		}
+		if len(attrs.Items) == 0 {
+			return nil, schemes.Errorf(schemes.ErrRefused, "the server did not answer \"$\" with Gopher+ attributes")
+		}
+		return &schemes.Response{URL: u, Kind: schemes.KindInfo, Info: &attrs, Size: -1}, nil
+	}
 	g.requests[sel]++
 	if u.Gopher.Type == '1' {
 		items, ok := g.menus[sel]

@@ -9,15 +9,18 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/gopher"
 )
 
 // menu walks one Gopher menu: items on the same host and port are queued
 // (each menu and each item once per run, however many menus link it),
 // everything else is recorded. The menu is saved raw as gophermap in its
 // selector's directory, with a readable gophermap.html beside it.
+// A Gopher+ menu is also asked for its items' Mod-Dates.
 func (e *engine) menu(ctx context.Context, j job, pre *fetch.Response) {
 	key := "d:" + j.Path
 	if j.Root {
@@ -56,6 +59,10 @@ func (e *engine) menu(ctx context.Context, j job, pre *fetch.Response) {
 		}
 		defer idx.abandon()
 	}
+	var modDates map[string]time.Time
+	if j.Plus == "+" || j.Root {
+		modDates = e.modDates(ctx, j)
+	}
 	deeper := e.opts.Depth == 0 || j.Depth+1 < e.opts.Depth
 	for {
 		ent, err := resp.Listing.Next()
@@ -67,7 +74,7 @@ func (e *engine) menu(ctx context.Context, j job, pre *fetch.Response) {
 			e.listingFailed()
 			return
 		}
-		local := e.menuItem(j, key, ent, deeper)
+		local := e.menuItem(j, key, ent, deeper, modDates)
 		idx.add(j.Path, ent, local)
 	}
 	resp.Close()
@@ -81,7 +88,7 @@ func (e *engine) menu(ctx context.Context, j job, pre *fetch.Response) {
 
 // menuItem queues or records one menu item and returns the local path the
 // readable index links to ("" when it links to the remote URL or nothing).
-func (e *engine) menuItem(j job, key string, ent schemes.Entry, deeper bool) string {
+func (e *engine) menuItem(j job, key string, ent schemes.Entry, deeper bool, modDates map[string]time.Time) string {
 	switch ent.GopherType {
 	case "i", "3":
 		return "" // info and error lines live on in the menu files
@@ -128,13 +135,60 @@ func (e *engine) menuItem(j job, key string, ent schemes.Entry, deeper bool) str
 	}
 	if e.visit("f:" + ent.Selector) {
 		e.filesTotal.Add(1)
-		// Fetched as type 9 (binary): the item's bytes exactly as the
-		// server sends them, no text-mode line or dot handling.
-		e.q.push(job{Op: opFile, URL: gopherURL(e.site.scheme, ent.Host, ent.Port, '9', ent.Selector),
-			Path: p, From: key, Depth: j.Depth + 1, Name: ent.Name, Size: ent.Size, Mod: ent.Modified,
-			Sel: ent.Selector, Host: ent.Host, Port: ent.Port, Plus: ent.Plus})
+		mod := ent.Modified
+		if d, ok := modDates[ent.Selector]; ok && mod.IsZero() {
+			mod = d
+		}
+		e.q.push(job{Op: opFile, URL: itemURL(e.site.scheme, ent), Path: p, From: key, Depth: j.Depth + 1,
+			Name: ent.Name, Size: ent.Size, Mod: mod, Sel: ent.Selector, Host: ent.Host, Port: ent.Port, Plus: ent.Plus})
 	}
 	return p
+}
+
+// itemURL is the URL that fetches a menu item's exact bytes: a Gopher+
+// item with "+" (its reply is framed by length, so no byte is taken for a
+// terminator), any other item as its type says (text and menus lose the
+// dot-stuffing and the final "." line RFC 1436 adds on the wire, other
+// types are read to the close).
+func itemURL(scheme string, ent schemes.Entry) string {
+	typ := byte('9')
+	if ent.GopherType != "" {
+		typ = ent.GopherType[0]
+	}
+	plus := ""
+	if ent.Plus == "+" {
+		plus = "+"
+	}
+	return gopherURL(scheme, ent.Host, ent.Port, typ, ent.Selector, plus)
+}
+
+// maxModDates bounds the Mod-Date table kept for one menu.
+const maxModDates = 1 << 16
+
+// modDates asks a Gopher+ menu for its items' attributes ("$") and returns
+// their +ADMIN Mod-Dates by selector, so that unchanged items are not
+// fetched again. A server that does not answer gives none.
+func (e *engine) modDates(ctx context.Context, j job) map[string]time.Time {
+	ref := gopherURL(e.site.scheme, j.Host, j.Port, '1', j.Sel, "$")
+	resp, err := e.c.Do(ctx, &fetch.Request{URL: ref})
+	if err != nil {
+		return nil
+	}
+	defer resp.Close()
+	attrs, ok := resp.Info.(*gopher.Attributes)
+	if !ok || attrs == nil {
+		return nil
+	}
+	out := map[string]time.Time{}
+	for _, it := range attrs.Items {
+		if len(out) >= maxModDates {
+			break
+		}
+		if it.Info != nil && it.Admin != nil && it.Admin.ModDate != nil {
+			out[it.Info.Selector] = *it.Admin.ModDate
+		}
+	}
+	return out
 }
 
 // underSelector reports whether sel lies under the starting selector.
@@ -157,7 +211,7 @@ func (e *engine) saveMenu(ctx context.Context, j job, key string, idx *index) {
 	} else {
 		e.installMenuFile(j, key, idx.tmp, join(j.Path, indexFile), idx.size, idx.sum)
 	}
-	raw := gopherURL(e.site.scheme, j.Host, j.Port, '9', j.Sel)
+	raw := gopherURL(e.site.scheme, j.Host, j.Port, '9', j.Sel, "")
 	resp, err := e.c.Do(ctx, &fetch.Request{URL: raw})
 	if err != nil {
 		e.fail(raw, join(j.Path, menuFile), err)
@@ -211,7 +265,7 @@ func (e *engine) newIndex(j job) (*index, error) {
 		return nil, err
 	}
 	x := &index{e: e, tmp: tmp, f: f, w: bufio.NewWriter(f)}
-	title := html.EscapeString(gopherURL(e.site.scheme, j.Host, j.Port, '1', j.Sel))
+	title := html.EscapeString(gopherURL(e.site.scheme, j.Host, j.Port, '1', j.Sel, ""))
 	fmt.Fprintf(x.w, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title></head>\n<body>\n<h1>%s</h1>\n<pre>\n", title, title)
 	return x, nil
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func sampleGopher() *memGopher {
@@ -149,15 +150,25 @@ func TestGopherNoParentAndRerun(t *testing.T) {
 func TestGopherPlusModDateSkipsUnchanged(t *testing.T) {
 	g := newMemGopher()
 	it := g.item('0', "Doc", "/doc")
-	it.Plus, it.Modified = "+", testTime
+	it.Plus = "+"
 	g.menu("", it)
 	g.items["/doc"] = []byte("document")
+	g.modDate["/doc"] = testTime
 	dir := t.TempDir()
 	c := newClient(g)
 	Run(context.Background(), c, "x-gopher://127.0.0.1:7070/1", dir, Options{})
 	sum, _ := Run(context.Background(), c, "x-gopher://127.0.0.1:7070/1", dir, Options{})
 	if g.count("/doc") != 1 || sum.Unchanged != 1 || sum.Transfers != 0 {
 		t.Errorf("an item with an unchanged Mod-Date was fetched again: %d fetches, %+v", g.count("/doc"), sum)
+	}
+	if g.attrs != 2 {
+		t.Errorf("%d \"$\" requests, want one per run", g.attrs)
+	}
+	g.items["/doc"] = []byte("document, revised")
+	g.modDate["/doc"] = testTime.Add(time.Hour)
+	sum, _ = Run(context.Background(), c, "x-gopher://127.0.0.1:7070/1", dir, Options{})
+	if sum.Updated != 1 || tree(t, dir)["doc"] != "document, revised" {
+		t.Errorf("an item with a new Mod-Date was not fetched: %+v", sum)
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 // as Gopher crawlers do) and returns the Disallow prefixes that apply to
 // gofer. A server without one allows everything.
 func (e *engine) fetchRobots(ctx context.Context) []string {
-	ref := gopherURL(e.site.scheme, e.site.host, e.site.port, '0', "robots.txt")
+	ref := gopherURL(e.site.scheme, e.site.host, e.site.port, '0', "robots.txt", "")
 	resp, err := e.c.Do(ctx, &fetch.Request{URL: ref})
 	if err != nil {
 		return nil

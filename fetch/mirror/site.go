@@ -153,12 +153,14 @@ func gopherPort(scheme string, port int) int {
 	return port
 }
 
-// gopherURL builds the URL of a Gopher item from its parts.
-func gopherURL(scheme, host string, port int, typ byte, selector string) string {
+// gopherURL builds the URL of a Gopher item from its parts; plus, when
+// not empty, is the Gopher+ string to send.
+func gopherURL(scheme, host string, port int, typ byte, selector, plus string) string {
 	if port == schemes.DefaultPort(scheme) {
 		port = 0
 	}
-	u := &schemes.URL{Scheme: scheme, Host: host, Port: port, Gopher: &schemes.Gopher{Type: typ, Selector: selector}}
+	g := &schemes.Gopher{Type: typ, Selector: selector, PlusString: plus, HasPlus: plus != ""}
+	u := &schemes.URL{Scheme: scheme, Host: host, Port: port, Gopher: g}
 	return u.String()
 }
 
