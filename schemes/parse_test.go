@@ -232,6 +232,9 @@ func FuzzParse(f *testing.F) {
 	} {
 		f.Add(s)
 	}
+	for _, c := range loadCorpus(f) {
+		f.Add(c.URL)
+	}
 	f.Fuzz(checkRoundTrip)
 }
 
