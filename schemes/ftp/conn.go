@@ -64,8 +64,11 @@ type conn struct {
 	// engine's dial callback carries no context, so each fetch installs one
 	// that closes over its own context and request.
 	dataDial func(network, addr string) (net.Conn, error)
-	// listing, when set, bounds the data connection of a listing.
-	listing *listLimit
+	// top is the control connection as the engine sees it; listings are
+	// sent and read on it directly (listing.go).
+	top net.Conn
+	// mlsd: the server has MLSD (RFC 3659 §7); noEPSV: it refused EPSV.
+	mlsd, noEPSV bool
 
 	mu      sync.Mutex
 	dataRaw net.Conn // the TCP data connection in use, closed to abort
@@ -99,6 +102,7 @@ func open(ctx context.Context, req *schemes.Request, key poolKey, who login) (*c
 		return nil, c.fail(ctx, err, "connect to "+addr)
 	}
 
+	c.top = ctrl
 	first := ctrl
 	dialFunc := func(network, a string) (net.Conn, error) {
 		if first != nil {
@@ -131,9 +135,12 @@ func open(ctx context.Context, req *schemes.Request, key poolKey, who login) (*c
 	}
 	c.sc = sc
 	if err := sc.Login(who.user, who.password); err != nil {
+		kerr := c.loginError(ctx, err, who)
 		c.close()
-		return nil, c.loginError(ctx, err, who)
+		return nil, kerr
 	}
+	// The engine reads FEAT at login and reports MLST as "time precise".
+	c.mlsd = sc.IsTimePreciseInList()
 	// SPEC.md: record the login directory so that a kept connection can go
 	// back to it before it serves another URL.
 	if home, err := sc.CurrentDir(); err == nil {
@@ -148,44 +155,113 @@ func open(ctx context.Context, req *schemes.Request, key poolKey, who login) (*c
 // protect applies the key's TLS mode to the control connection and returns
 // the connection the FTP engine talks over.
 func (c *conn) protect(ctx context.Context, req *schemes.Request, plain net.Conn, addr string) (net.Conn, error) {
-	if c.key.tls == tlsNone {
-		return &ctrlConn{Conn: plain, log: c.log}, nil
-	}
-	cfg := tlsConfig(req, c.key.host)
-	c.tlsData = cfg
-	if c.key.tls == tlsImplicit {
-		tc := tls.Client(plain, cfg)
+	var top net.Conn
+	switch c.key.tls {
+	case tlsNone:
+		top = &ctrlConn{Conn: plain, log: c.log}
+	case tlsImplicit:
+		c.tlsData = tlsConfig(req, c.key.host)
+		tc := tls.Client(plain, c.tlsData)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			return nil, tlsError(err, addr)
 		}
-		return &ctrlConn{Conn: tc, log: c.log}, nil
+		top = &ctrlConn{Conn: tc, log: c.log}
+	case tlsExplicit:
+		c.tlsData = tlsConfig(req, c.key.host)
+		top = &ctrlConn{Conn: plain, log: c.log}
 	}
 
-	// Explicit TLS (RFC 4217 §4): the greeting and AUTH TLS go in plain
-	// text and are read here, so that the transcript shows them and a
-	// refusal is an error, never a fall back to plain text.
-	pc := &ctrlConn{Conn: plain, log: c.log}
-	tp := textproto.NewReader(bufio.NewReaderSize(pc, 1))
-	code, msg, err := tp.ReadResponse(2)
+	// The greeting is read here rather than by the engine, which would wait
+	// forever on a first line that merely looks like the start of a
+	// multi-line reply ("SSH-2.0-...").
+	tp := textproto.NewReader(bufio.NewReaderSize(top, 16))
+	code, msg, err := readReply(tp)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := fmt.Fprintf(pc, "AUTH TLS\r\n"); err != nil {
-		return nil, err
+	for i := 0; code/100 == 1 && i < 3; i++ {
+		// RFC 959 §5.4: 120 "service ready in nnn minutes", then 220.
+		if code, msg, err = readReply(tp); err != nil {
+			return nil, err
+		}
 	}
-	acode, amsg, err := tp.ReadResponse(-1)
+	if code/100 != 2 {
+		return nil, schemes.Errorf(schemes.ErrRefused, "%d %s", code, oneLine(msg))
+	}
+	greeting := []byte(fmt.Sprintf("%d %s\r\n", code, oneLine(msg)))
+
+	if c.key.tls == tlsExplicit {
+		// RFC 4217 §4: AUTH TLS goes in plain text and is answered here, so
+		// that the transcript shows it and a refusal is an error, never a
+		// fall back to plain text.
+		if _, err := fmt.Fprintf(top, "AUTH TLS\r\n"); err != nil {
+			return nil, err
+		}
+		acode, amsg, err := readReply(tp)
+		if err != nil {
+			return nil, err
+		}
+		if acode != 234 {
+			return nil, schemes.Errorf(schemes.ErrRefused, "%d %s (the server refused AUTH TLS; gofer does not fall back to plain text)", acode, oneLine(amsg))
+		}
+		tc := tls.Client(plain, c.tlsData)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			return nil, tlsError(err, addr)
+		}
+		top = &ctrlConn{Conn: tc, log: c.log}
+	}
+	return &replayConn{Conn: top, pending: greeting}, nil
+}
+
+// readReply reads one reply (RFC 959 §4.2), refusing what is not one.
+func readReply(tp *textproto.Reader) (int, string, error) {
+	line, err := tp.ReadLine()
 	if err != nil {
-		return nil, err
+		return 0, "", err
 	}
-	if acode != 234 {
-		return nil, schemes.Errorf(schemes.ErrRefused, "%d %s (the server refused AUTH TLS; gofer does not fall back to plain text)", acode, oneLine(amsg))
+	code, cont, ok := parseCode(line)
+	if !ok {
+		if len(line) > 80 {
+			line = line[:80] + "..."
+		}
+		return 0, "", schemes.Errorf(schemes.ErrRefused, "ftp: the server's reply is not an FTP reply: %q", line)
 	}
-	tc := tls.Client(plain, cfg)
-	if err := tc.HandshakeContext(ctx); err != nil {
-		return nil, tlsError(err, addr)
+	msg := []string{line[4:]}
+	for cont {
+		if line, err = tp.ReadLine(); err != nil {
+			return 0, "", err
+		}
+		if c, more, ok := parseCode(line); ok && c == code && !more {
+			cont = false
+			line = line[4:]
+		}
+		msg = append(msg, line)
 	}
-	greeting := fmt.Sprintf("%d %s\r\n", code, oneLine(msg))
-	return &replayConn{Conn: &ctrlConn{Conn: tc, log: c.log}, pending: []byte(greeting)}, nil
+	return code, strings.Join(msg, "\n"), nil
+}
+
+// parseCode reads the code of a reply line: "ddd " ends a reply, "ddd-"
+// starts a multi-line one.
+func parseCode(line string) (code int, cont, ok bool) {
+	if len(line) < 4 || (line[3] != ' ' && line[3] != '-') {
+		return 0, false, len(line) == 3 && parseDigits(line) > 0
+	}
+	code = parseDigits(line[:3])
+	return code, line[3] == '-', code >= 100
+}
+
+func parseDigits(s string) int {
+	if len(s) != 3 {
+		return 0
+	}
+	n := 0
+	for i := 0; i < 3; i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n
 }
 
 // tlsConfig is req's TLS configuration for host, with a session cache so
@@ -234,7 +310,6 @@ func (c *conn) begin(ctx context.Context, req *schemes.Request) (stop func() boo
 func (c *conn) end() {
 	c.log.w = nil
 	c.dataDial = nil
-	c.listing = nil
 	c.used = time.Now()
 }
 
@@ -261,9 +336,6 @@ func (c *conn) openData(ctx context.Context, req *schemes.Request, network, addr
 	if c.tlsData != nil {
 		// The handshake happens on the first read, under the idle deadline.
 		nc = tls.Client(nc, c.tlsData)
-	}
-	if c.listing != nil {
-		nc = &limitConn{Conn: nc, lim: c.listing}
 	}
 	return nc, nil
 }
@@ -319,26 +391,32 @@ func (c *conn) fail(ctx context.Context, err error, what string) error {
 	return dial.Classify(err, what)
 }
 
-// loginError classifies a failed login: a refusal of USER or PASS is an
-// authentication failure (exit 6) with the server's text.
+// loginError classifies a failed login. RFC 959 §5.4: USER and PASS are
+// refused with 530 (or ask for an account, 332): an authentication failure
+// (exit 6) with the server's text. Anything else (421, a 1xx where none
+// belongs, a failed PBSZ) is the server refusing (exit 5).
 func (c *conn) loginError(ctx context.Context, err error, who login) error {
 	if ctx.Err() != nil {
 		return dial.Classify(ctx.Err(), "login")
 	}
-	var te *textproto.Error
-	switch {
-	case errors.As(err, &te):
-		if c.log.lastCmd == "USER" || c.log.lastCmd == "PASS" || te.Code == 530 {
-			return schemes.Errorf(schemes.ErrAuth, "%d %s", te.Code, oneLine(te.Msg))
-		}
-		return schemes.Errorf(schemes.ErrRefused, "%d %s", te.Code, oneLine(te.Msg))
-	case isNetError(err):
-		return dial.Classify(err, "login")
-	case c.log.lastCmd == "USER" || c.log.lastCmd == "PASS":
-		// The engine reports a refused USER by its text alone.
-		return schemes.Errorf(schemes.ErrAuth, "login as %s refused: %s", who.user, oneLine(err.Error()))
+	var ke *schemes.KindError
+	if errors.As(err, &ke) {
+		return ke
 	}
-	return c.fail(ctx, err, "login")
+	code, text := c.log.lastCode, c.log.lastText
+	var te *textproto.Error
+	if errors.As(err, &te) {
+		code, text = te.Code, te.Msg
+	} else if isNetError(err) || code == 0 {
+		return c.fail(ctx, err, "login")
+	}
+	if (c.log.lastCmd == "USER" || c.log.lastCmd == "PASS") && (code == 530 || code == 332 || code == 331) {
+		return schemes.Errorf(schemes.ErrAuth, "%d %s", code, oneLine(text))
+	}
+	if c.log.lastCmd == "USER" || c.log.lastCmd == "PASS" {
+		return schemes.Errorf(schemes.ErrRefused, "ftp: login as %s: %d %s", who.user, code, oneLine(text))
+	}
+	return schemes.Errorf(schemes.ErrRefused, "%d %s", code, oneLine(text))
 }
 
 // isReply reports whether err is the server's reply (the connection is

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -250,14 +251,12 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 
 	if v.TypeCode == 'd' {
 		// RFC 1738 §3.2.2: type d lists with NLST.
-		c.listing = &listLimit{maxLines: req.EntryLimit() + 2, maxLine: req.LineLimit()}
-		names, err := sc.NameList(name)
+		l, err := f.startList(ctx, req, c, stop, strings.TrimSuffix("NLST "+name, " "))
 		if err != nil {
 			return fail(err, "NLST")
 		}
-		stop()
-		f.put(c)
-		return listingResponse(base, &listing{base: base, dir: dirs, names: names, nlstArg: name, max: req.EntryLimit()}), nil
+		l.nlst, l.nlstArg, l.base, l.dir = true, name, base, dirs
+		return listingResponse(base, l), nil
 	}
 	if name == "" {
 		return f.list(ctx, req, c, stop, fail, dirs)
@@ -336,20 +335,20 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 // the server has it (RFC 3659 §7), LIST otherwise.
 func (f *Fetcher) list(ctx context.Context, req *schemes.Request, c *conn, stop func() bool,
 	fail func(error, string) (*schemes.Response, error), dir []string) (*schemes.Response, error) {
-	c.listing = &listLimit{maxLines: req.EntryLimit() + 2, maxLine: req.LineLimit()}
-	entries, err := c.sc.List("")
+	cmd := "LIST"
+	if c.mlsd {
+		cmd = "MLSD"
+	}
+	l, err := f.startList(ctx, req, c, stop, cmd)
 	if err != nil {
-		return fail(err, "LIST")
+		return fail(err, cmd)
 	}
-	if entries == nil {
-		entries = []*goftp.Entry{}
-	}
-	stop()
-	f.put(c)
-	return listingResponse(req.URL, &listing{base: req.URL, dir: dir, entries: entries, max: req.EntryLimit()}), nil
+	l.base, l.dir = req.URL, dir
+	return listingResponse(req.URL, l), nil
 }
 
 func listingResponse(u *schemes.URL, l *listing) *schemes.Response {
+	l.base = u
 	name := view(u).Name()
 	return &schemes.Response{URL: u, Kind: schemes.KindListing, Listing: l, Size: -1, Name: name, Type: schemes.TypeDir}
 }

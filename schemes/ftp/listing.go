@@ -1,130 +1,310 @@
 package ftp
 
 import (
-	"bytes"
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net"
+	"net/textproto"
+	"strconv"
 	"strings"
+	"time"
 
-	goftp "github.com/jlaffaye/ftp"
-
+	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
 )
 
-// listLimit bounds what the data connection of a listing may carry: lines
-// (entries, plus "." and "..") and the length of one line. The engine
-// collects a listing before it returns it, so the bound is applied to the
-// bytes as they arrive, before they can pile up.
-type listLimit struct {
-	maxLines, maxLine int
-	lines, cur        int
-	err               error
+// Listings are sent and read here rather than by the FTP engine, which
+// collects a whole listing before it returns one: a listing is streamed,
+// one entry per Next, so that memory does not grow with its length. The
+// commands go over the same control connection, between the engine's own
+// exchanges, when neither side has anything buffered.
+
+// exchange is one command/reply conversation on the control connection
+// outside the engine.
+type exchange struct {
+	c  *conn
+	br *bufio.Reader
+	tp *textproto.Reader
 }
 
-// limitConn is a listing's data connection under a listLimit.
-type limitConn struct {
-	net.Conn
-	lim *listLimit
+func (c *conn) exchange() *exchange {
+	br := bufio.NewReaderSize(c.top, 4096)
+	return &exchange{c: c, br: br, tp: textproto.NewReader(br)}
 }
 
-func (c *limitConn) Read(p []byte) (int, error) {
-	if c.lim.err != nil {
-		return 0, c.lim.err
+// cmd sends line and reads the reply.
+func (x *exchange) cmd(line string) (int, string, error) {
+	if _, err := io.WriteString(x.c.top, line+"\r\n"); err != nil {
+		return 0, "", err
 	}
-	n, err := c.Conn.Read(p)
-	l := c.lim
-	for b := p[:n]; len(b) > 0; {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			l.cur += len(b)
-			break
-		}
-		l.cur += i
-		b = b[i+1:]
-		if l.cur > l.maxLine {
-			break
-		}
-		l.cur = 0
-		l.lines++
-	}
-	switch {
-	case l.cur > l.maxLine:
-		l.err = schemes.Errorf(schemes.ErrTooLarge, "ftp: listing line longer than %d bytes", l.maxLine)
-	case l.lines > l.maxLines:
-		l.err = schemes.Errorf(schemes.ErrTooLarge, "ftp: listing has more than %d entries", l.maxLines-2)
-	}
-	if l.err != nil {
-		return 0, l.err
-	}
-	return n, err
+	return readReply(x.tp)
 }
 
-// listing yields a directory's entries. base is the URL listed and dir the
-// segments of the directory the entries live in.
-type listing struct {
-	base    *schemes.URL
-	dir     []string
-	entries []*goftp.Entry
-	names   []string // NLST: names only
-	nlstArg string
-	i       int
-	max     int
-	n       int
-}
-
-func (l *listing) Next() (schemes.Entry, error) {
-	for {
-		if l.entries != nil && l.i < len(l.entries) {
-			e := l.entries[l.i]
-			l.entries[l.i] = nil // let the garbage collector have it
-			l.i++
-			if e.Name == "." || e.Name == ".." || e.Name == "" {
-				continue
-			}
-			return l.count(l.fromEntry(e))
-		}
-		if l.names != nil && l.i < len(l.names) {
-			name := l.names[l.i]
-			l.names[l.i] = ""
-			l.i++
-			if name == "." || name == ".." || name == "" {
-				continue
-			}
-			return l.count(l.fromName(name))
-		}
-		return schemes.Entry{}, io.EOF
+// done checks that the conversation left nothing unread, so that the
+// engine can take over the connection again.
+func (x *exchange) done() error {
+	if x.br.Buffered() > 0 {
+		return schemes.Errorf(schemes.ErrRefused, "ftp: the server sent more than its reply")
 	}
-}
-
-func (l *listing) count(e schemes.Entry) (schemes.Entry, error) {
-	l.n++
-	if l.n > l.max {
-		return schemes.Entry{}, schemes.Errorf(schemes.ErrTooLarge, "ftp: listing has more than %d entries", l.max)
-	}
-	return e, nil
-}
-
-func (l *listing) Close() error {
-	l.entries, l.names = nil, nil
 	return nil
 }
 
-func (l *listing) fromEntry(e *goftp.Entry) schemes.Entry {
-	out := schemes.Entry{Name: e.Name, Size: int64(e.Size), Modified: e.Time}
-	switch e.Type {
-	case goftp.EntryTypeFolder:
-		out.Type = schemes.TypeDir
-		out.Size = -1 // a directory's size in a listing says nothing useful
-		out.URL = entryURL(l.base, l.dir, e.Name, true)
-	case goftp.EntryTypeLink:
-		out.Type = schemes.TypeLink
-		out.Target = e.Target
-		out.URL = entryURL(l.base, l.dir, e.Name, false)
-	default:
-		out.Type = schemes.TypeFile
-		out.URL = entryURL(l.base, l.dir, e.Name, false)
+// passive opens a data connection: EPSV (RFC 2428 §3) where the server has
+// it, PASV (RFC 959 §4.1.1) otherwise.
+func (x *exchange) passive(ctx context.Context, req *schemes.Request) (net.Conn, error) {
+	c := x.c
+	if !c.noEPSV {
+		code, msg, err := x.cmd("EPSV")
+		if err != nil {
+			c.abort() // out of step: never reused
+			return nil, err
+		}
+		if code == 229 {
+			// "229 Entering Extended Passive Mode (|||port|)": the host is
+			// the control connection's (RFC 2428 §3).
+			i := strings.Index(msg, "(|||")
+			j := strings.LastIndex(msg, "|)")
+			port, perr := 0, error(nil)
+			if i >= 0 && j > i+4 {
+				port, perr = strconv.Atoi(msg[i+4 : j])
+			}
+			if i < 0 || j <= i+4 || perr != nil || port <= 0 || port > 65535 {
+				return nil, schemes.Errorf(schemes.ErrRefused, "ftp: malformed EPSV reply: %d %s", code, oneLine(msg))
+			}
+			return c.openData(ctx, req, "tcp", net.JoinHostPort(c.peer.String(), strconv.Itoa(port)))
+		}
+		c.noEPSV = true
 	}
-	return out
+	code, msg, err := x.cmd("PASV")
+	if err != nil {
+		c.abort()
+		return nil, err
+	}
+	if code != 227 {
+		return nil, &textproto.Error{Code: code, Msg: msg}
+	}
+	// "227 Entering Passive Mode (h1,h2,h3,h4,p1,p2)"; some servers leave
+	// out the parentheses, so take the six numbers after the code.
+	addr, ok := pasvAddr(msg)
+	if !ok {
+		return nil, schemes.Errorf(schemes.ErrRefused, "ftp: malformed PASV reply: %d %s", code, oneLine(msg))
+	}
+	return c.openData(ctx, req, "tcp", addr)
+}
+
+func pasvAddr(msg string) (string, bool) {
+	start := strings.IndexAny(msg, "0123456789")
+	if start < 0 {
+		return "", false
+	}
+	end := start
+	for end < len(msg) && (msg[end] == ',' || ('0' <= msg[end] && msg[end] <= '9')) {
+		end++
+	}
+	parts := strings.Split(msg[start:end], ",")
+	if len(parts) != 6 {
+		return "", false
+	}
+	var n [6]int
+	for i, p := range parts {
+		v, err := strconv.Atoi(p)
+		if err != nil || v < 0 || v > 255 {
+			return "", false
+		}
+		n[i] = v
+	}
+	host := fmt.Sprintf("%d.%d.%d.%d", n[0], n[1], n[2], n[3])
+	return net.JoinHostPort(host, strconv.Itoa(n[4]<<8|n[5])), true
+}
+
+// listing streams a directory's entries from the data connection. base is
+// the URL listed and dir the segments of the directory the entries live
+// in.
+type listing struct {
+	ctx  context.Context
+	f    *Fetcher
+	c    *conn
+	x    *exchange
+	data net.Conn
+	br   *bufio.Reader
+	stop func() bool
+
+	nlst    bool   // NLST: names only
+	nlstArg string // the NLST argument
+	base    *schemes.URL
+	dir     []string
+	now     time.Time
+	maxLine int
+	max     int
+	n       int
+	err     error
+	done    bool
+}
+
+// startList sends cmd (MLSD, LIST or NLST ...) and returns the listing of
+// its data connection.
+func (f *Fetcher) startList(ctx context.Context, req *schemes.Request, c *conn, stop func() bool, cmd string) (*listing, error) {
+	x := c.exchange()
+	data, err := x.passive(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	code, msg, err := x.cmd(cmd)
+	if err != nil {
+		data.Close()
+		c.abort()
+		return nil, err
+	}
+	if code/100 != 1 {
+		// RFC 959 §5.4: LIST and NLST answer 125 or 150 before the data.
+		data.Close()
+		if code/100 == 2 {
+			return nil, schemes.Errorf(schemes.ErrRefused, "ftp: %s answered %d %s without a transfer", cmd, code, oneLine(msg))
+		}
+		return nil, &textproto.Error{Code: code, Msg: msg}
+	}
+	return &listing{
+		ctx: ctx, f: f, c: c, x: x, data: data, stop: stop,
+		br:      bufio.NewReaderSize(data, 32<<10),
+		now:     time.Now(),
+		maxLine: req.LineLimit(),
+		max:     req.EntryLimit(),
+	}, nil
+}
+
+// Next returns the next entry, or io.EOF after the last one.
+func (l *listing) Next() (schemes.Entry, error) {
+	for {
+		if l.err != nil {
+			return schemes.Entry{}, l.err
+		}
+		line, err := l.readLine()
+		if err == io.EOF && line == "" {
+			l.err = l.finish()
+			return schemes.Entry{}, l.err
+		}
+		if err != nil && err != io.EOF {
+			l.err = l.fail(err)
+			return schemes.Entry{}, l.err
+		}
+		var e schemes.Entry
+		var ok bool
+		switch {
+		case l.nlst:
+			e, ok = l.fromName(line), line != "" && line != "." && line != ".."
+		case l.c.mlsd:
+			e, ok = parseMLSD(line)
+		default:
+			e, ok = parseList(line, l.now)
+		}
+		if !ok {
+			continue
+		}
+		l.n++
+		if l.n > l.max {
+			l.err = schemes.Errorf(schemes.ErrTooLarge, "ftp: listing has more than %d entries", l.max)
+			l.Close()
+			return schemes.Entry{}, l.err
+		}
+		if !l.nlst {
+			e.URL = entryURL(l.base, l.dir, e.Name, e.Type == schemes.TypeDir)
+		}
+		return e, nil
+	}
+}
+
+// readLine reads one line without its CR LF, refusing one longer than the
+// limit.
+func (l *listing) readLine() (string, error) {
+	var long []byte
+	for {
+		frag, err := l.br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long, frag...)
+			if len(long) > l.maxLine {
+				return "", schemes.Errorf(schemes.ErrTooLarge, "ftp: listing line longer than %d bytes", l.maxLine)
+			}
+			continue
+		}
+		var line []byte
+		if long != nil {
+			line = append(long, frag...)
+		} else {
+			line = frag
+		}
+		if len(line) > l.maxLine+2 {
+			return "", schemes.Errorf(schemes.ErrTooLarge, "ftp: listing line longer than %d bytes", l.maxLine)
+		}
+		s := strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r")
+		if err == io.EOF && len(line) > 0 {
+			return s, nil
+		}
+		return s, err
+	}
+}
+
+// finish reads the reply that ends the transfer and hands the connection
+// back to the pool.
+func (l *listing) finish() error {
+	l.done = true
+	l.data.Close()
+	code, msg, err := readReply(l.x.tp)
+	l.stop()
+	if err != nil {
+		l.c.close()
+		return l.c.fail(l.ctx, err, "listing")
+	}
+	if err := l.x.done(); err != nil {
+		l.c.close()
+		return err
+	}
+	l.f.put(l.c)
+	if code/100 != 2 {
+		return schemes.Errorf(schemes.ErrInterrupted, "%d %s", code, oneLine(msg))
+	}
+	return io.EOF
+}
+
+// fail ends a listing whose data connection broke or exceeded a limit.
+func (l *listing) fail(err error) error {
+	var ke *schemes.KindError
+	if errors.As(err, &ke) && !errors.Is(err, schemes.ErrInterrupted) {
+		l.Close()
+		return ke
+	}
+	l.done = true
+	l.stop()
+	l.c.abort()
+	l.c.close()
+	if l.ctx.Err() != nil {
+		return dial.Classify(l.ctx.Err(), "listing")
+	}
+	return dial.Classify(err, "listing")
+}
+
+// Close ends the listing. Before its end, closing the data connection
+// makes the server answer 426 (RFC 959 §4.1.3); once that reply is read the
+// control connection is in step again and goes back to the pool.
+func (l *listing) Close() error {
+	if l.done {
+		return nil
+	}
+	l.done = true
+	if l.err == nil {
+		l.err = schemes.Errorf(schemes.ErrInterrupted, "ftp: listing closed")
+	}
+	l.data.Close()
+	_, _, err := readReply(l.x.tp)
+	l.stop()
+	if err == nil && l.x.done() == nil && !l.c.isBroken() {
+		l.f.put(l.c)
+	} else {
+		l.c.close()
+	}
+	return nil
 }
 
 // fromName makes an entry of one NLST line. NLST gives names only, so the

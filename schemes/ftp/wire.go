@@ -20,7 +20,17 @@ type wireLog struct {
 	limit   int
 	in, out []byte // partial lines
 	lastCmd string
+	// lastCode and lastText are the last reply line the server sent that
+	// ends a reply ("ddd text").
+	lastCode int
+	lastText string
+	// lines counts the lines received since the last command: a reply
+	// that never ends is refused before it fills memory.
+	lines int
 }
+
+// maxReplyLines bounds the lines of one reply (FEAT and HELP have dozens).
+const maxReplyLines = 10000
 
 // ctrlConn is a control connection seen through a wireLog.
 type ctrlConn struct {
@@ -60,7 +70,17 @@ func (l *wireLog) received(p []byte) error {
 			return schemes.Errorf(schemes.ErrTooLarge, "ftp: server reply line longer than %d bytes", l.limit)
 		}
 		l.emit("< ", l.in)
+		line := string(bytes.TrimSuffix(l.in, []byte("\r")))
+		if code, cont, ok := parseCode(line); ok && !cont && len(line) > 4 {
+			l.lastCode, l.lastText = code, line[4:]
+		} else if ok && !cont {
+			l.lastCode, l.lastText = code, ""
+		}
 		l.in = l.in[:0]
+		l.lines++
+		if l.lines > maxReplyLines {
+			return schemes.Errorf(schemes.ErrTooLarge, "ftp: server reply longer than %d lines", maxReplyLines)
+		}
 		p = p[i+1:]
 	}
 	return nil
@@ -77,6 +97,7 @@ func (l *wireLog) sent(p []byte) {
 		line := string(bytes.TrimSuffix(l.out, []byte("\r")))
 		l.out = l.out[:0]
 		p = p[i+1:]
+		l.lines = 0
 		verb, _, _ := strings.Cut(line, " ")
 		l.lastCmd = strings.ToUpper(verb)
 		if l.lastCmd == "PASS" {

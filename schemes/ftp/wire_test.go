@@ -323,9 +323,19 @@ func TestListingEntryLimit(t *testing.T) {
 	fake.listings["LIST /pub"] = b.String()
 	req := newReq(ftpURL(fake.port(), 0, "pub", ""))
 	req.MaxEntries = 10
-	_, err := New().Fetch(context.Background(), req)
-	if !errors.Is(err, schemes.ErrTooLarge) {
-		t.Fatalf("err %v, want ErrTooLarge for 50 entries over a limit of 10", err)
+	resp, err := New().Fetch(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Close()
+	n := 0
+	for ; ; n++ {
+		if _, err = resp.Listing.Next(); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, schemes.ErrTooLarge) || n != 10 {
+		t.Fatalf("after %d entries: %v, want ErrTooLarge after 10 of 50", n, err)
 	}
 }
 
