@@ -32,7 +32,7 @@ type scripted struct {
 	done     chan struct{}
 }
 
-func newScripted(t *testing.T, reply func(n int, request string) string) *scripted {
+func newScripted(t testing.TB, reply func(n int, request string) string) *scripted {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
