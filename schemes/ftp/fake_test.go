@@ -36,6 +36,8 @@ type fakeFTP struct {
 	cutAfter int
 	// stall, when set, holds RETR's data until it is closed.
 	stall chan struct{}
+	// bigList > 0 makes LIST of /big generate that many entries.
+	bigList int
 	// listings are raw LIST/MLSD/NLST bodies by directory.
 	listings map[string]string
 
@@ -298,6 +300,13 @@ func (s *fakeSession) handle(verb, arg string) bool {
 		d := s.acceptData()
 		if d == nil {
 			return true
+		}
+		if dir == "/big" && f.bigList > 0 {
+			w := bufio.NewWriter(d)
+			for i := 0; i < f.bigList; i++ {
+				fmt.Fprintf(w, "-rw-r--r--    1 0 0 %7d Dec 20  1994 file-%07d.txt\r\n", i, i)
+			}
+			w.Flush()
 		}
 		d.Write([]byte(body))
 		d.Close()

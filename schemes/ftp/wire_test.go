@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -336,6 +337,67 @@ func TestListingEntryLimit(t *testing.T) {
 	}
 	if !errors.Is(err, schemes.ErrTooLarge) || n != 10 {
 		t.Fatalf("after %d entries: %v, want ErrTooLarge after 10 of 50", n, err)
+	}
+}
+
+// TestListingStreamsInBoundedMemory lists 100 000 entries and samples the
+// live heap as they come: it must not grow with the listing (a listing
+// collected before it is returned holds about 15 MiB here).
+func TestListingStreamsInBoundedMemory(t *testing.T) {
+	fake := newFake(t)
+	fake.bigList = 100000
+	fake.dirs["/big"] = true
+	f := New()
+	defer f.Close()
+	resp, err := f.Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "big", "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Close()
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	base, peak := ms.HeapAlloc, ms.HeapAlloc
+	n := 0
+	for ; ; n++ {
+		e, err := resp.Listing.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Size != int64(n) {
+			t.Fatalf("entry %d: %+v", n, e)
+		}
+		if n%10000 == 0 {
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapAlloc)
+		}
+	}
+	if n != 100000 {
+		t.Fatalf("%d entries, want 100000", n)
+	}
+	t.Logf("live heap grew by %d KiB over 100 000 entries", (peak-base)>>10)
+	if peak-base > 2<<20 {
+		t.Errorf("live heap grew by %d KiB while listing: the listing is not streamed", (peak-base)>>10)
+	}
+}
+
+func TestListingLineLimit(t *testing.T) {
+	fake := newFake(t)
+	fake.dirs["/pub"] = true
+	fake.listings["LIST /pub"] = "-rw-r--r-- 1 0 0 1 Dec 20  1994 " + strings.Repeat("n", 5000) + "\r\n"
+	req := newReq(ftpURL(fake.port(), 0, "pub", ""))
+	req.MaxLineLength = 1000
+	resp, err := New().Fetch(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Close()
+	if _, err := resp.Listing.Next(); !errors.Is(err, schemes.ErrTooLarge) {
+		t.Fatalf("err %v, want ErrTooLarge for a 5000-byte line over a limit of 1000", err)
 	}
 }
 
