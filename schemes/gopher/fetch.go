@@ -246,25 +246,40 @@ func parseHeader(line string) (h header, isHeader bool) {
 	return header{ok: line[0] == '+', length: n}, true
 }
 
-// readHeader reads the first line and reports whether it is a Gopher+
-// header. When it is not, the line is put back in front of the rest.
+// maxHeader bounds a Gopher+ header line: a sign, a number, CR LF.
+const maxHeader = 24
+
+// readHeader consumes the first line if it is a Gopher+ header and reports
+// whether it was. Anything else stays unread, byte for byte: a server that
+// ignores the Gopher+ string answers as plain Gopher, and its first line may
+// be binary data of any length. Only as many bytes are peeked at as the
+// header needs, so a short reply is never waited on.
 func (c *conn) readHeader(ctx context.Context, req *schemes.Request) (header, bool, error) {
-	raw, err := readRawLine(c.br, req.LineLimit())
-	if err != nil && (err != io.EOF || len(raw) == 0) {
-		if err == io.EOF {
-			return header{}, false, schemes.Errorf(schemes.ErrRefused, "the server closed the connection without a reply")
+	for i := 1; i <= maxHeader; i++ {
+		b, err := c.br.Peek(i)
+		if len(b) < i {
+			if err != nil && err != io.EOF {
+				return header{}, false, c.classify(err, "read reply")
+			}
+			return header{}, false, nil // the reply ended: it is not framed
 		}
-		return header{}, false, c.classify(err, "read reply")
-	}
-	line := trimEOL(raw)
-	if h, ok := parseHeader(line); ok && err == nil {
+		if i == 1 && b[0] != '+' && b[0] != '-' {
+			return header{}, false, nil
+		}
+		if b[i-1] != '\n' {
+			continue
+		}
+		line := trimEOL(b)
+		h, ok := parseHeader(line)
+		if !ok {
+			return header{}, false, nil
+		}
 		if c.tr != nil {
 			fmt.Fprintf(c.tr, "< %s\n", line)
 		}
+		c.br.Discard(i)
 		return h, true, nil
 	}
-	// Not a header: the line belongs to the reply; put it back as it came.
-	c.br = bufio.NewReader(io.MultiReader(bytes.NewReader(raw), c.br))
 	return header{}, false, nil
 }
 

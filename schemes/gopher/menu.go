@@ -163,6 +163,10 @@ func newMenuListing(r io.Reader, closer io.Closer, host string, port int, req *s
 func (m *menuListing) Next() (schemes.Entry, error) {
 	for m.err == nil {
 		line, err := readLine(m.br, m.lineLimit)
+		if errors.Is(err, schemes.ErrTooLarge) {
+			m.err = schemes.Errorf(schemes.ErrTooLarge, "menu line longer than %d bytes", m.lineLimit)
+			break
+		}
 		if err != nil && (err != io.EOF || line == "") {
 			m.err = menuError(err)
 			break

@@ -196,7 +196,7 @@ func TestMenuLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Close()
-	if _, err := resp.Listing.Next(); !errors.Is(err, schemes.ErrTooLarge) {
+	if _, err := resp.Listing.Next(); !errors.Is(err, schemes.ErrTooLarge) || err.Error() != "menu line longer than 1024 bytes" {
 		t.Fatalf("long line: err = %v, want ErrTooLarge", err)
 	}
 }
