@@ -315,19 +315,25 @@ func (c *conn) end() {
 
 // openData dials a data connection for a passive reply's addr. DESIGN.md:
 // the address of a PASV or EPSV reply is dialled only when it is the
-// control connection's peer (the FTP bounce attack, RFC 2577 §3).
+// control connection's peer (the FTP bounce attack, RFC 2577 §3): the
+// address the control connection reached, or the URL's host when that is
+// an address literal. The connection goes to the URL's host, so that
+// through a proxy it reaches the server, not the proxy.
 func (c *conn) openData(ctx context.Context, req *schemes.Request, network, addr string) (net.Conn, error) {
-	host, _, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, schemes.Errorf(schemes.ErrRefused, "ftp: bad passive address %q", addr)
 	}
-	if ip := net.ParseIP(host); ip == nil || c.peer == nil || !ip.Equal(c.peer) {
+	ip := net.ParseIP(host)
+	urlIP := net.ParseIP(c.key.host)
+	if ip == nil || !(ip.Equal(c.peer) || ip.Equal(urlIP)) {
 		return nil, schemes.Errorf(schemes.ErrRefused,
-			"ftp: refused to open a data connection to %s: the server's passive reply names an address other than its own (%s)", addr, c.peer)
+			"ftp: refused to open a data connection to %s: the server's passive reply names an address other than its own (%s)", addr, c.key.host)
 	}
-	raw, err := req.Dialer.DialContext(ctx, network, addr)
+	target := net.JoinHostPort(c.key.host, port)
+	raw, err := req.Dialer.DialContext(ctx, network, target)
 	if err != nil {
-		return nil, dial.Classify(err, "data connection to "+addr)
+		return nil, dial.Classify(err, "data connection to "+target)
 	}
 	c.mu.Lock()
 	c.dataRaw = raw

@@ -129,6 +129,16 @@ type replayConn struct {
 	pending []byte
 }
 
+// RemoteAddr is always a *net.TCPAddr, which the engine requires of the
+// control connection, even through a proxy whose connection reports
+// something else.
+func (c *replayConn) RemoteAddr() net.Addr {
+	if a, ok := c.Conn.RemoteAddr().(*net.TCPAddr); ok {
+		return a
+	}
+	return &net.TCPAddr{IP: net.IPv4zero}
+}
+
 func (c *replayConn) Read(p []byte) (int, error) {
 	if len(c.pending) > 0 {
 		n := copy(p, c.pending)
