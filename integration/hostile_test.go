@@ -66,7 +66,7 @@ func hostileCases(foreign string) []hostileCase {
 		{name: "nntp silent mid-reply", start: plain(hostile.NNTP(hostile.NNTPSilent)), url: "nntp://ADDR/hostile.group/1", args: []string{"--idle-timeout", "2s"}, code: 7, reason: "timed out", partial: true},
 		{name: "nntp body past max-size", start: plain(hostile.NNTP(hostile.NNTPOversize)), url: "nntp://ADDR/hostile.group/1", args: []string{"--max-size", "1M"}, code: 1, reason: "1048576"},
 		// HTTP
-		{name: "http endless header", start: plain(hostile.HTTP(hostile.HTTPEndlessHeader)), url: "http://ADDR/f", args: []string{"--timeout", "20s"}, code: 5, reason: ""},
+		{name: "http endless header", start: plain(hostile.HTTP(hostile.HTTPEndlessHeader)), url: "http://ADDR/f", args: []string{"--timeout", "20s"}, code: 1, reason: "limit"},
 		{name: "http body past max-size", start: plain(hostile.HTTP(hostile.HTTPOversize)), url: "http://ADDR/f.bin", args: []string{"--max-size", "1M"}, code: 1, reason: "1048576"},
 		{name: "http trickle", start: plain(hostile.HTTP(hostile.HTTPTrickle)), url: "http://ADDR/f.bin", args: []string{"--timeout", tmo}, code: 7, reason: "timed out", partial: true},
 		{name: "http silent mid-reply", start: plain(hostile.HTTP(hostile.HTTPSilent)), url: "http://ADDR/f.bin", args: []string{"--idle-timeout", "2s"}, code: 7, reason: "timed out", partial: true},

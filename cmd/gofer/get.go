@@ -53,17 +53,11 @@ func (c *cli) runGet(cmd *cobra.Command, args []string) error {
 	case c.head && c.body:
 		return &usageError{msg: "--head and --body cannot be used together"}
 	}
-	ctx := cmd.Context()
-	if c.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.timeout)
-		defer cancel()
-	}
-	client, err := c.client()
+	ctx, client, done, err := c.session(cmd)
 	if err != nil {
 		return err
 	}
-	defer client.Close()
+	defer done()
 	if f, ok := c.stderr.(*os.File); ok && !c.quiet && term.IsTerminal(int(f.Fd())) {
 		c.showProgress = true
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -47,17 +46,11 @@ func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
 	if c.jobs < 1 {
 		return &usageError{msg: "--jobs must be at least 1"}
 	}
-	ctx := cmd.Context()
-	if c.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.timeout)
-		defer cancel()
-	}
-	client, err := c.client()
+	ctx, client, done, err := c.session(cmd)
 	if err != nil {
 		return err
 	}
-	defer client.Close()
+	defer done()
 	opts := mirror.Options{Jobs: c.jobs, Depth: c.depth, NoParent: c.noParent, DryRun: c.dryRun, Delete: c.delete}
 	if c.verbose {
 		opts.Log = func(format string, args ...any) { fmt.Fprintf(c.stderr, format+"\n", args...) }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -93,6 +94,7 @@ refused, 6 authentication failed, 7 timed out, 8 transfer interrupted.`,
 	pf.IntSliceVar(&c.allowPorts, "allow-port", nil, "lift the guard's port refusal for `PORT`")
 	pf.StringVar(&c.maxSize, "max-size", "", "stop a transfer past `BYTES` (suffixes K, M, G)")
 	pf.BoolVar(&c.ftpSSL, "ftp-ssl", false, "require explicit TLS (FTP AUTH TLS, NNTP STARTTLS)")
+	pf.BoolVar(&c.ftpSSL, "ssl-reqd", false, "the same as --ftp-ssl, for any scheme")
 	pf.StringVar(&c.cacert, "cacert", "", "trust the CA certificates in `FILE`")
 	pf.BoolVarP(&c.insecure, "insecure", "k", false, "do not verify TLS certificates")
 	pf.BoolVar(&c.head, "head", false, "news: only the article's headers")
@@ -103,6 +105,20 @@ refused, 6 authentication failed, 7 timed out, 8 transfer interrupted.`,
 
 	root.AddCommand(c.getCommand(), c.mirrorCommand(), c.parseCommand(), c.extractCommand(), c.versionCommand())
 	return root
+}
+
+// session gives a command its context (bounded by --timeout) and client;
+// done releases both.
+func (c *cli) session(cmd *cobra.Command) (context.Context, *fetch.Client, func(), error) {
+	client, err := c.client()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, cancel := cmd.Context(), context.CancelFunc(func() {})
+	if c.timeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+	}
+	return ctx, client, func() { cancel(); client.Close() }, nil
 }
 
 // client builds the fetch.Client the flags describe.

@@ -91,30 +91,18 @@ func serveFTP(c *Conn, mode, foreign string) {
 				c.Send("502 EPSV not here\r\n")
 				continue
 			}
-			if data != nil {
-				data.Close()
+			if data = reopen(c, data); data != nil {
+				c.Send(fmt.Sprintf("229 Entering Extended Passive Mode (|||%d|)\r\n", data.Addr().(*net.TCPAddr).Port))
 			}
-			var err error
-			if data, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
-				c.Send("425 no data\r\n")
-				continue
-			}
-			c.Send(fmt.Sprintf("229 Entering Extended Passive Mode (|||%d|)\r\n", data.Addr().(*net.TCPAddr).Port))
 		case "PASV":
 			if mode == FTPForeignPASV {
 				h, p, _ := net.SplitHostPort(foreign)
 				c.Send(fmt.Sprintf("227 Entering Passive Mode (%s,%s)\r\n", strings.ReplaceAll(h, ".", ","), portPair(p)))
 				continue
 			}
-			if data != nil {
-				data.Close()
+			if data = reopen(c, data); data != nil {
+				c.Send(fmt.Sprintf("227 Entering Passive Mode (127,0,0,1,%s)\r\n", portPair(fmt.Sprint(data.Addr().(*net.TCPAddr).Port))))
 			}
-			var err error
-			if data, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
-				c.Send("425 no data\r\n")
-				continue
-			}
-			c.Send(fmt.Sprintf("227 Entering Passive Mode (127,0,0,1,%s)\r\n", portPair(fmt.Sprint(data.Addr().(*net.TCPAddr).Port))))
 		case "RETR", "LIST", "NLST", "MLSD":
 			if data == nil {
 				c.Send("425 use PASV first\r\n")
@@ -176,6 +164,20 @@ func sendFTPData(c *Conn, dc net.Conn, mode, verb string) bool {
 	}
 	dc.Close()
 	return c.Send("226 transfer complete\r\n")
+}
+
+// reopen replaces the passive data listener; nil (with a 425 sent) when
+// none can be had.
+func reopen(c *Conn, old net.Listener) net.Listener {
+	if old != nil {
+		old.Close()
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		c.Send("425 no data\r\n")
+		return nil
+	}
+	return ln
 }
 
 // acceptData waits (bounded) for the client's data connection.

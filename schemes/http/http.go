@@ -207,8 +207,14 @@ func newTransport(d schemes.Dialer, tlsConfig *tls.Config, idle time.Duration) *
 		DisableCompression:  true,
 		MaxIdleConnsPerHost: 4,
 		IdleConnTimeout:     90 * time.Second,
+		// A header block is a few kilobytes; net/http's 10 MiB default
+		// would let an endless header line grow the process that far.
+		MaxResponseHeaderBytes: maxHeaderBytes,
 	}
 }
+
+// maxHeaderBytes bounds a response's header block.
+const maxHeaderBytes = 256 << 10
 
 // response turns the server's answer into a schemes.Response.
 func response(req *schemes.Request, resp *nethttp.Response, what string) (*schemes.Response, error) {
@@ -350,6 +356,8 @@ func classify(err error, what string) error {
 		return schemes.Errorf(schemes.ErrRefused, "%s: the server does not speak TLS: %w", what, err)
 	case strings.Contains(err.Error(), "malformed HTTP"):
 		return schemes.Errorf(schemes.ErrRefused, "%s: protocol error: %w", what, err)
+	case strings.Contains(err.Error(), "server response headers exceeded"):
+		return schemes.Errorf(schemes.ErrTooLarge, "%s: response header longer than the limit of %d bytes", what, maxHeaderBytes)
 	}
 	return dial.Classify(err, what)
 }
