@@ -3,6 +3,7 @@ package schemes
 import (
 	"encoding/json"
 	"time"
+	"unicode/utf8"
 )
 
 // Entry types: one lower-case word each (DESIGN.md's contract).
@@ -62,6 +63,7 @@ type Entry struct {
 
 type entryJSON struct {
 	Name        string  `json:"name"`
+	RawName     string  `json:"raw_name,omitempty"`
 	Type        string  `json:"type"`
 	URL         string  `json:"url"`
 	Size        *int64  `json:"size,omitempty"`
@@ -88,7 +90,8 @@ type entryJSON struct {
 
 // MarshalJSON writes the entry in the --json contract: numbers as numbers,
 // times as RFC 3339, size only when known, gopher_type and plus on every
-// Gopher entry.
+// Gopher entry, and raw_name (the name's bytes percent-encoded) when the
+// name is not valid UTF-8.
 func (e Entry) MarshalJSON() ([]byte, error) {
 	j := entryJSON{
 		Name: e.Name, Type: e.Type, URL: e.URL, Target: e.Target,
@@ -96,6 +99,11 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 		Number: e.Number, Subject: e.Subject, From: e.From, Date: e.Date,
 		MessageID: e.MessageID, Lines: e.Lines, Bytes: e.Bytes, NNTPURL: e.NNTPURL,
 		Description: e.Description, Low: e.Low, High: e.High, Status: e.Status,
+	}
+	if !utf8.ValidString(e.Name) {
+		// JSON strings are Unicode: a Latin-1 or otherwise non-UTF-8 name
+		// would lose its bytes to U+FFFD, so they travel percent-encoded too.
+		j.RawName = Escape(e.Name)
 	}
 	if e.Size >= 0 {
 		size := e.Size
