@@ -133,7 +133,7 @@ start() {
 		say "$name: already running (pid $(cat "$STATE/run/$name.pid"))"
 		return 0
 	fi
-	setsid "$@" </dev/null >>"$STATE/log/$name.out" 2>&1 &
+	setsid "$@" </dev/null >>"$STATE/log/$name.out" 2>&1 9>&- &
 	printf '%s\n' "$!" >"$STATE/run/$name.pid"
 }
 
@@ -142,16 +142,26 @@ start() {
 wait_port() {
 	local name=$1 host=$2 port=$3 i
 	for ((i = 0; i < 300; i++)); do
-		if (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then
-			return 0
-		fi
+		# Dead first: a port answered by some other process (an earlier
+		# server whose pid file was lost) must not pass for ours.
 		if ! alive "$name"; then
 			tail -n 20 "$STATE/log/$name.out" >&2 || true
-			die "$name exited before listening on $host:$port (log: $STATE/log/$name.out)"
+			die "$name exited instead of listening on $host:$port (log: $STATE/log/$name.out; is another process holding the port?)"
+		fi
+		if (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then
+			return 0
 		fi
 		sleep 0.1
 	done
 	die "$name: nothing listening on $host:$port after 30 s (log: $STATE/log/$name.out)"
+}
+
+# lock_state serialises up and down: two runs at once (say, two test
+# suites) would otherwise both start a server and record the loser's pid.
+lock_state() {
+	mkdir -p "$STATE/run"
+	exec 9>"$STATE/run/lock"
+	flock -w 300 9 || die "another integration/up or down holds $STATE/run/lock"
 }
 
 # stop NAME: TERM to the process group, KILL after 10 s.
