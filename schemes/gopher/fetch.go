@@ -70,7 +70,11 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.response(ctx, req, t, t.mode == modeData)
+	sent := ""
+	if t.mode == modeData {
+		sent = t.plus
+	}
+	resp, err := c.response(ctx, req, t, sent)
 	if err != nil {
 		c.Close()
 		return nil, err
@@ -101,28 +105,23 @@ func (f *Fetcher) fetchAsk(ctx context.Context, req *schemes.Request, t *target)
 	if err != nil {
 		return nil, err
 	}
-	var prompt Prompter
-	if req.Prompt != nil {
-		prompt = req.Prompt
-	}
-	answers, secret, err := form.fill(req.Form, prompt)
+	answers, secret, err := form.fill(req.Form, req.Prompt)
 	if err != nil {
 		return nil, err
 	}
-	text := t.submission(answers)
 	// The same shape check a URL carrying a filled form must pass.
-	if _, block, ok := strings.Cut(text, "\t+\t"); ok {
-		if err := security.CheckAskBlock("gopher+ form", "+\t"+block); err != nil {
-			return nil, err
-		}
+	block := dataBlock(answers)
+	if err := security.CheckAskBlock("gopher+ form", block); err != nil {
+		return nil, err
 	}
+	text := t.line(block)
 	// Transcript lines: the request line and "+-1" are never secret.
 	mask := append([]bool{false, false}, secret...)
 	c, err := exchange(ctx, req, t, text, mask)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.response(ctx, req, t, true)
+	resp, err := c.response(ctx, req, t, block)
 	if err != nil {
 		c.Close()
 		return nil, err
@@ -349,15 +348,16 @@ func (c *conn) readAttributes(ctx context.Context, req *schemes.Request, t *targ
 	return ParseAttributes(string(data), t.host, t.port), true, nil
 }
 
-// response reads a data reply: Gopher+ framed when plus is set and the
-// server answers with a header, plain (RFC 1436) otherwise.
-func (c *conn) response(ctx context.Context, req *schemes.Request, t *target, plus bool) (*schemes.Response, error) {
+// response reads a data reply: Gopher+ framed when plus (the Gopher+ string
+// sent) is set and the server answers with a header, plain (RFC 1436)
+// otherwise.
+func (c *conn) response(ctx context.Context, req *schemes.Request, t *target, plus string) (*schemes.Response, error) {
 	resp := &schemes.Response{URL: req.URL, Size: -1, Name: itemName(t.selector),
 		Type: TypeWord(t.typ), MediaType: mediaType(t.typ)}
 	var r io.Reader
 	menu := isMenu(t.typ)
 	h, isHeader := header{}, false
-	if plus {
+	if plus != "" {
 		var err error
 		if h, isHeader, err = c.readHeader(ctx, req); err != nil {
 			return nil, err
@@ -371,7 +371,7 @@ func (c *conn) response(ctx context.Context, req *schemes.Request, t *target, pl
 		if h.length >= 0 {
 			resp.Size = h.length
 		}
-		if view := viewOf(t.plus); view != "" {
+		if view := viewOf(plus); view != "" {
 			resp.MediaType = view
 			menu = menu && strings.Contains(view, "menu")
 		}

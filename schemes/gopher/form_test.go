@@ -260,3 +260,28 @@ func TestAskFallbacks(t *testing.T) {
 		t.Fatalf("no form: err = %v", err)
 	}
 }
+
+// A form on a search item: the search comes before the Gopher+ string in
+// both requests, whatever it holds.
+func TestAskOnSearchItem(t *testing.T) {
+	s := newScripted(t, func(n int, req string) string {
+		if n == 0 {
+			return "+-2\r\n+ASK:\r\n Ask: Q\r\n"
+		}
+		return "+-1\r\n0hit\t/hit\t127.0.0.1\t70\r\n.\r\n"
+	})
+	req := newRequest(s.url(schemes.Gopher{Type: '7', Selector: "/s", Search: "+", HasSearch: true, PlusString: "?", HasPlus: true}))
+	req.Form = []string{"Q=a"}
+	resp, err := New().Fetch(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Close()
+	if e, err := resp.Listing.Next(); err != nil || e.Selector != "/hit" {
+		t.Fatalf("result %+v %v", e, err)
+	}
+	want := []string{"/s\t+\t!+ASK\r\n", "/s\t+\t+\t1\r\n+-1\r\na\r\n.\r\n"}
+	if got := s.Requests(); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("sent %q, want %q", got, want)
+	}
+}

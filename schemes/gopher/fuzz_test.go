@@ -92,10 +92,8 @@ func FuzzAskForm(f *testing.F) {
 			}
 			return
 		}
-		sub := (&target{selector: "s"}).submission(lines)
-		_, rest, _ := strings.Cut(sub, "\t")
-		if err := security.CheckAskBlock("fuzz", rest); err != nil {
-			t.Fatalf("submission %q refused: %v", sub, err)
+		if block := dataBlock(lines); security.CheckAskBlock("fuzz", block) != nil {
+			t.Fatalf("submission %q refused: %v", block, security.CheckAskBlock("fuzz", block))
 		}
 	})
 }

@@ -121,9 +121,14 @@ func (t *target) askRequest() string { return t.line("!+ASK") + "\r\n" }
 // submission is the data request that carries the form's answers (Gopher+
 // §2.4 with DataFlag 1 and a "+-1" block; the draft's "+ TAB 1" example).
 func (t *target) submission(answers []string) string {
+	return t.line(dataBlock(answers))
+}
+
+// dataBlock is the Gopher+ string of a submission: "+ TAB 1", the "+-1"
+// block of answers and its ".", every line ending in CR LF.
+func dataBlock(answers []string) string {
 	var b strings.Builder
-	b.WriteString(t.line("+\t1"))
-	b.WriteString("\r\n+-1\r\n")
+	b.WriteString("+\t1\r\n+-1\r\n")
 	for _, a := range answers {
 		b.WriteString(a)
 		b.WriteString("\r\n")
