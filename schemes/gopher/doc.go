@@ -15,6 +15,11 @@
 // are read whole, within a limit, because they become one structured value.
 //
 // An item marked "?" has a +ASK form: the fetcher reads the form from the
-// item's attributes, answers it from Request.Form or Request.Prompt, and
-// submits the answers as a Gopher+ data block.
+// item's attributes ("!+ASK", or "!" for servers that answer only that),
+// answers it from Request.Form or Request.Prompt, and submits the answers as
+// a Gopher+ "+-1" data block, one line per answer (AskL: a line count, then
+// the lines; Select: "1" or "0"; Choose: the choice's text). AskF and
+// ChooseF answers are sent as the file name given: gofer never reads a
+// local file into a submission. A URL that carries a filled form is sent as
+// it is, once security.CheckAskBlock has accepted its exact shape.
 package gopher
