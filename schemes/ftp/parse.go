@@ -76,8 +76,9 @@ type field struct {
 	end int
 }
 
-func fields(line string, max int) []field {
-	var fs []field
+// fields splits line into at most cap(fs) words, appending to fs.
+func fields(fs []field, line string) []field {
+	max := cap(fs)
 	i := 0
 	for len(fs) < max {
 		for i < len(line) && line[i] == ' ' {
@@ -104,7 +105,8 @@ func parseUnix(line string, now time.Time) (e schemes.Entry, ok bool) {
 	if len(line) < 10 || strings.IndexByte("-dlbcps", line[0]) < 0 {
 		return e, false
 	}
-	fs := fields(line, 9)
+	var buf [9]field
+	fs := fields(buf[:0], line)
 	// Find the date: month, day, then HH:MM or a year, after the size.
 	for i := 3; i+2 < len(fs); i++ {
 		m := month(fs[i].s)
@@ -164,7 +166,8 @@ func unixTime(m, day int, yt string, now time.Time) (time.Time, bool) {
 // parseDOS reads a DOS/IIS line: "01-02-24  03:04PM  <DIR>  name" or
 // "2024-01-02  15:04  1234 name".
 func parseDOS(line string) (e schemes.Entry, ok bool) {
-	fs := fields(line, 3)
+	var buf [3]field
+	fs := fields(buf[:0], line)
 	if len(fs) < 3 || fs[2].end+1 >= len(line) {
 		return e, false
 	}

@@ -127,3 +127,13 @@ func FuzzParseList(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkParseList(b *testing.B) {
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	line := "-rw-r--r--    1 ftp      ftp          1234567 Dec 20  1994 file-0001234.txt"
+	for b.Loop() {
+		if _, ok := parseList(line, now); !ok {
+			b.Fatal("not parsed")
+		}
+	}
+}
