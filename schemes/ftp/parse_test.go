@@ -83,9 +83,9 @@ func TestParseMLSD(t *testing.T) {
 func TestPASVAddress(t *testing.T) {
 	for msg, want := range map[string]string{
 		"Entering Passive Mode (127,0,0,1,156,64).": "127.0.0.1:40000",
-		"Entering Passive Mode 10,0,0,5,0,21":        "10.0.0.5:21",
-		"Entering Passive Mode (127,0,0,1,256,1)":    "",
-		"Entering Passive Mode (1,2,3)":              "",
+		"Entering Passive Mode 10,0,0,5,0,21":       "10.0.0.5:21",
+		"Entering Passive Mode (127,0,0,1,256,1)":   "",
+		"Entering Passive Mode (1,2,3)":             "",
 	} {
 		got, ok := pasvAddr(msg)
 		if (want == "") == ok || got != want {
