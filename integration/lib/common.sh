@@ -117,6 +117,37 @@ ensure_archive() {
 	say "archive: $(wc -l <"$STATE/archive.sha256") files in $STATE/archive"
 }
 
+# put FILE: writes stdin to FILE atomically, and only if it differs, so a
+# running server never reads a half-written file.
+put() {
+	local f=$1 t
+	t=$(mktemp "$f.XXXXXX")
+	cat >"$t"
+	if cmp -s "$t" "$f"; then
+		rm -f "$t"
+	else
+		chmod 644 "$t"
+		mv -f "$t" "$f"
+	fi
+}
+
+# tree_sig DIR: paths, modes, link targets and contents of a tree.
+tree_sig() {
+	(cd "$1" && find . -printf '%p %m %l\n' | LC_ALL=C sort && find . -type f -print0 | LC_ALL=C sort -z | xargs -0r sha256sum)
+}
+
+# sync_tree NEW DEST: replaces DEST with the freshly built NEW unless they
+# are the same, so re-running up does not disturb a server serving DEST.
+sync_tree() {
+	local new=$1 dest=$2
+	if [[ -d $dest ]] && [[ $(tree_sig "$new") == "$(tree_sig "$dest")" ]]; then
+		rm -rf "$new"
+	else
+		rm -rf "$dest"
+		mv "$new" "$dest"
+	fi
+}
+
 # alive NAME: the daemon recorded in run/NAME.pid is running.
 alive() {
 	local pid

@@ -78,16 +78,18 @@ up_ftp() {
 	chmod 755 "$STATE/run/vsftpd-empty"
 
 	# The local user's tree: a few files, root-owned so the chroot is safe.
-	local home=$STATE/srv/ftp-local
+	local home=$STATE/srv/ftp-local.new
+	rm -rf "$home"
 	mkdir -p "$home/sub"
 	printf 'hello from the local user gofer\n' >"$home/hello.txt"
 	printf 'only a logged-in user sees this file\n' >"$home/private.txt"
 	head -c 4096 /dev/zero | tr '\0' 'g' >"$home/sub/gggg.txt"
 	chmod -R a+rX,go-w "$home"
 	chown -R root:root "$home"
+	sync_tree "$home" "$STATE/srv/ftp-local"
 
-	vsftpd_conf "$FTP_ADDR" 21 40000 44999 vsftpd.log >"$STATE/etc/vsftpd.conf"
-	vsftpd_conf "$FTPS_ADDR" 990 45000 45999 vsftpd-ftps.log implicit_ssl=YES >"$STATE/etc/vsftpd-ftps.conf"
+	vsftpd_conf "$FTP_ADDR" 21 40000 44999 vsftpd.log | put "$STATE/etc/vsftpd.conf"
+	vsftpd_conf "$FTPS_ADDR" 990 45000 45999 vsftpd-ftps.log implicit_ssl=YES | put "$STATE/etc/vsftpd-ftps.conf"
 
 	start vsftpd /usr/sbin/vsftpd "$STATE/etc/vsftpd.conf"
 	start vsftpd-ftps /usr/sbin/vsftpd "$STATE/etc/vsftpd-ftps.conf"

@@ -66,7 +66,8 @@ CONF
 }
 
 up_http() {
-	local www=$STATE/srv/www
+	local www=$STATE/srv/www.new
+	rm -rf "$www"
 	mkdir -p "$www" "$STATE/srv/nginx"
 	cat >"$www/index.html" <<'HTML'
 <!DOCTYPE html>
@@ -82,7 +83,8 @@ up_http() {
 HTML
 	chmod -R a+rX "$www"
 	touch -d '1994-12-20 12:00:00 UTC' "$www/index.html"
-	nginx_conf >"$STATE/etc/nginx.conf"
+	sync_tree "$www" "$STATE/srv/www"
+	nginx_conf | put "$STATE/etc/nginx.conf"
 	/usr/sbin/nginx -t -q -c "$STATE/etc/nginx.conf" -p "$STATE/srv/nginx/" -e "$STATE/log/nginx-error.log" \
 		|| die "nginx rejects $STATE/etc/nginx.conf"
 	start nginx /usr/sbin/nginx -c "$STATE/etc/nginx.conf" -p "$STATE/srv/nginx/" -e "$STATE/log/nginx-error.log"

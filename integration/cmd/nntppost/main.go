@@ -119,7 +119,7 @@ func run(server, user, password, out string) error {
 				c.close()
 				return fmt.Errorf("%s: %w", a.ID, err)
 			}
-			if err := os.WriteFile(filepath.Join(out, "posted", a.name()+".txt"), a.Posted, 0o644); err != nil {
+			if err := writeFile(filepath.Join(out, "posted", a.name()+".txt"), a.Posted); err != nil {
 				c.close()
 				return err
 			}
@@ -150,7 +150,7 @@ func run(server, user, password, out string) error {
 				c.close()
 				return fmt.Errorf("reading back %s: %w", a.ID, err)
 			}
-			if err := os.WriteFile(filepath.Join(out, "served", a.name()+".txt"), body, 0o644); err != nil {
+			if err := writeFile(filepath.Join(out, "served", a.name()+".txt"), body); err != nil {
 				c.close()
 				return err
 			}
@@ -158,7 +158,20 @@ func run(server, user, password, out string) error {
 		}
 		c.close()
 	}
-	return os.WriteFile(filepath.Join(out, "index.tsv"), index.Bytes(), 0o644)
+	return writeFile(filepath.Join(out, "index.tsv"), index.Bytes())
+}
+
+// writeFile replaces path with data in one rename, so tests reading the
+// files while the harness runs again never see them half written.
+func writeFile(path string, data []byte) error {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 type conn struct {
