@@ -15,6 +15,12 @@ func (e *engine) deleteVanished(ctx context.Context) {
 	if e.st == nil {
 		return
 	}
+	e.mu.Lock()
+	fails := e.listFails
+	e.mu.Unlock()
+	if fails > 0 {
+		e.logf("%d listings could not be read to their end: their files are kept", fails)
+	}
 	e.st.flush()
 	memo := map[string]bool{}
 	var gone func(key string) bool

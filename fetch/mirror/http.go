@@ -28,6 +28,18 @@ func (e *engine) page(ctx context.Context, j job, pre *fetch.Response) {
 		return
 	}
 	dir := strings.HasSuffix(u.EscapedPath(), "/")
+	if j.Root && !dir {
+		// The starting URL names a page or file: it keeps its own name.
+		p, _, err := httpPath(e.site.prefix, u.EscapedPath())
+		if err != nil {
+			if pre != nil {
+				pre.Close()
+			}
+			e.refuse(u.EscapedPath(), j.URL, err)
+			return
+		}
+		j.Path = p
+	}
 	target := j.Path
 	if dir {
 		target = join(j.Path, dirIndex)

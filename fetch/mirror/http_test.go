@@ -100,3 +100,15 @@ func mustURL(t *testing.T, s string) *url.URL {
 	}
 	return u
 }
+
+func TestHTTPStartingAtAFile(t *testing.T) {
+	h := sampleHTTP()
+	dir := t.TempDir()
+	sum, err := Run(context.Background(), newClient(h), "x-http://127.0.0.1/archive/b%20c.bin", dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tree(t, dir); got["b c.bin"] != "BC" || len(got) != 1 || sum.New != 1 {
+		t.Errorf("tree %q, summary %+v", keys(got), sum)
+	}
+}

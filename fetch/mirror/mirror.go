@@ -12,6 +12,18 @@
 // security.SafeName; a refused name is reported and never written. All
 // writes go through an os.Root on DIR, so no name and no symlink already in
 // DIR can lead a write outside it.
+//
+// How a tree is walked follows the view the starting URL's response
+// carries (Response.URL): FTP and file directories by listing, Gopher by
+// menu, HTTP by the links of its HTML pages. A scheme a library user
+// registers (an x- scheme) is walked as the scheme whose view its fetcher
+// puts in Response.URL, by listing when it puts none.
+//
+// The state (DIR/.gofer/state.db, bbolt) records per local path the remote
+// URL, size, modification time and sha256, and what the listing said; a
+// second run compares listings (FTP), asks If-Modified-Since (HTTP), uses
+// Gopher+ Mod-Dates, and otherwise fetches again and replaces a file only
+// when its bytes differ.
 package mirror
 
 import (

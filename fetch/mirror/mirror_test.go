@@ -401,3 +401,43 @@ func TestCancelMidBodyThenRerunSameTree(t *testing.T) {
 		t.Errorf("temp files left: %q", n)
 	}
 }
+
+func TestStartingAtAFile(t *testing.T) {
+	dir := t.TempDir()
+	sum, err := Run(context.Background(), newClient(sampleFTP()), "x-ftp://127.0.0.1/pub/a.txt", dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tree(t, dir); got["a.txt"] != "alpha\r\n" || len(got) != 1 || sum.New != 1 {
+		t.Errorf("tree %q, summary %+v", keys(got), sum)
+	}
+}
+
+func TestUnusableDirAndBadURL(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(f, nil, 0o644)
+	if _, err := Run(context.Background(), newClient(sampleFTP()), "x-ftp://127.0.0.1/", f, Options{}); err == nil {
+		t.Error("a file as DIR was accepted")
+	}
+	if _, err := Run(context.Background(), newClient(sampleFTP()), "x-ftp://127.0.0.1/nothing/", t.TempDir(), Options{}); !errors.Is(err, schemes.ErrRefused) {
+		t.Errorf("unreachable start: %v, want ErrRefused", err)
+	}
+	if _, err := Run(context.Background(), newClient(), "ftp://%zz", t.TempDir(), Options{}); err == nil {
+		t.Error("a malformed URL was accepted")
+	}
+}
+
+func TestDepthLimit(t *testing.T) {
+	dir := t.TempDir()
+	sum, err := Run(context.Background(), newClient(sampleFTP()), "x-ftp://127.0.0.1/", dir, Options{Depth: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := tree(t, dir)
+	if got["pub/a.txt"] == "" || got["README"] == "" {
+		t.Errorf("depth 2 lost a level: %q", keys(got))
+	}
+	if _, ok := got["pub/deep/er/c"]; ok || sum.New != 7 {
+		t.Errorf("depth 2 went deeper: %q %+v", keys(got), sum)
+	}
+}
