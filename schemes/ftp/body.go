@@ -5,7 +5,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/textproto"
+	"os"
+	"time"
 
 	goftp "github.com/jlaffaye/ftp"
 
@@ -37,6 +40,10 @@ type body struct {
 	n     int64
 	err   error
 	done  bool
+	// raw is the plain TCP data connection when bytes may go from it to a
+	// file without passing through gofer's memory (splice), nil otherwise.
+	raw  net.Conn
+	idle time.Duration
 }
 
 // newBody streams r. convert turns CR LF into LF: RFC 959 §3.1.1.1 has
@@ -73,9 +80,13 @@ func (b *body) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// WriteTo copies the body to w with one large buffer, so that io.Copy from
-// a body costs as few system calls as the data connection allows.
+// WriteTo copies the body to w: from the socket straight into a file when
+// it can (splice on Linux), else with one large buffer, so that io.Copy
+// from a body costs as few system calls as the data connection allows.
 func (b *body) WriteTo(w io.Writer) (int64, error) {
+	if f, ok := w.(*os.File); ok && b.raw != nil && b.err == nil && !b.done {
+		return b.spliceTo(f)
+	}
 	buf := make([]byte, copyBufferSize)
 	var total int64
 	for {
@@ -95,6 +106,48 @@ func (b *body) WriteTo(w io.Writer) (int64, error) {
 		}
 		if err != nil {
 			return total, err
+		}
+	}
+}
+
+// spliceTo moves the body into f in chunks, each under the idle deadline:
+// a chunk grows while chunks arrive well within it, so that a fast transfer
+// takes few system calls and a slow one still has to make progress only
+// 64 KiB at a time.
+func (b *body) spliceTo(f *os.File) (int64, error) {
+	const minChunk, maxChunk = 64 << 10, 8 << 20
+	chunk := int64(minChunk)
+	var total int64
+	for {
+		want := chunk
+		if b.max > 0 {
+			want = min(want, b.max-(b.start+b.n)+1)
+		}
+		b.raw.SetReadDeadline(time.Now().Add(b.idle))
+		t0 := time.Now()
+		n, err := f.ReadFrom(&io.LimitedReader{R: b.raw, N: want})
+		b.n += n
+		total += n
+		if b.max > 0 && b.start+b.n > b.max {
+			b.err = schemes.Errorf(schemes.ErrTooLarge, "ftp: transfer grows past the limit of %d bytes", b.max)
+			return total, b.err
+		}
+		if err != nil {
+			b.err = b.broken(err)
+			return total, b.err
+		}
+		if n < want {
+			// The server closed the data connection: the transfer's end.
+			b.raw.SetReadDeadline(time.Time{})
+			if b.err = b.finish(); b.err == io.EOF {
+				return total, nil
+			}
+			return total, b.err
+		}
+		if d := time.Since(t0); d < b.idle/16 && chunk < maxChunk {
+			chunk *= 2
+		} else if d > b.idle/4 && chunk > minChunk {
+			chunk /= 2
 		}
 	}
 }

@@ -27,8 +27,8 @@ type fakeFTP struct {
 	// pasvPort its port.
 	pasvHost string
 	pasvPort int
-	// noREST refuses REST.
-	noREST bool
+	// noREST refuses REST; noSIZE refuses SIZE.
+	noREST, noSIZE bool
 	// authTLS is the reply to AUTH TLS ("" → 500).
 	authTLS string
 	// cutAfter > 0 closes the data connection after that many bytes and
@@ -210,7 +210,7 @@ func (s *fakeSession) handle(verb, arg string) bool {
 			s.reply("550 Failed to change directory.")
 		}
 	case "SIZE":
-		if c, ok := f.files[s.abs(arg)]; ok {
+		if c, ok := f.files[s.abs(arg)]; ok && !f.noSIZE {
 			s.reply("213 %d", len(c))
 		} else {
 			s.reply("550 Could not get file size.")

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	goftp "github.com/jlaffaye/ftp"
@@ -319,10 +320,18 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 		}
 		return fail(err, "RETR "+name)
 	}
+	b := newBody(ctx, f, c, r, stop, offset, size, req.MaxBytes, t == 'A', v.TypeCode == 'a')
+	if c.tlsData == nil && v.TypeCode != 'a' {
+		c.mu.Lock()
+		if _, ok := c.dataRaw.(syscall.Conn); ok {
+			b.raw, b.idle = c.dataRaw, req.Idle()
+		}
+		c.mu.Unlock()
+	}
 	return &schemes.Response{
 		URL:      base,
 		Kind:     schemes.KindFile,
-		Body:     newBody(ctx, f, c, r, stop, offset, size, req.MaxBytes, t == 'A', v.TypeCode == 'a'),
+		Body:     b,
 		Offset:   offset,
 		Size:     size,
 		Name:     name,

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -604,4 +606,81 @@ func TestExplicitTLSRefusalIsAnError(t *testing.T) {
 	if got := fake.sent(); len(got) != 1 || got[0] != "AUTH TLS\r\n" {
 		t.Errorf("sent %q, want AUTH TLS and nothing in plain text after it", got)
 	}
+}
+
+// copyToFile fetches req and copies its body into a file, which takes the
+// splice path (the socket's bytes go straight into the file).
+func copyToFile(t *testing.T, req *schemes.Request) ([]byte, error) {
+	t.Helper()
+	f := New()
+	defer f.Close()
+	resp, err := f.Fetch(context.Background(), req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Close()
+	out, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	_, err = io.Copy(out, resp.Body)
+	data, rerr := os.ReadFile(out.Name())
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	return data, err
+}
+
+func TestSpliceToFile(t *testing.T) {
+	big := strings.Repeat("0123456789abcdef", 1<<18) // 4 MiB
+	t.Run("whole file", func(t *testing.T) {
+		fake := newFake(t)
+		fake.addFile("/f", big)
+		data, err := copyToFile(t, newReq(ftpURL(fake.port(), 0, "f")))
+		if err != nil || string(data) != big {
+			t.Fatalf("%d bytes, %v", len(data), err)
+		}
+	})
+	t.Run("resumed", func(t *testing.T) {
+		fake := newFake(t)
+		fake.addFile("/f", big)
+		req := newReq(ftpURL(fake.port(), 0, "f"))
+		req.Offset = 12345
+		data, err := copyToFile(t, req)
+		if err != nil || string(data) != big[12345:] {
+			t.Fatalf("%d bytes, %v", len(data), err)
+		}
+	})
+	t.Run("cut", func(t *testing.T) {
+		fake := newFake(t)
+		fake.cutAfter = 100000
+		fake.addFile("/f", big)
+		data, err := copyToFile(t, newReq(ftpURL(fake.port(), 0, "f")))
+		if !errors.Is(err, schemes.ErrInterrupted) || len(data) != 100000 {
+			t.Fatalf("%d bytes, %v: want ErrInterrupted after 100000", len(data), err)
+		}
+	})
+	t.Run("stalled", func(t *testing.T) {
+		fake := newFake(t)
+		fake.stall = make(chan struct{})
+		defer close(fake.stall)
+		fake.addFile("/f", big)
+		req := newReq(ftpURL(fake.port(), 0, "f"))
+		req.IdleTimeout = 200 * time.Millisecond
+		if _, err := copyToFile(t, req); !errors.Is(err, schemes.ErrTimeout) {
+			t.Fatalf("%v, want ErrTimeout", err)
+		}
+	})
+	t.Run("past max-size of unknown size", func(t *testing.T) {
+		fake := newFake(t)
+		fake.noSIZE = true
+		fake.addFile("/f", big)
+		req := newReq(ftpURL(fake.port(), 0, "f"))
+		req.MaxBytes = 1 << 20
+		data, err := copyToFile(t, req)
+		if !errors.Is(err, schemes.ErrTooLarge) || len(data) > 1<<20+1 {
+			t.Fatalf("%d bytes, %v: want ErrTooLarge by 1 MiB + 1", len(data), err)
+		}
+	})
 }
