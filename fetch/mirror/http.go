@@ -122,7 +122,7 @@ func (e *engine) page(ctx context.Context, j job, pre *fetch.Response) {
 		e.filesTotal.Add(1)
 		pj := j
 		pj.Path = target
-		if !e.pageFile(pj, target, resp, rec, true && complete) {
+		if !e.pageFile(pj, target, resp, rec, complete) {
 			e.listingFailed()
 			return
 		}

@@ -178,13 +178,15 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 		e.robots = e.fetchRobots(ctx)
 	}
 
+	// The starting job is queued before any worker runs: a worker that
+	// found the queue empty with nothing pending would take the mirror for done.
+	e.rootResp.Store(resp)
+	e.q.push(job{Op: e.site.rootOp(resp), URL: e.site.rootURL, Path: e.site.rootPath, Sel: e.site.selector, Host: e.site.host, Port: e.site.port, Size: -1, Root: true})
 	stopProgress := e.startProgress()
 	var wg sync.WaitGroup
 	for i := range opts.Jobs {
 		wg.Go(func() { e.worker(ctx, i) })
 	}
-	e.rootResp.Store(resp)
-	e.q.push(job{Op: e.site.rootOp(resp), URL: e.site.rootURL, Path: e.site.rootPath, Sel: e.site.selector, Host: e.site.host, Port: e.site.port, Size: -1, Root: true})
 	wg.Wait()
 	stopProgress()
 
