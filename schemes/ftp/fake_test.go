@@ -88,6 +88,15 @@ func (f *fakeFTP) addFile(p, content string) {
 	}
 }
 
+// dropAll ends every session, as a server does with idle ones.
+func (f *fakeFTP) dropAll() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, c := range f.conns {
+		c.Close()
+	}
+}
+
 // sent returns what clients sent, one line each with its CR LF.
 func (f *fakeFTP) sent() []string {
 	f.mu.Lock()

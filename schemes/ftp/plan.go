@@ -97,6 +97,11 @@ func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 func planLogin(req *schemes.Request) (login, bool) {
 	u := req.URL
 	if u.HasUser && u.User != "" {
+		if !u.HasPassword && (strings.EqualFold(u.User, "anonymous") || strings.EqualFold(u.User, "ftp")) {
+			// An anonymous login named in the URL still wants the mail
+			// address, not a prompt (RFC 1738 §3.2.1).
+			return login{user: u.User, password: anonymousPassword(req), anonymous: true}, true
+		}
 		return login{user: u.User, password: u.Password}, u.HasPassword
 	}
 	if req.Credentials != nil {

@@ -684,3 +684,75 @@ func TestSpliceToFile(t *testing.T) {
 		}
 	})
 }
+
+// TestStaleKeptConnection: the server ended the kept connection while it
+// was idle; the next fetch notices and logs in afresh.
+func TestStaleKeptConnection(t *testing.T) {
+	fake := newFake(t)
+	fake.addFile("/a/one", "1")
+	f := New()
+	defer f.Close()
+	for i := 0; i < 2; i++ {
+		resp, err := f.Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "a", "one")))
+		if err != nil {
+			t.Fatalf("fetch %d: %v", i, err)
+		}
+		data, err := io.ReadAll(resp.Body)
+		resp.Close()
+		if err != nil || string(data) != "1" {
+			t.Fatalf("fetch %d: %q %v", i, data, err)
+		}
+		fake.dropAll()
+	}
+	fake.mu.Lock()
+	logins := fake.logins
+	fake.mu.Unlock()
+	if logins != 2 {
+		t.Errorf("%d logins, want 2 (one per connection)", logins)
+	}
+}
+
+func TestPlan(t *testing.T) {
+	tests := []struct {
+		u    *schemes.URL
+		cred bool
+		want string
+	}{
+		{ftpURL(21, 0, "etc", "motd"), false, "USER anonymous|PASS " + testEmail + "|CWD etc|TYPE I|RETR motd"},
+		{ftpURL(21, 0, "", "etc", "motd"), false, "USER anonymous|PASS " + testEmail + "|CWD |CWD etc|TYPE I|RETR motd"},
+		{ftpURL(21, 0, "/etc", "motd"), false, "USER anonymous|PASS " + testEmail + "|CWD /etc|TYPE I|RETR motd"},
+		{ftpURL(21, 'a', "x", "y.bin"), false, "USER anonymous|PASS " + testEmail + "|CWD x|TYPE A|RETR y.bin"},
+		{ftpURL(21, 'i', "x", "y.txt"), false, "USER anonymous|PASS " + testEmail + "|CWD x|TYPE I|RETR y.txt"},
+		{ftpURL(21, 0, "x", "y.txt"), false, "USER anonymous|PASS " + testEmail + "|CWD x|TYPE A|RETR y.txt"},
+		{ftpURL(21, 'd', "x", "y"), false, "USER anonymous|PASS " + testEmail + "|CWD x|NLST y"},
+		{ftpURL(21, 'd', "x", ""), false, "USER anonymous|PASS " + testEmail + "|CWD x|NLST"},
+		{ftpURL(21, 0, "x", ""), false, "USER anonymous|PASS " + testEmail + "|CWD x|LIST"},
+		{ftpURL(21, 0), false, "USER anonymous|PASS " + testEmail + "|LIST"},
+		{ftpURL(21, 0, "f"), true, "USER bob|PASS ****|TYPE I|RETR f"},
+	}
+	for _, tc := range tests {
+		req := newReq(tc.u)
+		if tc.cred {
+			req.Credentials = func(string) (string, string, bool) { return "bob", "secret", true }
+		}
+		p, err := New().Plan(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(p.Requests, "|"); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.u.FTP.Segments, got, tc.want)
+		}
+	}
+	u := ftpURL(21, 0, "f")
+	u.User, u.HasUser, u.Password, u.HasPassword = "alice", true, "s3cret", true
+	p, _ := New().Plan(newReq(u))
+	if strings.Contains(strings.Join(p.Requests, "|"), "s3cret") {
+		t.Errorf("plan shows the password: %q", p.Requests)
+	}
+	u.Password, u.HasPassword = "", false
+	u.User = "anonymous"
+	p, _ = New().Plan(newReq(u))
+	if p.Requests[1] != "PASS "+testEmail {
+		t.Errorf("anonymous named in the URL: %q, want the mail address as password", p.Requests)
+	}
+}
