@@ -180,6 +180,6 @@ func (q *queue) close() {
 	if q.spillW != nil {
 		q.spillW.Close()
 		q.spillR.Close()
-		os.Remove(q.spillPath)
 	}
+	os.Remove(q.spillPath)
 }
