@@ -55,9 +55,14 @@ type conn struct {
 	// for plain ones.
 	tlsData *tls.Config
 	// home is the login directory (PWD right after login), "" when the
-	// server did not say; moved reports a CWD since login.
+	// server did not say; moved reports a CWD since login, and at the
+	// segments whose CWDs, all accepted, lead from home to where the
+	// connection is (nil when unknown).
 	home  string
 	moved bool
+	at    []string
+	// curType is the TYPE in effect (0: unknown).
+	curType byte
 	used  time.Time
 
 	// dataDial opens a data connection for the fetch in progress. The
@@ -139,8 +144,10 @@ func open(ctx context.Context, req *schemes.Request, key poolKey, who login) (*c
 		c.close()
 		return nil, kerr
 	}
-	// The engine reads FEAT at login and reports MLST as "time precise".
+	// The engine reads FEAT at login and reports MLST as "time precise";
+	// it leaves the connection in TYPE I.
 	c.mlsd = sc.IsTimePreciseInList()
+	c.curType = 'I'
 	// SPEC.md: record the login directory so that a kept connection can go
 	// back to it before it serves another URL.
 	if home, err := sc.CurrentDir(); err == nil {
@@ -293,6 +300,22 @@ func tlsError(err error, addr string) error {
 		return dial.Classify(err, "TLS handshake with "+addr)
 	}
 	return schemes.Errorf(schemes.ErrConnect, "TLS handshake with %s: %w", addr, err)
+}
+
+// isAt reports whether c is where the CWDs of dirs lead from home.
+func (c *conn) isAt(dirs []string) bool {
+	if !c.moved {
+		return len(dirs) == 0
+	}
+	if c.at == nil || len(c.at) != len(dirs) {
+		return false
+	}
+	for i := range dirs {
+		if c.at[i] != dirs[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // begin readies c for one fetch: its transcript, its data dialer, and an

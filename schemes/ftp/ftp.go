@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,8 +65,9 @@ func (f *Fetcher) Close() error {
 	return nil
 }
 
-// take returns a kept connection for key, or nil.
-func (f *Fetcher) take(key poolKey) *conn {
+// take returns a kept connection for key, or nil: one already in the
+// directory dirs lead to when there is one, else the most recently used.
+func (f *Fetcher) take(key poolKey, dirs []string) *conn {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for {
@@ -73,8 +75,15 @@ func (f *Fetcher) take(key poolKey) *conn {
 		if len(cs) == 0 {
 			return nil
 		}
-		c := cs[len(cs)-1]
-		f.idle[key] = cs[:len(cs)-1]
+		i := len(cs) - 1
+		for j := i; j >= 0; j-- {
+			if cs[j].isAt(dirs) {
+				i = j
+				break
+			}
+		}
+		c := cs[i]
+		f.idle[key] = append(cs[:i], cs[i+1:]...)
 		f.nidle--
 		if time.Since(c.used) < idleLifetime {
 			return c
@@ -143,7 +152,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	// shows as a broken connection before anything was transferred, and
 	// the fetch is tried once more on a fresh one.
 	for attempt := 0; ; attempt++ {
-		c := f.take(key)
+		c := f.take(key, v.Dirs())
 		reused := c != nil
 		if c == nil {
 			if c, err = open(ctx, req, key, who); err != nil {
@@ -224,28 +233,37 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 	}
 	sc := c.sc
 
-	// SPEC.md: a kept connection goes back to the login directory first.
-	if reused && c.moved {
-		if err := sc.ChangeDir(c.home); err != nil || c.home == "" {
+	dirs := v.Dirs()
+	if reused && c.moved && !c.isAt(dirs) {
+		// SPEC.md: after CWDs the reliable way to another path is a
+		// return to the recorded login directory. (A kept connection that
+		// is already where this URL's CWDs lead skips both.)
+		if c.home == "" {
 			stop()
 			c.close()
-			if err == nil || isReply(err) {
-				// The way back is closed: a fresh connection starts at home.
-				return nil, schemes.Errorf(schemes.ErrInterrupted, "ftp: cannot return to the login directory %q", c.home)
+			return nil, schemes.Errorf(schemes.ErrInterrupted, "ftp: the server gave no login directory to return to")
+		}
+		if err := sc.ChangeDir(c.home); err != nil {
+			stop()
+			c.close()
+			if isReply(err) {
+				return nil, schemes.Errorf(schemes.ErrInterrupted, "ftp: cannot return to the login directory %q: %v", c.home, c.fail(ctx, err, "CWD"))
 			}
 			return nil, c.fail(ctx, err, "CWD "+c.home)
 		}
-		c.moved = false
+		c.moved, c.at = false, nil
 	}
 
 	// RFC 1738 §3.2.2: one CWD per segment, decoded, whatever it holds
 	// (an empty segment is "CWD " with an empty argument).
-	dirs := v.Dirs()
-	for _, d := range dirs {
-		c.moved = true
-		if err := sc.ChangeDir(d); err != nil {
-			return fail(err, "CWD "+d)
+	if !c.moved {
+		for _, d := range dirs {
+			c.moved, c.at = true, nil
+			if err := sc.ChangeDir(d); err != nil {
+				return fail(err, "CWD "+d)
+			}
 		}
+		c.at = slices.Clone(dirs)
 	}
 	name := v.Name()
 	base := req.URL
@@ -264,8 +282,12 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 	}
 
 	t := transferType(v)
-	if err := sc.Type(goftp.TransferType(string(t))); err != nil {
-		return fail(err, "TYPE")
+	if !reused || c.curType != t {
+		c.curType = 0
+		if err := sc.Type(goftp.TransferType(string(t))); err != nil {
+			return fail(err, "TYPE")
+		}
+		c.curType = t
 	}
 	size := int64(-1)
 	if n, err := sc.FileSize(name); err == nil {
@@ -311,8 +333,9 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 		if v.TypeCode == 0 && replyCode(err) == 550 && c.log.lastCmd == "RETR" {
 			// SPEC.md: a RETR refused with 550 on a name that CWD accepts
 			// is a directory.
-			c.moved = true
+			c.moved, c.at = true, nil
 			if cerr := sc.ChangeDir(name); cerr == nil {
+				c.at = append(slices.Clone(dirs), name)
 				return f.list(ctx, req, c, stop, fail, append(dirs[:len(dirs):len(dirs)], name))
 			} else if !isReply(cerr) {
 				return fail(cerr, "CWD "+name)

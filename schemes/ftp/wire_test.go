@@ -445,15 +445,16 @@ func TestConnectionReuseReturnsHome(t *testing.T) {
 	fake := newFake(t)
 	fake.addFile("/a/one", "1")
 	fake.addFile("/b/two", "2")
+	fake.addFile("/b/three", "3")
 	f := New()
-	for _, segs := range [][]string{{"a", "one"}, {"b", "two"}} {
+	for _, segs := range [][]string{{"a", "one"}, {"b", "two"}, {"b", "three"}} {
 		resp, err := f.Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, segs...)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		data, err := io.ReadAll(resp.Body)
 		resp.Close()
-		if err != nil || string(data) != segs[0][:0]+map[string]string{"a": "1", "b": "2"}[segs[0]] {
+		if err != nil || string(data) != map[string]string{"one": "1", "two": "2", "three": "3"}[segs[1]] {
 			t.Fatalf("%v: %q %v", segs, data, err)
 		}
 	}
@@ -462,10 +463,13 @@ func TestConnectionReuseReturnsHome(t *testing.T) {
 	fake.wg.Wait()
 	got := strings.Join(fake.sent(), "")
 	if fake.logins != 1 || strings.Count(got, "USER") != 1 {
-		t.Errorf("%d logins for two fetches, want 1:\n%s", fake.logins, got)
+		t.Errorf("%d logins for three fetches, want 1:\n%s", fake.logins, got)
 	}
-	if !strings.Contains(got, "RETR one\r\nCWD /\r\nCWD b\r\n") {
-		t.Errorf("the second fetch did not return to the login directory first:\n%q", got)
+	if !strings.Contains(got, "RETR one\r\nCWD /\r\nCWD b\r\nSIZE two\r\n") {
+		t.Errorf("the second fetch did not return to the login directory first (and then skip the TYPE in effect):\n%q", got)
+	}
+	if !strings.Contains(got, "RETR two\r\nSIZE three\r\n") {
+		t.Errorf("the third fetch, in the same directory, repeated CWDs or TYPE:\n%q", got)
 	}
 }
 
