@@ -289,3 +289,56 @@ func TestMirrorBinaryJSONSummary(t *testing.T) {
 		}
 	}
 }
+
+// sameFile fails unless dir/rel holds exactly the bytes of src.
+func sameFile(t *testing.T, dir, rel, src string) {
+	t.Helper()
+	got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Errorf("%s: %v", rel, err)
+		return
+	}
+	want, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s differs from %s (%d bytes, want %d)", rel, src, len(got), len(want))
+	}
+}
+
+// Plain Gopher (gophernicus): nested generated menus mirrored by selector,
+// text items unstuffed to the file's bytes, binary items exact; the
+// hand-written menu that links to itself and to the top is read once.
+func TestMirrorGophernicusMenus(t *testing.T) {
+	itest.Require(t, itest.GopherHost+":70")
+	srv := filepath.Join(itest.StateDir(), "srv", "gopher")
+	c := mirrorClient()
+	defer c.Close()
+	dir := t.TempDir()
+	sum := mirrorRun(t, c, "gopher://"+itest.GopherHost+"/1/menus", dir, mirror.Options{NoParent: true})
+	for _, f := range []string{"one/level1.txt", "one/two/level2.txt", "one/two/three/level3.txt", "one/two/three/deep.bin"} {
+		sameFile(t, dir, "menus/"+f, filepath.Join(srv, "menus", f))
+	}
+	if sum.New != 4 {
+		t.Errorf("new = %d, want 4: %+v", sum.New, sum)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "dots.txt")); err == nil {
+		t.Errorf("--no-parent left /menus")
+	}
+	for _, m := range []string{"menus/gophermap", "menus/one/two/three/gophermap", "menus/one/two/three/gophermap.html"} {
+		if fi, err := os.Stat(filepath.Join(dir, m)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", m, err)
+		}
+	}
+
+	dir = t.TempDir()
+	sum = mirrorRun(t, c, "gopher://"+itest.GopherHost+"/1/mapped", dir, mirror.Options{NoParent: true})
+	raw, err := os.ReadFile(filepath.Join(dir, "mapped", "gophermap"))
+	if err != nil || !strings.Contains(string(raw), "A loop: this same menu") || !strings.Contains(string(raw), "iAn info line") {
+		t.Errorf("raw menu of /mapped: %v %q", err, raw)
+	}
+	if sum.New != 0 || sum.Failed != 0 {
+		t.Errorf("/mapped with --no-parent: %+v", sum)
+	}
+}
