@@ -133,10 +133,6 @@ const (
 // stateDir is the one non-content entry of DIR.
 const stateDir = ".gofer"
 
-// ErrInterrupted is returned (with the summary so far) when ctx ends the
-// mirror early; it matches schemes.ErrInterrupted.
-var ErrInterrupted = schemes.ErrInterrupted
-
 // Run mirrors rawURL into dir. It returns an error only when the mirror
 // could not run at all: a malformed URL, an unusable dir, a starting URL
 // that could not be fetched (the error keeps its kind for errors.Is), or
