@@ -63,7 +63,7 @@ type conn struct {
 	at    []string
 	// curType is the TYPE in effect (0: unknown).
 	curType byte
-	used  time.Time
+	used    time.Time
 
 	// dataDial opens a data connection for the fetch in progress. The
 	// engine's dial callback carries no context, so each fetch installs one
