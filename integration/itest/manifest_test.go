@@ -72,3 +72,31 @@ func TestManifestAndDiffTree(t *testing.T) {
 		}
 	}
 }
+
+func TestLogSince(t *testing.T) {
+	t.Setenv("GOFER_IT_STATE", t.TempDir())
+	if err := os.MkdirAll(LogDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(LogDir(), "x.log")
+	if err := os.WriteFile(p, []byte("old line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	since := LogSince(t, "x.log")
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("new line\n")
+	f.Close()
+	if got := since(); got != "new line\n" {
+		t.Fatalf("since() = %q", got)
+	}
+	// integration/up starts a restarted server with an empty log.
+	if err := os.WriteFile(p, []byte("new\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := since(); got != "new\n" {
+		t.Fatalf("after truncation since() = %q", got)
+	}
+}

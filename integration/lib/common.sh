@@ -155,6 +155,20 @@ alive() {
 	[[ -n $pid ]] && kill -0 "$pid" 2>/dev/null
 }
 
+# fresh_logs NAME FILE...: empties the server's own log files (under log/)
+# unless NAME is already running.
+fresh_logs() {
+	local name=$1 f
+	shift
+	alive "$name" && return 0
+	for f in "$@"; do
+		# A new file, not a truncated one: itest.LogSince tells them apart.
+		rm -f "$STATE/log/$f"
+		: >"$STATE/log/$f"
+		chmod 644 "$STATE/log/$f"
+	done
+}
+
 # start NAME CMD...: runs CMD in its own session (so down can stop the
 # whole process group by its id), output to log/NAME.out, pid to run/NAME.pid.
 start() {
@@ -164,7 +178,9 @@ start() {
 		say "$name: already running (pid $(cat "$STATE/run/$name.pid"))"
 		return 0
 	fi
-	setsid "$@" </dev/null >>"$STATE/log/$name.out" 2>&1 9>&- &
+	# A fresh start begins a fresh log (logs of busy test runs grow large).
+	rm -f "$STATE/log/$name.out"
+	setsid "$@" </dev/null >"$STATE/log/$name.out" 2>&1 9>&- &
 	printf '%s\n' "$!" >"$STATE/run/$name.pid"
 }
 

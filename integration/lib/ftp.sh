@@ -91,6 +91,9 @@ up_ftp() {
 	vsftpd_conf "$FTP_ADDR" 21 40000 44999 vsftpd.log | put "$STATE/etc/vsftpd.conf"
 	vsftpd_conf "$FTPS_ADDR" 990 45000 45999 vsftpd-ftps.log implicit_ssl=YES | put "$STATE/etc/vsftpd-ftps.conf"
 
+	# Readable by every user: tests check what the client sent.
+	fresh_logs vsftpd vsftpd.log
+	fresh_logs vsftpd-ftps vsftpd-ftps.log
 	start vsftpd /usr/sbin/vsftpd "$STATE/etc/vsftpd.conf"
 	start vsftpd-ftps /usr/sbin/vsftpd "$STATE/etc/vsftpd-ftps.conf"
 	wait_port vsftpd "$FTP_ADDR" 21

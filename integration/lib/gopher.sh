@@ -232,7 +232,7 @@ up_gopher() {
 	# -nv -nu -nf -ns: no virtual hosts, ~user dirs, footer, syslog;
 	# -no: bytes as on disk (no charset conversion); -i/-k: no throttling;
 	# -f: the type-0 filter above.
-	touch "$STATE/log/gophernicus-access.log"
+	fresh_logs gophernicus gophernicus-access.log
 	chown nobody "$STATE/log/gophernicus-access.log"
 	# gophernicus refuses to run as root: socat starts it as nobody.
 	start gophernicus socat "TCP-LISTEN:70,bind=$GOPHER_ADDR,reuseaddr,fork" \

@@ -87,6 +87,7 @@ HTML
 	nginx_conf | put "$STATE/etc/nginx.conf"
 	/usr/sbin/nginx -t -q -c "$STATE/etc/nginx.conf" -p "$STATE/srv/nginx/" -e "$STATE/log/nginx-error.log" \
 		|| die "nginx rejects $STATE/etc/nginx.conf"
+	fresh_logs nginx nginx-access.log nginx-error.log
 	start nginx /usr/sbin/nginx -c "$STATE/etc/nginx.conf" -p "$STATE/srv/nginx/" -e "$STATE/log/nginx-error.log"
 	wait_port nginx "$HTTP_ADDR" 80
 	wait_port nginx "$HTTP_ADDR" 443

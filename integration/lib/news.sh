@@ -10,8 +10,9 @@ NEWS_VAR=$STATE/srv/news
 # initialises the private database instead of failing on a hostname
 # without a domain.
 prepare_news() {
-	mkdir -p "$NEWS_ETC" "$NEWS_VAR"/{db,run,log,http,spool/articles,spool/overview,spool/incoming/tmp,spool/outgoing,spool/archive}
-	chown -R news:news "$NEWS_VAR"
+	mkdir -p "$NEWS_ETC" "$NEWS_VAR"/{db,run,http,spool/articles,spool/overview,spool/incoming/tmp,spool/outgoing,spool/archive}
+	mkdir -p "$STATE/log/news"
+	chown -R news:news "$NEWS_VAR" "$STATE/log/news"
 	news_inn_conf | put "$NEWS_ETC/inn.conf"
 	news_storage_conf | put "$NEWS_ETC/storage.conf"
 	export INNCONF=$NEWS_ETC/inn.conf
@@ -66,7 +67,7 @@ pathfilter:             /etc/news/filter
 pathetc:                $NEWS_ETC
 pathdb:                 $NEWS_VAR/db
 pathrun:                $NEWS_VAR/run
-pathlog:                $NEWS_VAR/log
+pathlog:                $STATE/log/news
 pathhttp:               $NEWS_VAR/http
 pathspool:              $NEWS_VAR/spool
 patharticles:           $NEWS_VAR/spool/articles
@@ -129,7 +130,7 @@ CONF
 
 # news_database creates the groups and an empty history, once per state dir.
 news_database() {
-	mkdir -p "$NEWS_VAR"/{db,run,log,http,spool/articles,spool/overview,spool/incoming/tmp,spool/outgoing,spool/archive}
+	mkdir -p "$NEWS_VAR"/{db,run,http,spool/articles,spool/overview,spool/incoming/tmp,spool/outgoing,spool/archive}
 	# (inn2's post-install may have put its example groups here.)
 	if ! grep -q '^gofer\.test ' "$NEWS_VAR/db/active" 2>/dev/null; then
 		cat >"$NEWS_VAR/db/active" <<'ACT'
@@ -151,12 +152,13 @@ NG
 		: >"$NEWS_VAR/db/active.times"
 		rm -f "$NEWS_VAR"/db/history*
 	fi
-	chown -R news:news "$NEWS_VAR"
+	mkdir -p "$STATE/log/news"
+	chown -R news:news "$NEWS_VAR" "$STATE/log/news"
 	if [[ ! -f $NEWS_VAR/db/history.dir ]]; then
 		runuser -u news -- env INNCONF="$NEWS_ETC/inn.conf" /usr/lib/news/bin/makehistory \
-			>>"$STATE/log/innd.out" 2>&1 || die "makehistory failed (log: $STATE/log/innd.out)"
+			>>"$STATE/log/news-setup.log" 2>&1 || die "makehistory failed (log: $STATE/log/news-setup.log)"
 		runuser -u news -- env INNCONF="$NEWS_ETC/inn.conf" /usr/lib/news/bin/makedbz -i -o \
-			>>"$STATE/log/innd.out" 2>&1 || die "makedbz failed (log: $STATE/log/innd.out)"
+			>>"$STATE/log/news-setup.log" 2>&1 || die "makedbz failed (log: $STATE/log/news-setup.log)"
 	fi
 }
 
@@ -185,6 +187,7 @@ down_news() {
 			alive innd || break
 			sleep 0.1
 		done
+		alive innd || say "innd: stopped (ctlinnd shutdown)"
 	fi
 	stop innd
 }
