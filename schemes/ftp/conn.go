@@ -122,9 +122,12 @@ func open(ctx context.Context, req *schemes.Request, key poolKey, who login) (*c
 	}
 	opts := []goftp.DialOption{
 		goftp.DialWithDialFunc(dialFunc),
-		// The engine then hands every passive address to dialFunc, which
-		// refuses any but the peer's (DESIGN.md security policy); without
-		// it the engine would silently substitute the peer.
+		// The engine then hands a PASV address to dialFunc, which refuses
+		// any but the peer's (DESIGN.md security policy) and says so;
+		// without it the engine would silently substitute the peer. (An
+		// address of another kind than the peer's, private for public or
+		// loopback for not, the engine still replaces by the peer, as lftp
+		// does: the peer is what gets dialled either way.)
 		goftp.DialWithTrustPasvIP(true),
 		goftp.DialWithLocation(time.UTC),
 	}

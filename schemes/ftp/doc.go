@@ -10,6 +10,12 @@
 // request's context and per-operation idle deadlines; the address of a
 // passive reply is dialled only when it is the control connection's peer.
 //
+// Listings (MLSD where the server has it, else LIST; NLST for ";type=d")
+// are sent and parsed here, on the engine's control connection between its
+// own exchanges, and streamed one entry at a time; the engine would collect
+// a whole listing first. A file's body goes from the socket into a file by
+// splice when it can.
+//
 // Control connections are kept for reuse across fetches (keyed by host,
 // port, login and TLS mode). Before a kept connection serves another URL it
 // returns to the directory recorded at login (SPEC.md: "a return to the
