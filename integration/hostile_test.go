@@ -26,6 +26,7 @@ type hostileCase struct {
 	noFile  bool     // the body goes to stdout, not to -o
 	partial bool     // a partial file may stay (NAME.part) for -C
 	timeout time.Duration
+	want    string // the exact output file, when set
 }
 
 func plain(h func(*hostile.Conn)) func() (*hostile.Server, error) {
@@ -55,7 +56,9 @@ func hostileCases(foreign string) []hostileCase {
 		{name: "gopher trickle", start: plain(hostile.Gopher(hostile.GopherTrickle)), url: "gopher://ADDR/0slow.txt", args: []string{"--timeout", tmo}, code: 7, reason: "timed out", partial: true},
 		{name: "gopher silent mid-reply", start: plain(hostile.Gopher(hostile.GopherSilent)), url: "gopher://ADDR/0half.txt", args: []string{"--idle-timeout", "2s"}, code: 7, reason: "timed out", partial: true},
 		{name: "gopher+ close mid-transfer", start: plain(hostile.Gopher(hostile.GopherCutPlus)), url: "gopher://ADDR/9cut.bin%09%09+", code: 8, reason: "", partial: true},
-		{name: "gopher+ garbage reply", start: plain(hostile.Gopher(hostile.GopherGarbagePlus)), url: "gopher://ADDR/0x%09%09+", args: []string{"--timeout", tmo}, code: 5, reason: ""},
+		// A reply without Gopher+ framing is plain Gopher (servers that ignore
+		// Gopher+ strings answer so): it is kept byte for byte, not refused.
+		{name: "gopher+ unframed reply", start: plain(hostile.Gopher(hostile.GopherGarbagePlus)), url: "gopher://ADDR/9x%09%09+", args: []string{"--timeout", tmo}, code: 0, want: "+banana\r\nnot a gopher+ reply\r\n"},
 		{name: "gopher million-item menu", start: plain(hostile.Gopher(hostile.GopherMillion)), url: "gopher://ADDR/1", args: []string{"--json"}, code: 0, noFile: true, timeout: 120 * time.Second},
 		// NNTP
 		{name: "nntp endless greeting", start: plain(hostile.NNTP(hostile.NNTPEndlessGreeting)), url: "nntp://ADDR/hostile.group/1", args: []string{"--timeout", "20s"}, code: 1, reason: "line"},
@@ -134,6 +137,11 @@ func TestHostileServers(t *testing.T) {
 				t.Errorf("telnet output holds an IAC byte: %q", r.stdoutHead)
 			}
 			checkOutputDir(t, work, out, c)
+			if c.want != "" {
+				if got, err := os.ReadFile(out); err != nil || string(got) != c.want {
+					t.Errorf("output %q (%v), want %q", got, err, c.want)
+				}
+			}
 		})
 	}
 	if got := foreign.received(t); len(got) > 0 {
