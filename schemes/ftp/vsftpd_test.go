@@ -311,6 +311,18 @@ func TestVsftpdExplicitTLS(t *testing.T) {
 		t.Error("USER was sent before AUTH TLS")
 	}
 
+	// A listing over the same kept TLS connection, its data under PROT P.
+	lreq := realReq("archive", "text", "")
+	lreq.RequireTLS, lreq.TLSConfig = true, req.TLSConfig
+	resp, err := f.Fetch(context.Background(), lreq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := entries(t, resp)["dots.txt"]; !ok {
+		t.Error("TLS listing of archive/text lacks dots.txt")
+	}
+	resp.Close()
+
 	// Without the CA the server's certificate is refused.
 	req2 := realReq("archive", "README.txt")
 	req2.RequireTLS = true
