@@ -441,3 +441,23 @@ func TestDepthLimit(t *testing.T) {
 		t.Errorf("depth 2 went deeper: %q %+v", keys(got), sum)
 	}
 }
+
+func TestProgressAndLog(t *testing.T) {
+	var last Progress
+	calls, lines := 0, 0
+	sum, err := Run(context.Background(), newClient(sampleFTP()), "x-ftp://127.0.0.1/", t.TempDir(), Options{
+		Jobs:     2,
+		Progress: func(p Progress) { calls++; last = p },
+		Log:      func(string, ...any) { lines++ },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls == 0 || last.FilesDone != 8 || last.FilesTotal != 8 || last.Bytes != sum.Bytes || len(last.Workers) != 2 {
+		t.Errorf("last progress %+v after %d calls (summary %+v)", last, calls, sum)
+	}
+	// One line per file and one for the symlink.
+	if lines != 9 {
+		t.Errorf("%d log lines, want 9", lines)
+	}
+}
