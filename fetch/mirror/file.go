@@ -155,8 +155,8 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 		e.count(&e.sum.Unchanged)
 		e.logf("unchanged %s", j.Path)
 	} else {
-		existed := e.exists(j.Path)
-		if err := e.install(tmp, j.Path, mod); err != nil {
+		existed, err := e.install(tmp, j.Path, mod)
+		if err != nil {
 			e.root.Remove(tmpPath(tmp))
 			e.fail(j.URL, j.Path, fmt.Errorf("writing %s: %w", j.Path, err))
 			return false

@@ -238,7 +238,7 @@ func (e *engine) installMenuFile(j job, key, tmp, path string, size int64, sum s
 	rec, had := e.st.getFile(path)
 	if had && rec.SHA256 == sum && e.localOK(path, size) {
 		e.root.Remove(tmpPath(tmp))
-	} else if err := e.install(tmp, path, e.start); err != nil {
+	} else if _, err := e.install(tmp, path, e.start); err != nil {
 		e.root.Remove(tmpPath(tmp))
 		e.fail(j.URL, path, err)
 		return

@@ -206,6 +206,7 @@ type engine struct {
 	dir   string
 	start time.Time
 	root  *os.Root // nil in a dry run over a DIR that does not exist
+	tmp   *os.Root // DIR/.gofer/tmp (not in a dry run)
 	st    *store   // nil in a dry run without earlier state
 	q     *queue
 	run   uint64
@@ -278,6 +279,9 @@ func (e *engine) open() error {
 		if fi, err := root.Lstat(stateDir + "/state.db"); err == nil && !fi.Mode().IsRegular() {
 			return fmt.Errorf("mirror state: %s/state.db is not a regular file", stateDir)
 		}
+		if e.tmp, err = root.OpenRoot(stateDir + "/tmp"); err != nil {
+			return fmt.Errorf("mirror state: %w", err)
+		}
 		st, err := openStore(filepath.Join(e.dir, stateDir, "state.db"), false)
 		if err != nil {
 			return fmt.Errorf("mirror state: %w", err)
@@ -305,6 +309,9 @@ func (e *engine) close() {
 		e.q.close()
 	}
 	e.st.close()
+	if e.tmp != nil {
+		e.tmp.Close()
+	}
 	if e.root != nil {
 		e.root.Close()
 	}

@@ -110,22 +110,24 @@ func (e *engine) ensureDir(dir string) error {
 }
 
 // install moves a complete temporary file into place and gives it the
-// remote modification time.
-func (e *engine) install(tmp, path string, mod time.Time) error {
+// remote modification time; existed reports that it replaced something.
+func (e *engine) install(tmp, path string, mod time.Time) (existed bool, err error) {
 	if err := e.ensureDir(parent(path)); err != nil {
-		return err
+		return false, err
 	}
-	if fi, err := e.root.Lstat(path); err == nil && fi.IsDir() {
-		return fmt.Errorf("local path %q is a directory", path)
+	fi, err := e.root.Lstat(path)
+	if err == nil && fi.IsDir() {
+		return true, fmt.Errorf("local path %q is a directory", path)
 	}
+	existed = err == nil
 	// rename(2) replaces a symlink at path itself, never its target.
 	if err := e.root.Rename(tmpPath(tmp), path); err != nil {
-		return err
+		return existed, err
 	}
 	if !mod.IsZero() {
 		e.root.Chtimes(path, mod, mod)
 	}
-	return nil
+	return existed, nil
 }
 
 // localOK reports whether path is a regular file of size bytes.
@@ -166,7 +168,8 @@ func (e *engine) receive(resp *fetch.Response, tmp string, offset int64, count b
 		}
 		flag, have = os.O_WRONLY, offset
 	}
-	f, err := e.root.OpenFile(tmpPath(tmp), flag, 0o644)
+	// Through the temp directory's own root: one openat, not one per component.
+	f, err := e.tmp.OpenFile(tmp, flag, 0o644)
 	if err != nil {
 		return 0, "", err
 	}
