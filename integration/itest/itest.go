@@ -45,8 +45,8 @@ func StateDir() string {
 	return "/tmp/gofer-it"
 }
 
-// ArchiveDir is the generated sample archive served by every server; its
-// MANIFEST.sha256 lists every file with its sha256.
+// ArchiveDir is the generated sample archive served by every server. Its
+// manifest lies outside the tree, at ManifestPath().
 func ArchiveDir() string { return filepath.Join(StateDir(), "archive") }
 
 // Enabled reports whether integration tests should run.
