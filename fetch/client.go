@@ -267,12 +267,6 @@ func (c *Client) dialerFor(scheme string) schemes.Dialer {
 		return sd
 	}
 	sd := d.For(scheme)
-	if scheme == "http" || scheme == "https" {
-		// schemes/http takes HTTP_PROXY, HTTPS_PROXY and NO_PROXY through
-		// net/http's own conventions; reading them here as well would send
-		// the connection to the proxy through the proxy.
-		sd.Environment = false
-	}
 	if c.schemeDialers == nil {
 		c.schemeDialers = map[string]*dial.Dialer{}
 	}

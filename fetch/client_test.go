@@ -503,8 +503,8 @@ func TestDialerPerSchemeStable(t *testing.T) {
 	if len(got) != 3 || got[0] != got[1] || got[0] == got[2] {
 		t.Errorf("dialers %p %p %p: want one per scheme, the same on every fetch", got[0], got[1], got[2])
 	}
-	if d := got[2].(*dial.Dialer); d.Environment || d.Scheme != "http" {
-		t.Errorf("http dialer %+v: the http fetcher reads the proxy environment itself", d)
+	if d := got[2].(*dial.Dialer); !d.Environment || d.Scheme != "http" {
+		t.Errorf("http dialer %+v: want the environment's http_proxy to reach http through the dialer", d)
 	}
 }
 

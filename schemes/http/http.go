@@ -1,11 +1,11 @@
 // Package http is gofer's fetcher for http and https URLs (RFC 1738 §3.3)
 // on net/http, speaking HTTP/1.1 (RFC 9110 semantics, RFC 9112 messages).
 //
-// Every connection goes through Request.Dialer, proxies come from the
-// environment (HTTP_PROXY, HTTPS_PROXY, NO_PROXY), and TLS uses
-// Request.TLSConfig. The request target is the URL's path and search part as
-// written, with only the octets that may not appear raw on the wire escaped;
-// the fragment is never sent. Redirects are not followed here: a 3xx comes
+// Every connection goes through Request.Dialer, which also reaches any proxy
+// (SOCKS5 or an HTTP CONNECT tunnel, named by the caller or by the
+// environment), and TLS uses Request.TLSConfig. The request target is the
+// URL's path and search part as written, with only the octets that may not
+// appear raw on the wire escaped; the fragment is never sent. Redirects are not followed here: a 3xx comes
 // back as schemes.KindRedirect and the fetch package applies its policy.
 package http
 
@@ -191,7 +191,8 @@ func newTransport(d schemes.Dialer, tlsConfig *tls.Config, idle time.Duration) *
 		tc = tlsConfig.Clone()
 	}
 	return &nethttp.Transport{
-		Proxy: nethttp.ProxyFromEnvironment,
+		// No Proxy: the dialer tunnels through any proxy, so requests
+		// are always in origin form.
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			c, err := d.DialContext(ctx, network, addr)
 			if err != nil {
