@@ -76,22 +76,25 @@ func writePlanText(w io.Writer, planJSON []byte) error {
 		}
 	}
 	sort.Strings(rest)
+	notes, _ := m["notes"].(map[string]any)
+	noteKeys := make([]string, 0, len(notes))
+	for k := range notes {
+		noteKeys = append(noteKeys, k)
+	}
+	sort.Strings(noteKeys)
+	width := len("requests:")
+	for _, k := range append(append(rest, first...), noteKeys...) {
+		width = max(width, len(k)+1)
+	}
 	for _, k := range append(first, rest...) {
 		v, ok := m[k]
 		if !ok || v == nil || v == "" {
 			continue
 		}
-		fmt.Fprintf(w, "%-9s %s\n", k+":", plainValue(v))
+		fmt.Fprintf(w, "%-*s %s\n", width, k+":", plainValue(v))
 	}
-	if notes, ok := m["notes"].(map[string]any); ok && len(notes) > 0 {
-		keys := make([]string, 0, len(notes))
-		for k := range notes {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			fmt.Fprintf(w, "%-9s %s\n", k+":", plainValue(notes[k]))
-		}
+	for _, k := range noteKeys {
+		fmt.Fprintf(w, "%-*s %s\n", width, k+":", plainValue(notes[k]))
 	}
 	if reqs, ok := m["requests"].([]any); ok {
 		fmt.Fprintln(w, "requests:")
