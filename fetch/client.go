@@ -88,6 +88,9 @@ type Request struct {
 	Part string
 	// IfModifiedSince asks for the body only if it changed after this time.
 	IfModifiedSince time.Time
+	// SkipMetadata says the caller knows size and time already and wants
+	// only the body (see schemes.Request.SkipMetadata).
+	SkipMetadata bool
 }
 
 // Client retrieves URLs. It is safe for concurrent use once configured:
@@ -228,6 +231,7 @@ func (c *Client) schemeRequest(r *Request, u *schemes.URL, g *security.Guard) (*
 		Prompt:          o.Prompt,
 		Offset:          r.Offset,
 		IfModifiedSince: r.IfModifiedSince,
+		SkipMetadata:    r.SkipMetadata,
 		MaxBytes:        o.MaxBytes,
 		MaxLineLength:   o.MaxLineLength,
 		MaxEntries:      o.MaxEntries,

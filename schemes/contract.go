@@ -72,6 +72,11 @@ type Request struct {
 	// IfModifiedSince asks for the body only if the resource changed after
 	// this time (HTTP conditional GET); zero means always.
 	IfModifiedSince time.Time
+	// SkipMetadata says the caller already has the resource's size and
+	// time (from a listing) and wants only the body: round trips that
+	// would only fetch them (FTP SIZE and MDTM) are left out, and
+	// Response.Size and Modified may then be unknown.
+	SkipMetadata bool
 	// MaxBytes stops a transfer that grows past it (0: no limit).
 	MaxBytes int64
 	// MaxLineLength bounds one protocol line (0: DefaultMaxLineLength).

@@ -290,13 +290,17 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 		c.curType = t
 	}
 	size := int64(-1)
-	if n, err := sc.FileSize(name); err == nil {
-		size = n
-	} else if !isReply(err) && !isParse(err) {
-		return fail(err, "SIZE")
-	}
 	var modified time.Time
-	if sc.IsGetTimeSupported() {
+	// A caller with size and time from a listing (a mirror) skips SIZE
+	// and MDTM: two round trips a file saved.
+	if !req.SkipMetadata {
+		if n, err := sc.FileSize(name); err == nil {
+			size = n
+		} else if !isReply(err) && !isParse(err) {
+			return fail(err, "SIZE")
+		}
+	}
+	if !req.SkipMetadata && sc.IsGetTimeSupported() {
 		if m, err := sc.GetTime(name); err == nil {
 			modified = m
 		} else if !isReply(err) && !isParse(err) {

@@ -152,6 +152,23 @@ func TestGoldenWire(t *testing.T) {
 	}
 }
 
+// A caller that knows size and time (a mirror, from the listing) asks for
+// the body alone: no SIZE, no MDTM.
+func TestSkipMetadata(t *testing.T) {
+	fake := newFake(t)
+	fake.addFile("/pub/f.bin", "body")
+	req := newReq(ftpURL(fake.port(), 0, "pub", "f.bin"))
+	req.SkipMetadata = true
+	resp, data, got := fetchAll(t, fake, req)
+	want := wire(append(append([]string{}, anonLogin...), "CWD pub", "TYPE I", "EPSV", "RETR f.bin", "QUIT")...)
+	if strings.Join(got, "") != want {
+		t.Errorf("wire:\n got %q\nwant %q", strings.Join(got, ""), want)
+	}
+	if string(data) != "body" || resp.Size != -1 {
+		t.Errorf("body %q size %d", data, resp.Size)
+	}
+}
+
 func TestAnonymousLoginAndTranscript(t *testing.T) {
 	fake := newFake(t)
 	fake.addFile("/f", "x")
