@@ -51,6 +51,8 @@ type memFTP struct {
 	reads func()
 	// listed, if set, is called when a generated listing has yielded its last entry.
 	listed func()
+	// metaAsked counts bodies requested without SkipMetadata.
+	metaAsked int
 }
 
 func newMemFTP() *memFTP {
@@ -147,6 +149,9 @@ func (m *memFTP) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resp
 	}
 	m.bodies[path]++
 	m.offs[path] = req.Offset
+	if !req.SkipMetadata {
+		m.metaAsked++
+	}
 	off := req.Offset
 	if off > int64(len(node.data)) {
 		off = 0

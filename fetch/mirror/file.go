@@ -58,7 +58,10 @@ func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
 	resp := pre
 	if resp == nil {
 		var err error
-		resp, err = e.c.Do(ctx, &fetch.Request{URL: j.URL, Offset: offset})
+		// With size and time from the listing, the body alone is asked for
+		// (FTP then skips SIZE and MDTM: half the round trips of a small file).
+		resp, err = e.c.Do(ctx, &fetch.Request{URL: j.URL, Offset: offset,
+			SkipMetadata: j.Size >= 0 && !j.Mod.IsZero()})
 		if err != nil {
 			e.fail(j.URL, j.Path, err)
 			return

@@ -114,6 +114,11 @@ func TestFTPTreeMirrorsByteExactSegmentBySegment(t *testing.T) {
 	if sum.New != 8 || sum.Links != 1 || sum.Failed != 0 || sum.Refused != 0 || sum.Transfers != 8 {
 		t.Errorf("summary %+v", sum)
 	}
+	if m.metaAsked != 0 {
+		// The listing gave every file's size and time: no body request
+		// should make the fetcher ask for them again.
+		t.Errorf("%d bodies requested without SkipMetadata", m.metaAsked)
+	}
 	fi, err := os.Stat(filepath.Join(dir, "pub/a.txt"))
 	if err != nil || !fi.ModTime().Equal(testTime) {
 		t.Errorf("mtime of pub/a.txt = %v, want the listing's %v", fi.ModTime(), testTime)
