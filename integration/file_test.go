@@ -8,9 +8,7 @@ package integration_test
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,21 +21,8 @@ import (
 // returns its exit code, stdout and stderr.
 func runCLI(t *testing.T, dir string, stdin []byte, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(itest.Gofer(t), args...)
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
-	cmd.Stdin = bytes.NewReader(stdin)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("running gofer: %v", err)
-	}
-	return code, stdout.String(), stderr.String()
+	r := itest.RunIn(t, dir, bytes.NewReader(stdin), nil, args...)
+	return r.Code, r.Stdout, r.Stderr
 }
 
 func requireCLI(t *testing.T) {

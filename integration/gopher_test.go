@@ -15,7 +15,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -494,19 +493,8 @@ func TestGopherSearch(t *testing.T) {
 // stdout and stderr.
 func gopherCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(itest.Gofer(t), args...)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode(), stdout.String(), stderr.String()
-	}
-	if err != nil {
-		t.Fatalf("running gofer: %v", err)
-	}
-	return 0, stdout.String(), stderr.String()
+	r := itest.Run(t, nil, nil, args...)
+	return r.Code, r.Stdout, r.Stderr
 }
 
 func TestGoferGopherCommand(t *testing.T) {

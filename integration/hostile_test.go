@@ -180,9 +180,8 @@ type boundedRun struct {
 // kills it if it outlives limit.
 func runBounded(t *testing.T, dir string, limit time.Duration, args ...string) boundedRun {
 	t.Helper()
-	cmd := exec.Command(itest.Gofer(t), args...)
+	cmd := itest.Command(t, nil, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NNTPSERVER=", "EMAIL=gofer@example.org")
 	cmd.Stdin = strings.NewReader("")
 	head := &headWriter{max: 4096}
 	var errb bytes.Buffer

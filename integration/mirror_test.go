@@ -116,6 +116,9 @@ func TestMirrorArchiveOverHTTP(t *testing.T) {
 	c := mirrorClient()
 	defer c.Close()
 	sum := mirrorRun(t, c, "http://"+itest.HTTPHost+"/archive/", dir, mirror.Options{Jobs: 8})
+	if sum.New != manifestFiles(t) || sum.Failed != 0 {
+		t.Errorf("first run: %+v", sum)
+	}
 	if d := itest.DiffTree(t, dir, ".gofer"); len(d) != 0 {
 		t.Fatalf("mirror differs from the manifest (%d): %q", len(d), d[:min(len(d), 10)])
 	}

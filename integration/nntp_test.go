@@ -5,13 +5,10 @@ package integration_test
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -27,19 +24,8 @@ const newsServer = itest.NNTPHost + ":119"
 // code, stdout and stderr.
 func newsGofer(t *testing.T, env []string, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(itest.Gofer(t), args...)
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("running gofer: %v", err)
-	}
-	return code, stdout.String(), stderr.String()
+	r := itest.Run(t, nil, env, args...)
+	return r.Code, r.Stdout, r.Stderr
 }
 
 // newsServed is the article as INN returned it to the harness after

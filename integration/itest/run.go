@@ -23,14 +23,27 @@ func (r Result) Reason() string {
 	return lines[len(lines)-1]
 }
 
-// Run runs the gofer binary with args, stdin (nil: empty) and extra
-// environment entries ("NAME=value") on top of the test's environment, in
-// which $NNTPSERVER is cleared and $EMAIL is gofer@example.org so that
-// nothing of the machine's own setup leaks into a test.
-func Run(t testing.TB, stdin io.Reader, env []string, args ...string) Result {
+// Command is the gofer binary with args in a clean environment: only PATH
+// and a fresh HOME, then env ("NAME=value") on top, so that nothing of the
+// machine's own setup ($NNTPSERVER, proxies, ~/.netrc) leaks into a test.
+func Command(t testing.TB, env []string, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(Gofer(t), args...)
-	cmd.Env = append(append(os.Environ(), "NNTPSERVER=", "EMAIL=gofer@example.org"), env...)
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
+	return cmd
+}
+
+// Run runs gofer with args, stdin (nil: empty) and env as in Command.
+func Run(t testing.TB, stdin io.Reader, env []string, args ...string) Result {
+	t.Helper()
+	return RunIn(t, "", stdin, env, args...)
+}
+
+// RunIn is Run in the working directory dir ("" for the test's own).
+func RunIn(t testing.TB, dir string, stdin io.Reader, env []string, args ...string) Result {
+	t.Helper()
+	cmd := Command(t, env, args...)
+	cmd.Dir = dir
 	if stdin == nil {
 		stdin = strings.NewReader("")
 	}
