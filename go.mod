@@ -3,20 +3,21 @@ module github.com/goferurl/gofer
 go 1.26.8
 
 require (
-	github.com/creack/pty v1.1.24 // indirect
+	github.com/creack/pty v1.1.24
+	github.com/jdx/go-netrc v1.0.0
+	github.com/jlaffaye/ftp v0.2.4
+	github.com/schollz/progressbar/v3 v3.19.1
+	github.com/spf13/cobra v1.10.2
+	go.etcd.io/bbolt v1.4.3
+	golang.org/x/net v0.62.0
+	golang.org/x/sys v0.49.0
+	golang.org/x/term v0.47.0
+)
+
+require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/jdx/go-netrc v1.0.0 // indirect
-	github.com/jlaffaye/ftp v0.2.4 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
-	github.com/schollz/progressbar/v3 v3.19.1 // indirect
-	github.com/spf13/cobra v1.10.2 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
-	github.com/ziutek/telnet v0.0.0-20180329124119-c3b780dc415b // indirect
-	go.etcd.io/bbolt v1.4.3 // indirect
-	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/term v0.47.0 // indirect
-	golang.org/x/text v0.43.0 // indirect
 )
