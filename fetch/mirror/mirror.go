@@ -318,10 +318,17 @@ func (e *engine) close() {
 }
 
 func (e *engine) worker(ctx context.Context, id int) {
+	// where is the listing key of the directory this worker's last job
+	// left its connection in: after a listing, that directory itself.
+	where := ""
 	for {
-		j, ok := e.q.pop(ctx)
+		j, ok := e.q.pop(ctx, where)
 		if !ok {
 			return
+		}
+		where = j.From
+		if j.Op == opList {
+			where = "d:" + j.Path
 		}
 		e.setWorker(id, j.Path)
 		e.do(ctx, j)

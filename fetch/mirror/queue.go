@@ -104,8 +104,15 @@ func (q *queue) spill(j job) error {
 	return nil
 }
 
+// affinityWindow is how far below the top of the queue pop looks for a job
+// of the directory a worker is already in.
+const affinityWindow = 64
+
 // pop returns the next job, or false when all work is done or ctx ended.
-func (q *queue) pop(ctx context.Context) (job, bool) {
+// Among the newest jobs it prefers one whose From is prefer: a worker that
+// stays in one directory keeps its connection there (an FTP connection
+// that changes directory pays a CWD per level).
+func (q *queue) pop(ctx context.Context, prefer string) (job, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for {
@@ -115,7 +122,15 @@ func (q *queue) pop(ctx context.Context) (job, bool) {
 		if n := len(q.mem); n > 0 {
 			// Last in, first out: a walk goes deep first, which keeps the
 			// queue short (a directory's files before its siblings' subtrees).
-			j := q.mem[n-1]
+			i := n - 1
+			for k := n - 1; prefer != "" && k >= max(0, n-affinityWindow); k-- {
+				if q.mem[k].From == prefer {
+					i = k
+					break
+				}
+			}
+			j := q.mem[i]
+			copy(q.mem[i:], q.mem[i+1:])
 			q.mem[n-1] = job{}
 			q.mem = q.mem[:n-1]
 			return j, true

@@ -1,0 +1,37 @@
+package mirror
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+)
+
+// A worker is handed a job of the directory it is already in when one is
+// near the top of the queue; otherwise the newest job (last in, first out).
+func TestQueuePrefersTheWorkersDirectory(t *testing.T) {
+	q := newQueue(filepath.Join(t.TempDir(), "spill"))
+	for _, j := range []job{
+		{Op: opFile, Path: "a/1", From: "d:a"},
+		{Op: opFile, Path: "b/1", From: "d:b"},
+		{Op: opFile, Path: "a/2", From: "d:a"},
+		{Op: opFile, Path: "b/2", From: "d:b"},
+	} {
+		q.push(j)
+	}
+	ctx := context.Background()
+	var got []string
+	for _, prefer := range []string{"d:a", "d:a", "", "d:zzz"} {
+		j, ok := q.pop(ctx, prefer)
+		if !ok {
+			t.Fatal("queue ended early")
+		}
+		got = append(got, j.Path)
+		q.done()
+	}
+	want := []string{"a/2", "a/1", "b/2", "b/1"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("popped %q, want %q", got, want)
+		}
+	}
+}
