@@ -157,78 +157,42 @@ func Parse(raw string) (*URL, error) {
 func newURL(scheme string) *URL {
 	switch scheme {
 	case "ftp", "ftps":
-		x := &struct {
-			u URL
-			v FTP
-		}{}
-		x.u.FTP = &x.v
-		return withScheme(&x.u, scheme)
+		return withView(scheme, func(u *URL, v *FTP) { u.FTP = v })
 	case "http", "https":
-		x := &struct {
-			u URL
-			v HTTP
-		}{}
-		x.u.HTTP = &x.v
-		return withScheme(&x.u, scheme)
+		return withView(scheme, func(u *URL, v *HTTP) { u.HTTP = v })
 	case "gopher":
-		x := &struct {
-			u URL
-			v Gopher
-		}{}
-		x.v.Type = '1' // RFC 1738 §3.4: the default when the gopher-path is empty
-		x.u.Gopher = &x.v
-		return withScheme(&x.u, scheme)
+		return withView(scheme, func(u *URL, v *Gopher) {
+			v.Type = '1' // RFC 1738 §3.4: the default when the gopher-path is empty
+			u.Gopher = v
+		})
 	case "news":
-		x := &struct {
-			u URL
-			v News
-		}{}
-		x.u.News = &x.v
-		return withScheme(&x.u, scheme)
+		return withView(scheme, func(u *URL, v *News) { u.News = v })
 	case "nntp", "nntps":
-		x := &struct {
-			u URL
-			v NNTP
-		}{}
-		x.u.NNTP = &x.v
-		return withScheme(&x.u, scheme)
+		return withView(scheme, func(u *URL, v *NNTP) { u.NNTP = v })
 	case "mailto":
-		x := &struct {
-			u URL
-			v Mailto
-		}{}
-		x.u.Mailto = &x.v
-		return withScheme(&x.u, scheme)
+		return withView(scheme, func(u *URL, v *Mailto) { u.Mailto = v })
 	case "wais":
-		x := &struct {
-			u URL
-			v WAIS
-		}{}
-		x.u.WAIS = &x.v
-		return withScheme(&x.u, scheme)
+		return withView(scheme, func(u *URL, v *WAIS) { u.WAIS = v })
 	case "file":
-		x := &struct {
-			u URL
-			v File
-		}{}
-		x.u.File = &x.v
-		return withScheme(&x.u, scheme)
+		return withView(scheme, func(u *URL, v *File) { u.File = v })
 	case "prospero":
-		x := &struct {
-			u URL
-			v Prospero
-		}{}
-		x.u.Prospero = &x.v
-		return withScheme(&x.u, scheme)
+		return withView(scheme, func(u *URL, v *Prospero) { u.Prospero = v })
 	case "telnet", "rlogin", "tn3270":
 		return &URL{Scheme: scheme, Telnet: &Telnet{}} // Telnet is empty: no allocation
 	}
 	return &URL{Scheme: scheme}
 }
 
-func withScheme(u *URL, scheme string) *URL {
-	u.Scheme = scheme
-	return u
+// withView allocates a URL and its view V in one block and lets attach
+// point the URL at the view.
+func withView[V any](scheme string, attach func(*URL, *V)) *URL {
+	x := &struct {
+		u URL
+		v V
+	}{}
+	x.u.Scheme = scheme
+	attach(&x.u, &x.v)
+	return &x.u
 }
 
 func (p *parser) mailto(u *URL, rest string, off int) error {
