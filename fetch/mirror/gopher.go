@@ -27,22 +27,11 @@ func (e *engine) menu(ctx context.Context, j job, pre *fetch.Response) {
 		e.visit("m:" + j.Sel)
 	}
 	lr := e.seenListing(key, j)
-	resp := pre
+	resp := e.openListing(ctx, j, pre, "menu")
 	if resp == nil {
-		var err error
-		resp, err = e.c.Do(ctx, &fetch.Request{URL: j.URL})
-		if err != nil {
-			e.fail(j.URL, j.Path, err)
-			e.listingFailed()
-			return
-		}
-	}
-	defer resp.Close()
-	if resp.Kind != schemes.KindListing || resp.Listing == nil {
-		e.fail(j.URL, j.Path, schemes.Errorf(schemes.ErrRefused, "%s is not a menu", j.URL))
-		e.listingFailed()
 		return
 	}
+	defer resp.Close()
 
 	var idx *index
 	if !e.opts.DryRun {

@@ -15,22 +15,11 @@ import (
 func (e *engine) listDir(ctx context.Context, j job, pre *fetch.Response) {
 	key := "d:" + j.Path
 	lr := e.seenListing(key, j)
-	resp := pre
+	resp := e.openListing(ctx, j, pre, "directory")
 	if resp == nil {
-		var err error
-		resp, err = e.c.Do(ctx, &fetch.Request{URL: j.URL})
-		if err != nil {
-			e.fail(j.URL, j.Path, err)
-			e.listingFailed()
-			return
-		}
-	}
-	defer resp.Close()
-	if resp.Kind != schemes.KindListing || resp.Listing == nil {
-		e.fail(j.URL, j.Path, schemes.Errorf(schemes.ErrRefused, "%s is not a directory", j.URL))
-		e.listingFailed()
 		return
 	}
+	defer resp.Close()
 	if !e.opts.DryRun {
 		if err := e.ensureDir(j.Path); err != nil {
 			e.fail(j.URL, j.Path, err)
@@ -53,6 +42,27 @@ func (e *engine) listDir(ctx context.Context, j job, pre *fetch.Response) {
 	}
 	lr.Listed = e.run
 	e.st.putListing(key, lr)
+}
+
+// openListing fetches j's listing (or takes pre, fetched already); nil,
+// with the failure recorded, when it cannot be had or is not a listing.
+func (e *engine) openListing(ctx context.Context, j job, pre *fetch.Response, what string) *fetch.Response {
+	resp := pre
+	if resp == nil {
+		var err error
+		if resp, err = e.c.Do(ctx, &fetch.Request{URL: j.URL}); err != nil {
+			e.fail(j.URL, j.Path, err)
+			e.listingFailed()
+			return nil
+		}
+	}
+	if resp.Kind != schemes.KindListing || resp.Listing == nil {
+		resp.Close()
+		e.fail(j.URL, j.Path, schemes.Errorf(schemes.ErrRefused, "%s is not a %s", j.URL, what))
+		e.listingFailed()
+		return nil
+	}
+	return resp
 }
 
 // dirEntry turns one listing entry into work.
