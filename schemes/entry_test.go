@@ -30,3 +30,13 @@ func TestEntryJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodeKeepsMalformedEscapes(t *testing.T) {
+	for in, want := range map[string]string{
+		"a%20b": "a b", "%41%zz%4": "A%zz%4", "100%": "100%", "caf%E9": "caf\xe9", "%%41": "%A", "": "",
+	} {
+		if got := Decode(in); got != want {
+			t.Errorf("Decode(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -82,9 +82,10 @@ func unhex(c byte) (byte, bool) {
 	return 0, false
 }
 
-// decode replaces each %HH of s by its octet. The caller has validated every
-// escape in s already.
-func decode(s string) string {
+// Decode decodes every %HH of s; a '%' not followed by two hex digits stays
+// as it is. Parse refuses such URLs, so for the parts of a parsed URL the
+// result is exact.
+func Decode(s string) string {
 	i := strings.IndexByte(s, '%')
 	if i < 0 {
 		return s
@@ -94,11 +95,13 @@ func decode(s string) string {
 	for ; i < len(s); i++ {
 		c := s[i]
 		if c == '%' && i+2 < len(s) {
-			h, _ := unhex(s[i+1])
-			l, _ := unhex(s[i+2])
-			b = append(b, h<<4|l)
-			i += 2
-			continue
+			h, okh := unhex(s[i+1])
+			l, okl := unhex(s[i+2])
+			if okh && okl {
+				b = append(b, h<<4|l)
+				i += 2
+				continue
+			}
 		}
 		b = append(b, c)
 	}
@@ -110,7 +113,7 @@ func Unescape(s string) (string, error) {
 	if i := badEscape(s); i >= 0 {
 		return "", &ParseError{Input: s, Pos: i + 1, Msg: "bad escape " + quoteEscape(s[i:])}
 	}
-	return decode(s), nil
+	return Decode(s), nil
 }
 
 // Escape encodes s as one path segment: every octet but the unreserved ones

@@ -132,7 +132,7 @@ func Parse(raw string) (*URL, error) {
 	}
 	rest, off := s[colon+1:], colon+1
 	if h := strings.IndexByte(rest, '#'); h >= 0 {
-		u.Fragment, u.HasFragment = decode(rest[h+1:]), true
+		u.Fragment, u.HasFragment = Decode(rest[h+1:]), true
 		rest = rest[:h]
 	}
 	var err error
@@ -199,7 +199,7 @@ func (p *parser) mailto(u *URL, rest string, off int) error {
 	if rest == "" {
 		return p.errAt(off, "empty mail address")
 	}
-	u.Mailto.Addr = decode(rest)
+	u.Mailto.Addr = Decode(rest)
 	return nil
 }
 
@@ -214,7 +214,7 @@ func (p *parser) news(u *URL, rest string, off int) error {
 		u.News.All = true
 		return nil
 	}
-	d := decode(rest)
+	d := Decode(rest)
 	if !strings.Contains(d, "@") {
 		u.News.Group = d
 		return nil
@@ -222,7 +222,7 @@ func (p *parser) news(u *URL, rest string, off int) error {
 	// Tolerate the angle brackets of an article's Message-ID header when
 	// written literally; an encoded "<" is data.
 	if len(rest) > 2 && rest[0] == '<' && rest[len(rest)-1] == '>' {
-		d = decode(rest[1 : len(rest)-1])
+		d = Decode(rest[1 : len(rest)-1])
 	}
 	u.News.MessageID = d
 	return nil
@@ -234,7 +234,7 @@ func (p *parser) ipURL(u *URL, rest string, off int) error {
 	if !strings.HasPrefix(rest, "//") {
 		// "file:/path" is common enough to accept: an empty host.
 		if u.Scheme == "file" && strings.HasPrefix(rest, "/") {
-			u.File.Path = decode(rest)
+			u.File.Path = Decode(rest)
 			return nil
 		}
 		return p.errAt(off, "missing // after %s:", u.Scheme)
@@ -285,7 +285,7 @@ func (p *parser) ipURL(u *URL, rest string, off int) error {
 		if path == "" {
 			return p.errAt(poff, "file URL needs a path after the host")
 		}
-		u.File.Path = decode(path)
+		u.File.Path = Decode(path)
 	}
 	return nil
 }
@@ -296,10 +296,10 @@ func (p *parser) login(u *URL, auth string, off int) error {
 		ui := auth[:at]
 		u.HasUser = true
 		if c := strings.IndexByte(ui, ':'); c >= 0 {
-			u.User = decode(ui[:c])
-			u.Password, u.HasPassword = decode(ui[c+1:]), true
+			u.User = Decode(ui[:c])
+			u.Password, u.HasPassword = Decode(ui[c+1:]), true
 		} else {
-			u.User = decode(ui)
+			u.User = Decode(ui)
 		}
 		auth, off = auth[at+1:], off+at+1
 	}
@@ -379,7 +379,7 @@ func (p *parser) ftp(u *URL, path string, off int) error {
 	}
 	parts := strings.Split(path, "/")
 	for i, s := range parts {
-		parts[i] = decode(s)
+		parts[i] = Decode(s)
 	}
 	u.FTP.Segments = parts
 	return nil
@@ -397,18 +397,18 @@ func (p *parser) gopher(u *URL, path string, off int) error {
 	if path[0] == '%' {
 		n = 3
 	}
-	t := decode(path[:n])[0]
+	t := Decode(path[:n])[0]
 	if t < 0x20 || t == 0x7f {
 		return p.errAt(off, "invalid gopher type 0x%02X", t)
 	}
 	g.Type = t
 	parts := splitEscaped(path[n:], "%09", 3)
-	g.Selector = decode(parts[0])
+	g.Selector = Decode(parts[0])
 	if len(parts) > 1 {
-		g.Search, g.HasSearch = decode(parts[1]), true
+		g.Search, g.HasSearch = Decode(parts[1]), true
 	}
 	if len(parts) > 2 {
-		g.PlusString, g.HasPlus = decode(parts[2]), true
+		g.PlusString, g.HasPlus = Decode(parts[2]), true
 	}
 	return nil
 }
@@ -422,7 +422,7 @@ func (p *parser) nntp(u *URL, path string, off int) error {
 	if len(parts) > 2 {
 		return p.errAt(off+1+len(parts[0])+1+len(parts[1]), "nntp URL has more than group/article")
 	}
-	u.NNTP.Group = decode(parts[0])
+	u.NNTP.Group = Decode(parts[0])
 	if len(parts) == 2 && parts[1] != "" {
 		aoff := off + 1 + len(parts[0]) + 1
 		for i := 0; i < len(parts[1]); i++ {
@@ -447,17 +447,17 @@ func (p *parser) wais(u *URL, path string) {
 	}
 	path = path[1:]
 	if q := strings.IndexByte(path, '?'); q >= 0 {
-		w.Database = decode(path[:q])
-		w.Search, w.HasSearch = decode(path[q+1:]), true
+		w.Database = Decode(path[:q])
+		w.Search, w.HasSearch = Decode(path[q+1:]), true
 		return
 	}
 	parts := strings.SplitN(path, "/", 3)
-	w.Database = decode(parts[0])
+	w.Database = Decode(parts[0])
 	if len(parts) > 1 {
-		w.WType = decode(parts[1])
+		w.WType = Decode(parts[1])
 	}
 	if len(parts) > 2 {
-		w.WPath = decode(parts[2])
+		w.WPath = Decode(parts[2])
 	}
 }
 
@@ -471,9 +471,9 @@ func (p *parser) prospero(u *URL, path string, off int) error {
 	path, off = path[1:], off+1
 	specs := strings.Split(path, ";")
 	hv := splitEscaped(specs[0], "%00", 2)
-	pr.HSOName = decode(hv[0])
+	pr.HSOName = Decode(hv[0])
 	if len(hv) > 1 {
-		pr.Version, pr.HasVersion = decode(hv[1]), true
+		pr.Version, pr.HasVersion = Decode(hv[1]), true
 	}
 	foff := off + len(specs[0])
 	for _, f := range specs[1:] {
@@ -481,7 +481,7 @@ func (p *parser) prospero(u *URL, path string, off int) error {
 		if eq < 0 {
 			return p.errAt(foff, "prospero field without '='")
 		}
-		pr.Fields = append(pr.Fields, Field{Name: decode(f[:eq]), Value: decode(f[eq+1:])})
+		pr.Fields = append(pr.Fields, Field{Name: Decode(f[:eq]), Value: Decode(f[eq+1:])})
 		foff += 1 + len(f)
 	}
 	return nil

@@ -36,7 +36,7 @@ func FuzzGuard(f *testing.F) {
 				line = append(line, string(rune(u.FTP.TypeCode)))
 			}
 		case u.HTTP != nil:
-			line = append(line, unescape(u.HTTP.Path), unescape(u.HTTP.Search))
+			line = append(line, schemes.Decode(u.HTTP.Path), schemes.Decode(u.HTTP.Search))
 		case u.Gopher != nil:
 			line = append(line, u.Gopher.Selector, u.Gopher.Search)
 			if strings.ContainsAny(u.Gopher.Selector+u.Gopher.Search, "\t") {

@@ -144,10 +144,10 @@ func checkHTTP(u *schemes.URL) error {
 	if err := CheckLine(u.Scheme+" password", u.Password); err != nil {
 		return err
 	}
-	if err := CheckLine(u.Scheme+" path", unescape(u.HTTP.Path)); err != nil {
+	if err := CheckLine(u.Scheme+" path", schemes.Decode(u.HTTP.Path)); err != nil {
 		return err
 	}
-	return CheckLine(u.Scheme+" search", unescape(u.HTTP.Search))
+	return CheckLine(u.Scheme+" search", schemes.Decode(u.HTTP.Search))
 }
 
 func checkGopher(g *schemes.Gopher) error {
@@ -172,41 +172,4 @@ func checkTelnetField(part, value string) error {
 		}
 	}
 	return nil
-}
-
-// unescape decodes %HH escapes; a '%' not followed by two hex digits stays
-// as it is (the parser has refused such URLs already).
-func unescape(s string) string {
-	var b []byte
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && ishex(s[i+1]) && ishex(s[i+2]) {
-			if b == nil {
-				b = append(make([]byte, 0, len(s)), s[:i]...)
-			}
-			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
-			i += 2
-			continue
-		}
-		if b != nil {
-			b = append(b, s[i])
-		}
-	}
-	if b == nil {
-		return s
-	}
-	return string(b)
-}
-
-func ishex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0'
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10
-	}
-	return c - 'A' + 10
 }

@@ -155,10 +155,7 @@ func remoteName(u *schemes.URL) string {
 		if i := strings.LastIndexByte(p, '/'); i >= 0 {
 			p = p[i+1:]
 		}
-		if d, err := unescape(p); err == nil {
-			return d
-		}
-		return p
+		return schemes.Decode(p)
 	case u.Gopher != nil:
 		s := u.Gopher.Selector
 		return s[strings.LastIndexByte(s, '/')+1:]
@@ -173,25 +170,4 @@ func remoteName(u *schemes.URL) string {
 		return strconv.FormatInt(u.NNTP.Article, 10)
 	}
 	return ""
-}
-
-// unescape decodes %HH escapes in an HTTP path segment.
-func unescape(s string) (string, error) {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] != '%' {
-			b.WriteByte(s[i])
-			continue
-		}
-		if i+2 >= len(s) {
-			return "", errors.New("bad escape")
-		}
-		v, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
-		if err != nil {
-			return "", err
-		}
-		b.WriteByte(byte(v))
-		i += 2
-	}
-	return b.String(), nil
 }

@@ -88,10 +88,10 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	}
 	// The guard has checked these already; check again where they are
 	// written, so that no caller can bypass it.
-	if err := security.CheckLine("http path", unescape(u.HTTP.Path)); err != nil {
+	if err := security.CheckLine("http path", schemes.Decode(u.HTTP.Path)); err != nil {
 		return nil, err
 	}
-	if err := security.CheckLine("http search", unescape(u.HTTP.Search)); err != nil {
+	if err := security.CheckLine("http search", schemes.Decode(u.HTTP.Search)); err != nil {
 		return nil, err
 	}
 	hreq, err := newRequest(ctx, req)
@@ -131,7 +131,7 @@ func newRequest(ctx context.Context, req *schemes.Request) (*nethttp.Request, er
 	target := &url.URL{
 		Scheme:  u.Scheme,
 		Host:    hostHeader(u),
-		Path:    unescape(wp),
+		Path:    schemes.Decode(wp),
 		RawPath: wp,
 	}
 	if u.HTTP.HasSearch {
