@@ -278,15 +278,7 @@ func parseDigits(s string) int {
 // that data connections can resume the control connection's session, which
 // servers such as vsftpd may require (RFC 4217 §10.2).
 func tlsConfig(req *schemes.Request, host string) *tls.Config {
-	var cfg *tls.Config
-	if req.TLSConfig != nil {
-		cfg = req.TLSConfig.Clone()
-	} else {
-		cfg = &tls.Config{}
-	}
-	if cfg.ServerName == "" {
-		cfg.ServerName = host
-	}
+	cfg := dial.TLSConfig(req.TLSConfig, host)
 	if cfg.ClientSessionCache == nil {
 		cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
 	}

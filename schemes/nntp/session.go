@@ -156,27 +156,13 @@ func (c *conn) startTLS(ctx context.Context, req *schemes.Request, host string) 
 		// the path; RFC 4642 §2.2.2 forbids the server to send them.
 		return schemes.Errorf(schemes.ErrRefused, "news server %s sent data before the TLS handshake", c.server)
 	}
-	tc := tls.Client(c.nc, tlsConfig(req, host))
+	tc := tls.Client(c.nc, dial.TLSConfig(req.TLSConfig, host))
 	if err := tc.HandshakeContext(ctx); err != nil {
 		return schemes.Errorf(schemes.ErrConnect, "TLS with news server %s: %w", c.server, err)
 	}
 	c.setNetConn(tc)
 	// RFC 4642 §2.2.2: discard what was learnt before TLS.
 	return c.capabilities()
-}
-
-// tlsConfig returns the request's TLS settings with the server name set.
-func tlsConfig(req *schemes.Request, host string) *tls.Config {
-	var cfg *tls.Config
-	if req.TLSConfig != nil {
-		cfg = req.TLSConfig.Clone()
-	} else {
-		cfg = &tls.Config{}
-	}
-	if cfg.ServerName == "" {
-		cfg.ServerName = host
-	}
-	return cfg
 }
 
 // authenticate logs in with AUTHINFO USER/PASS (RFC 4643 §2.3).
@@ -255,7 +241,7 @@ func dialServer(ctx context.Context, req *schemes.Request, addr, host string, im
 	}
 	nc := dial.IdleConn(raw, req.Idle())
 	if implicitTLS {
-		tc := tls.Client(nc, tlsConfig(req, host))
+		tc := tls.Client(nc, dial.TLSConfig(req.TLSConfig, host))
 		if err := tc.HandshakeContext(ctx); err != nil {
 			raw.Close()
 			return nil, schemes.Errorf(schemes.ErrConnect, "TLS with news server %s: %w", addr, err)
