@@ -101,15 +101,9 @@ func run(server, user, password, out string) error {
 		}
 	}
 	for _, auth := range []bool{false, true} {
-		c, err := dial(server)
+		c, err := session(server, user, password, auth)
 		if err != nil {
 			return err
-		}
-		if auth {
-			if err := c.authinfo(user, password); err != nil {
-				c.close()
-				return err
-			}
 		}
 		for _, a := range as {
 			if a.Auth != auth {
@@ -131,15 +125,9 @@ func run(server, user, password, out string) error {
 	var index bytes.Buffer
 	index.WriteString("# group\tnumber\tmessage-id\tsubject\n")
 	for _, auth := range []bool{false, true} {
-		c, err := dial(server)
+		c, err := session(server, user, password, auth)
 		if err != nil {
 			return err
-		}
-		if auth {
-			if err := c.authinfo(user, password); err != nil {
-				c.close()
-				return err
-			}
 		}
 		for _, a := range as {
 			if a.Auth != auth {
@@ -163,6 +151,19 @@ func run(server, user, password, out string) error {
 
 // writeFile replaces path with data in one rename, so tests reading the
 // files while the harness runs again never see them half written.
+// session connects to server, logged in as user when auth is set.
+func session(server, user, password string, auth bool) (*conn, error) {
+	c, err := dial(server)
+	if err != nil || !auth {
+		return c, err
+	}
+	if err := c.authinfo(user, password); err != nil {
+		c.close()
+		return nil, err
+	}
+	return c, nil
+}
+
 func writeFile(path string, data []byte) error {
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
 		return nil
