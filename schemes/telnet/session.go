@@ -26,6 +26,10 @@ const EscapeKey = 0x1d
 // anyway, so that a server that never asks still gets its input.
 const loginWait = 30 * time.Second
 
+// loginQuiet is how long the server may stay silent after the password
+// before stdin flows without a shell prompt having been seen.
+const loginQuiet = 2 * time.Second
+
 // Session is a telnet connection (RFC 854) ready to be connected to a person
 // or a pipe. It implements schemes.Session.
 type Session struct {
@@ -411,22 +415,22 @@ func terminalOf(in io.Reader) (fd int, ok bool) {
 }
 
 // loginWatcher answers the server's login and password prompts with the
-// URL's user and password, once each.
+// URL's user and password, once each, then holds stdin back until the shell
+// is reading: the login program discards input typed ahead of the shell
+// (as Debian's login does after a successful password), so stdin flows only
+// once a shell prompt ends the output, or the server has been quiet for
+// loginQuiet. A second "login:" after the password means the server refused
+// the user or password.
 type loginWatcher struct {
 	s     *Session
-	stage int // 0: await "login:", 1: await "password:", 2: await any output, 3: done
+	stage int // 0: await "login:", 1: await "password:", 2: await the shell, 3: done
 	tail  []byte
 	done  func()
+	quiet *time.Timer
 }
 
 func (l *loginWatcher) see(text []byte) error {
 	if l.stage == 3 || len(text) == 0 {
-		return nil
-	}
-	if l.stage == 2 {
-		// Output after the password: login has read it, stdin may flow.
-		l.stage = 3
-		l.done()
 		return nil
 	}
 	l.tail = append(l.tail, text...)
@@ -443,8 +447,7 @@ func (l *loginWatcher) see(text []byte) error {
 		}
 		if !l.s.hasPassword {
 			// The person types the password; nothing more to wait for.
-			l.stage = 3
-			l.done()
+			l.finish()
 			return nil
 		}
 		l.stage = 1
@@ -455,6 +458,40 @@ func (l *loginWatcher) see(text []byte) error {
 			return err
 		}
 		l.stage = 2
+		l.quiet = time.AfterFunc(loginQuiet, l.done)
+	case l.stage == 2 && loginAgain(prompt):
+		l.finish()
+		return schemes.Errorf(schemes.ErrAuth, "telnet: the server asked for the login again: it refused the URL's user %q or its password", l.s.user)
+	case l.stage == 2 && shellPrompt(prompt):
+		l.finish()
+	case l.stage == 2:
+		l.quiet.Reset(loginQuiet)
 	}
 	return nil
+}
+
+// finish ends the watch and lets stdin flow.
+func (l *loginWatcher) finish() {
+	if l.quiet != nil {
+		l.quiet.Stop()
+	}
+	l.stage = 3
+	l.tail = nil
+	l.done()
+}
+
+// loginAgain reports whether output ends in a fresh login prompt, not in
+// the "Last login:" line of a successful one.
+func loginAgain(s string) bool {
+	line := s[strings.LastIndexAny(s, "\r\n")+1:]
+	return strings.HasSuffix(line, "login:") && !strings.Contains(line, "last login")
+}
+
+// shellPrompt reports whether output ends the way a shell prompt does: with
+// $, #, % or > (and the space after it, already trimmed), not a line end.
+func shellPrompt(s string) bool {
+	if s == "" {
+		return false
+	}
+	return strings.ContainsRune("$#%>", rune(s[len(s)-1]))
 }

@@ -185,6 +185,50 @@ func TestLingerAfterStdinEnds(t *testing.T) {
 	}
 }
 
+// nothingFor fails if the client sends anything within d.
+func nothingFor(c net.Conn, r *bufio.Reader, d time.Duration) error {
+	c.SetReadDeadline(time.Now().Add(d))
+	defer c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	b, err := r.ReadByte()
+	if err == nil {
+		rest, _ := r.Peek(r.Buffered())
+		return fmt.Errorf("client sent %q before the shell prompt", append([]byte{b}, rest...))
+	}
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		return nil
+	}
+	return err
+}
+
+func TestAutoLoginRefused(t *testing.T) {
+	u, done := scripted(t, func(c net.Conn, r *bufio.Reader) error {
+		c.Write([]byte("host login: "))
+		if err := expect(r, []byte("gofer\r\n")); err != nil {
+			return err
+		}
+		c.Write([]byte("Password: "))
+		if err := expect(r, []byte("wrong\r\n")); err != nil {
+			return err
+		}
+		c.Write([]byte("\r\nLogin incorrect\r\nhost login: "))
+		// Nothing more: neither stdin nor the user name a second time.
+		if b, err := io.ReadAll(r); len(b) != 0 {
+			return fmt.Errorf("client sent %q after the refusal (%v)", b, err)
+		}
+		return nil
+	})
+	u.User, u.HasUser = "gofer", true
+	u.Password, u.HasPassword = "wrong", true
+	s := connect(t, &schemes.Request{URL: u, AutoLogin: true, Linger: time.Minute, Warn: func(string) {}})
+	err := interact(t, s, context.Background(), strings.NewReader("echo hi\n"), io.Discard)
+	if !errors.Is(err, schemes.ErrAuth) || !strings.Contains(err.Error(), "refused") {
+		t.Errorf("err %v, want an authentication error", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestAutoLogin(t *testing.T) {
 	u, done := scripted(t, func(c net.Conn, r *bufio.Reader) error {
 		c.Write([]byte("Debian GNU/Linux\r\nhost login: "))
@@ -197,7 +241,14 @@ func TestAutoLogin(t *testing.T) {
 		if err := expect(r, []byte("gofer-\xff\xffsecret\r\n")); err != nil {
 			return err
 		}
-		c.Write([]byte("\r\nLast login: never\r\n$ "))
+		// Output after the password is not yet the shell: login discards
+		// what is typed ahead of it, so stdin waits for the prompt.
+		c.Write([]byte("\r\n"))
+		c.Write([]byte("Last login: Sun Nov 22 09:19:35 UTC 2026 from localhost on pts/0\r\n"))
+		if err := nothingFor(c, r, 300*time.Millisecond); err != nil {
+			return err
+		}
+		c.Write([]byte("$ "))
 		if err := expect(r, []byte("echo hi\r\n")); err != nil {
 			return err
 		}
