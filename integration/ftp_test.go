@@ -15,7 +15,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/goferurl/gofer/integration/itest"
@@ -278,12 +277,14 @@ func TestGoferFTPOneGiBInBoundedMemory(t *testing.T) {
 	_, sum := itest.BigFile(t, size)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "big.bin")
-	cmd := exec.Command(itest.Gofer(t), "get", "-q", "-o", out, "ftp://"+itest.FTPHost+"/big/"+strconv.Itoa(size)+".bin")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}
+	cmd, peak := itest.MeasuredCommand(t, nil, "get", "-q", "-o", out, "ftp://"+itest.FTPHost+"/big/"+strconv.Itoa(size)+".bin")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v: %s", err, b)
 	}
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	rss, ok := peak()
+	if !ok {
+		t.Fatal("no peak RSS reported")
+	}
 	t.Logf("1 GiB: peak RSS %.1f MiB", float64(rss)/(1<<20))
 	if rss > 64<<20 {
 		t.Errorf("peak RSS %d MiB, want under 64 MiB", rss>>20)

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -127,7 +126,9 @@ func TestHostileServers(t *testing.T) {
 					t.Errorf("error %q does not say %q", reason, c.reason)
 				}
 			}
-			if r.maxRSS > 64<<20 {
+			if !r.measured {
+				t.Errorf("no peak RSS measured (killed after %v?)", r.elapsed)
+			} else if r.maxRSS > 64<<20 {
 				t.Errorf("peak RSS %d MiB, want under 64 MiB", r.maxRSS>>20)
 			}
 			if r.elapsed > limit {
@@ -173,6 +174,7 @@ type boundedRun struct {
 	stderrTail string
 	stdoutHead []byte
 	maxRSS     int64
+	measured   bool // false when killed before peakrss could report
 	elapsed    time.Duration
 }
 
@@ -180,7 +182,7 @@ type boundedRun struct {
 // kills it if it outlives limit.
 func runBounded(t *testing.T, dir string, limit time.Duration, args ...string) boundedRun {
 	t.Helper()
-	cmd := itest.Command(t, nil, args...)
+	cmd, peak := itest.MeasuredCommand(t, nil, args...)
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader("")
 	head := &headWriter{max: 4096}
@@ -198,9 +200,7 @@ func runBounded(t *testing.T, dir string, limit time.Duration, args ...string) b
 	if errors.As(err, &ee) {
 		r.code = ee.ExitCode()
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.maxRSS = ru.Maxrss << 10 // kilobytes on Linux
-	}
+	r.maxRSS, r.measured = peak()
 	stderr := strings.TrimSpace(errb.String())
 	lines := strings.Split(stderr, "\n")
 	r.reason = lines[len(lines)-1]

@@ -67,32 +67,48 @@ func Require(t testing.TB, hostport string) {
 }
 
 var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
+	buildMu sync.Mutex
+	builds  = map[string]*build{}
 )
 
+type build struct {
+	once sync.Once
+	path string
+	err  error
+}
+
 // Gofer builds cmd/gofer once per test binary and returns its path.
-func Gofer(t testing.TB) string {
+func Gofer(t testing.TB) string { return program(t, "./cmd/gofer") }
+
+// program builds the main package pkg (relative to the module root) once
+// per test binary and returns the binary's path.
+func program(t testing.TB, pkg string) string {
 	t.Helper()
-	buildOnce.Do(func() {
+	buildMu.Lock()
+	b := builds[pkg]
+	if b == nil {
+		b = &build{}
+		builds[pkg] = b
+	}
+	buildMu.Unlock()
+	b.once.Do(func() {
 		dir, err := os.MkdirTemp("", "gofer-bin-")
 		if err != nil {
-			buildErr = err
+			b.err = err
 			return
 		}
-		binPath = filepath.Join(dir, "gofer")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/gofer")
+		b.path = filepath.Join(dir, filepath.Base(pkg))
+		cmd := exec.Command("go", "build", "-o", b.path, pkg)
 		cmd.Dir = moduleRoot()
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			buildErr = &buildError{out: string(out), err: err}
+			b.err = &buildError{out: string(out), err: err}
 		}
 	})
-	if buildErr != nil {
-		t.Fatalf("building gofer: %v", buildErr)
+	if b.err != nil {
+		t.Fatalf("building %s: %v", pkg, b.err)
 	}
-	return binPath
+	return b.path
 }
 
 type buildError struct {

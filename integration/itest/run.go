@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -31,6 +33,28 @@ func Command(t testing.TB, env []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(Gofer(t), args...)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
 	return cmd
+}
+
+// MeasuredCommand is Command run under integration/cmd/peakrss, with a
+// function that returns gofer's own peak RSS in bytes once the command has
+// ended (ok false if it never got to report, as when it was killed). The
+// rusage of a command started straight from the test binary is no measure:
+// on Linux a child's peak starts at its parent's, and the test binary is
+// far larger than gofer.
+func MeasuredCommand(t testing.TB, env []string, args ...string) (*exec.Cmd, func() (rss int64, ok bool)) {
+	t.Helper()
+	cmd := Command(t, env, args...)
+	report := filepath.Join(t.TempDir(), "peak-rss")
+	cmd.Args = append([]string{"peakrss", report}, cmd.Args...)
+	cmd.Path = program(t, "./integration/cmd/peakrss")
+	return cmd, func() (int64, bool) {
+		b, err := os.ReadFile(report)
+		if err != nil {
+			return 0, false
+		}
+		kib, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		return kib << 10, err == nil
+	}
 }
 
 // Run runs gofer with args, stdin (nil: empty) and env as in Command.
