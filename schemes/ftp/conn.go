@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/textproto"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -302,15 +303,28 @@ func (c *conn) isAt(dirs []string) bool {
 	if !c.moved {
 		return len(dirs) == 0
 	}
-	if c.at == nil || len(c.at) != len(dirs) {
-		return false
+	return c.at != nil && slices.Equal(c.at, dirs)
+}
+
+// done is how many of the CWDs of dirs c has already made: all of its own
+// when c is at or above where dirs lead; -1 when c must first
+// return to its login directory.
+func (c *conn) done(dirs []string) int {
+	switch {
+	case !c.moved:
+		return 0
+	case c.at != nil && len(c.at) <= len(dirs) && slices.Equal(c.at, dirs[:len(c.at)]):
+		return len(c.at)
 	}
-	for i := range dirs {
-		if c.at[i] != dirs[i] {
-			return false
-		}
+	return -1
+}
+
+// cwds is how many commands take c to where dirs lead.
+func (c *conn) cwds(dirs []string) int {
+	if n := c.done(dirs); n >= 0 {
+		return len(dirs) - n
 	}
-	return true
+	return 1 + len(dirs)
 }
 
 // begin readies c for one fetch: its transcript, its data dialer, and an

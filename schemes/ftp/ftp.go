@@ -65,8 +65,8 @@ func (f *Fetcher) Close() error {
 	return nil
 }
 
-// take returns a kept connection for key, or nil: one already in the
-// directory dirs lead to when there is one, else the most recently used.
+// take returns a kept connection for key, or nil: the one that needs the
+// fewest CWDs to reach where dirs lead, the most recently used among equals.
 func (f *Fetcher) take(key poolKey, dirs []string) *conn {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -76,10 +76,9 @@ func (f *Fetcher) take(key poolKey, dirs []string) *conn {
 			return nil
 		}
 		i := len(cs) - 1
-		for j := i; j >= 0; j-- {
-			if cs[j].isAt(dirs) {
-				i = j
-				break
+		for j, best := i, cs[i].cwds(dirs); j >= 0 && best > 0; j-- {
+			if n := cs[j].cwds(dirs); n < best {
+				i, best = j, n
 			}
 		}
 		c := cs[i]
@@ -234,10 +233,15 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 	sc := c.sc
 
 	dirs := v.Dirs()
-	if reused && c.moved && !c.isAt(dirs) {
+	from := 0 // dirs[:from] are CWDs c has already made
+	if reused {
+		from = c.done(dirs)
+	}
+	if from < 0 {
 		// SPEC.md: after CWDs the reliable way to another path is a
-		// return to the recorded login directory. (A kept connection that
-		// is already where this URL's CWDs lead skips both.)
+		// return to the recorded login directory. (A kept connection
+		// whose CWDs so far are the first of this URL's skips the
+		// return and those CWDs: it is where they lead.)
 		if c.home == "" {
 			stop()
 			c.close()
@@ -251,13 +255,13 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 			}
 			return nil, c.fail(ctx, err, "CWD "+c.home)
 		}
-		c.moved, c.at = false, nil
+		c.moved, c.at, from = false, nil, 0
 	}
 
 	// RFC 1738 §3.2.2: one CWD per segment, decoded, whatever it holds
 	// (an empty segment is "CWD " with an empty argument).
-	if !c.moved {
-		for _, d := range dirs {
+	if from < len(dirs) {
+		for _, d := range dirs[from:] {
 			c.moved, c.at = true, nil
 			if err := sc.ChangeDir(d); err != nil {
 				return fail(err, "CWD "+d)

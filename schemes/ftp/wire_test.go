@@ -463,15 +463,16 @@ func TestConnectionReuseReturnsHome(t *testing.T) {
 	fake.addFile("/a/one", "1")
 	fake.addFile("/b/two", "2")
 	fake.addFile("/b/three", "3")
+	fake.addFile("/b/c/four", "4")
 	f := New()
-	for _, segs := range [][]string{{"a", "one"}, {"b", "two"}, {"b", "three"}} {
+	for _, segs := range [][]string{{"a", "one"}, {"b", "two"}, {"b", "three"}, {"b", "c", "four"}} {
 		resp, err := f.Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, segs...)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		data, err := io.ReadAll(resp.Body)
 		resp.Close()
-		if err != nil || string(data) != map[string]string{"one": "1", "two": "2", "three": "3"}[segs[1]] {
+		if err != nil || string(data) != map[string]string{"one": "1", "two": "2", "three": "3", "four": "4"}[segs[len(segs)-1]] {
 			t.Fatalf("%v: %q %v", segs, data, err)
 		}
 	}
@@ -480,13 +481,17 @@ func TestConnectionReuseReturnsHome(t *testing.T) {
 	fake.wg.Wait()
 	got := strings.Join(fake.sent(), "")
 	if fake.logins != 1 || strings.Count(got, "USER") != 1 {
-		t.Errorf("%d logins for three fetches, want 1:\n%s", fake.logins, got)
+		t.Errorf("%d logins for four fetches, want 1:\n%s", fake.logins, got)
 	}
 	if !strings.Contains(got, "RETR one\r\nCWD /\r\nCWD b\r\nSIZE two\r\n") {
 		t.Errorf("the second fetch did not return to the login directory first (and then skip the TYPE in effect):\n%q", got)
 	}
 	if !strings.Contains(got, "RETR two\r\nSIZE three\r\n") {
 		t.Errorf("the third fetch, in the same directory, repeated CWDs or TYPE:\n%q", got)
+	}
+	// b's CWD is the first of b/c's: the fourth goes on from there.
+	if !strings.Contains(got, "RETR three\r\nCWD c\r\nSIZE four\r\n") {
+		t.Errorf("the fourth fetch, one directory down, did not go on from where the third left off:\n%q", got)
 	}
 }
 
