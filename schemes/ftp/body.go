@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/textproto"
 	"os"
+	"sync"
 	"time"
 
 	goftp "github.com/jlaffaye/ftp"
@@ -19,6 +20,11 @@ import (
 // copyBufferSize is the buffer WriteTo uses: large enough that a 1 GiB
 // transfer costs few system calls, small enough to keep the process small.
 const copyBufferSize = 256 << 10
+
+// copyBuffers keeps WriteTo's buffers between transfers: a mirror of
+// thousands of small files would otherwise allocate (and clear, and collect)
+// 256 KiB for each.
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, copyBufferSize); return &b }}
 
 // body streams a file from the data connection. Reaching the end reads the
 // server's closing reply, so a transfer the server cut short is reported as
@@ -87,7 +93,9 @@ func (b *body) WriteTo(w io.Writer) (int64, error) {
 	if f, ok := w.(*os.File); ok && b.raw != nil && b.err == nil && !b.done {
 		return b.spliceTo(f)
 	}
-	buf := make([]byte, copyBufferSize)
+	bp := copyBuffers.Get().(*[]byte)
+	defer copyBuffers.Put(bp)
+	buf := *bp
 	var total int64
 	for {
 		n, err := b.Read(buf)

@@ -14,7 +14,7 @@ import (
 // fakeFTP is a scripted FTP server on 127.0.0.1:0 that records every line
 // a client sends, byte for byte, and answers like vsftpd would.
 type fakeFTP struct {
-	t     *testing.T
+	t     testing.TB
 	ln    net.Listener
 	files map[string]string // absolute path → content
 	dirs  map[string]bool   // absolute paths of directories
@@ -48,7 +48,7 @@ type fakeFTP struct {
 	wg     sync.WaitGroup
 }
 
-func newFake(t *testing.T) *fakeFTP {
+func newFake(t testing.TB) *fakeFTP {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

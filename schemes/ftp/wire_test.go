@@ -782,3 +782,28 @@ func TestPlan(t *testing.T) {
 		t.Errorf("anonymous named in the URL: %q, want the mail address as password", p.Requests)
 	}
 }
+
+// BenchmarkSmallFiles fetches one small file after another on a kept
+// connection into a writer that is not a file (as a mirror does, hashing as
+// it writes): B/op shows what each file costs the heap.
+func BenchmarkSmallFiles(b *testing.B) {
+	fake := newFake(b)
+	fake.addFile("/d/small", strings.Repeat("s", 900))
+	f := New()
+	defer f.Close()
+	u := ftpURL(fake.port(), 'i', "d", "small")
+	var sink bytes.Buffer
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := f.Fetch(context.Background(), newReq(u))
+		if err != nil {
+			b.Fatal(err)
+		}
+		sink.Reset()
+		n, err := io.Copy(io.MultiWriter(&sink), resp.Body)
+		resp.Close()
+		if err != nil || n != 900 {
+			b.Fatalf("%d bytes: %v", n, err)
+		}
+	}
+}
