@@ -318,18 +318,15 @@ func (e *engine) close() {
 }
 
 func (e *engine) worker(ctx context.Context, id int) {
-	// where is the listing key of the directory this worker's last job
-	// left its connection in: after a listing, that directory itself.
+	// where is the directory this worker's last job left its connection
+	// in (job.dir).
 	where := ""
 	for {
 		j, ok := e.q.pop(ctx, where)
 		if !ok {
 			return
 		}
-		where = j.From
-		if j.Op == opList {
-			where = "d:" + j.Path
-		}
+		where = j.dir()
 		e.setWorker(id, j.Path)
 		e.do(ctx, j)
 		e.setWorker(id, "")

@@ -56,11 +56,14 @@ type queue struct {
 	spillR    *os.File
 	br        *bufio.Reader
 	err       error
+	// at counts the workers in each directory (job.dir): pop sends a
+	// worker without work in its own directory to one nobody is in.
+	at map[string]int
 }
 
 // newQueue spills into a file created at path (removed on close).
 func newQueue(path string) *queue {
-	q := &queue{spillPath: path}
+	q := &queue{spillPath: path, at: map[string]int{}}
 	q.cond = sync.NewCond(&q.mu)
 	return q
 }
@@ -105,16 +108,30 @@ func (q *queue) spill(j job) error {
 }
 
 // affinityWindow is how far below the top of the queue pop looks for a job
-// of the directory a worker is already in.
-const affinityWindow = 64
+// of the directory a worker is already in, or of one no worker is in: far
+// enough to see past the files of eight directories of a typical archive.
+const affinityWindow = 1024
 
-// pop returns the next job, or false when all work is done or ctx ended.
-// Among the newest jobs it prefers one whose From is prefer: a worker that
-// stays in one directory keeps its connection there (an FTP connection
-// that changes directory pays a CWD per level).
-func (q *queue) pop(ctx context.Context, prefer string) (job, bool) {
+// dir is where doing j leaves a worker's connection: the directory it
+// lists, or the one its file is in.
+func (j job) dir() string {
+	if j.Op == opList {
+		return "d:" + j.Path
+	}
+	return j.From
+}
+
+// pop returns the next job for a worker whose last job was in directory
+// from (job.dir; "" for none), or false when all work is done or ctx ended.
+// Among the newest jobs it prefers one of from, and after that one of a
+// directory no other worker is in: a worker that stays in one directory
+// keeps its connection there (an FTP connection that changes directory
+// pays a CWD per level), and workers that spread over directories do not
+// all follow each other from one to the next.
+func (q *queue) pop(ctx context.Context, from string) (job, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.leave(from)
 	for {
 		if ctx.Err() != nil || q.pending == 0 {
 			return job{}, false
@@ -123,20 +140,19 @@ func (q *queue) pop(ctx context.Context, prefer string) (job, bool) {
 			// Last in, first out: a walk goes deep first, which keeps the
 			// queue short (a directory's files before its siblings' subtrees).
 			i := n - 1
-			for k := n - 1; prefer != "" && k >= max(0, n-affinityWindow); k-- {
-				if q.mem[k].From == prefer {
-					i = k
-					break
-				}
+			if from != "" || q.at[q.mem[i].dir()] > 0 {
+				i = q.pick(from)
 			}
 			j := q.mem[i]
 			copy(q.mem[i:], q.mem[i+1:])
 			q.mem[n-1] = job{}
 			q.mem = q.mem[:n-1]
+			q.at[j.dir()]++
 			return j, true
 		}
 		if q.spilled > 0 {
 			if j, err := q.unspill(); err == nil {
+				q.at[j.dir()]++
 				return j, true
 			}
 			// An unreadable spill file loses its jobs: count them done.
@@ -145,6 +161,43 @@ func (q *queue) pop(ctx context.Context, prefer string) (job, bool) {
 			continue
 		}
 		q.cond.Wait()
+	}
+}
+
+// pick chooses among the newest affinityWindow jobs in memory: the newest
+// of directory from, else the newest of a directory no worker is in, else
+// the newest.
+func (q *queue) pick(from string) int {
+	n := len(q.mem)
+	free := -1
+	last, lastBusy := "", true // jobs come in runs of one directory
+	for k := n - 1; k >= max(0, n-affinityWindow); k-- {
+		d := q.mem[k].dir()
+		if from != "" && d == from {
+			return k
+		}
+		if free < 0 {
+			if d != last || k == n-1 {
+				last, lastBusy = d, q.at[d] > 0
+			}
+			if !lastBusy {
+				free = k
+			}
+		}
+	}
+	if free >= 0 {
+		return free
+	}
+	return n - 1
+}
+
+// leave records that a worker has left directory d.
+func (q *queue) leave(d string) {
+	if d == "" {
+		return
+	}
+	if q.at[d]--; q.at[d] <= 0 {
+		delete(q.at, d)
 	}
 }
 

@@ -35,3 +35,36 @@ func TestQueuePrefersTheWorkersDirectory(t *testing.T) {
 		}
 	}
 }
+
+// A worker with no work left in its own directory is sent to a directory
+// no other worker is in, not after the others into theirs.
+func TestQueueSpreadsWorkersOverDirectories(t *testing.T) {
+	q := newQueue(filepath.Join(t.TempDir(), "spill"))
+	for _, j := range []job{
+		{Op: opFile, Path: "b/1", From: "d:b"},
+		{Op: opFile, Path: "b/2", From: "d:b"},
+		{Op: opFile, Path: "a/1", From: "d:a"},
+		{Op: opFile, Path: "a/2", From: "d:a"},
+	} {
+		q.push(j)
+	}
+	ctx := context.Background()
+	pop := func(from string) string {
+		t.Helper()
+		j, ok := q.pop(ctx, from)
+		if !ok {
+			t.Fatal("queue ended early")
+		}
+		q.done()
+		return j.Path
+	}
+	// Worker A starts with the newest; worker B, starting too, goes to b
+	// although a's other file is newer; each then stays where it is.
+	got := []string{pop(""), pop(""), pop("d:a"), pop("d:b")}
+	want := []string{"a/2", "b/2", "a/1", "b/1"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("popped %q, want %q", got, want)
+		}
+	}
+}
