@@ -298,14 +298,6 @@ func tlsError(err error, addr string) error {
 	return schemes.Errorf(schemes.ErrConnect, "TLS handshake with %s: %w", addr, err)
 }
 
-// isAt reports whether c is where the CWDs of dirs lead from home.
-func (c *conn) isAt(dirs []string) bool {
-	if !c.moved {
-		return len(dirs) == 0
-	}
-	return c.at != nil && slices.Equal(c.at, dirs)
-}
-
 // done is how many of the CWDs of dirs c has already made: all of its own
 // when c is at or above where dirs lead; -1 when c must first
 // return to its login directory.
