@@ -460,7 +460,9 @@ func (l *loginWatcher) see(text []byte) error {
 		l.stage = 2
 		l.quiet = time.AfterFunc(loginQuiet, l.done)
 	case l.stage == 2 && loginAgain(prompt):
-		l.finish()
+		// The session ends here: stdin must not reach the login prompt.
+		l.quiet.Stop()
+		l.stage = 3
 		return schemes.Errorf(schemes.ErrAuth, "telnet: the server asked for the login again: it refused the URL's user %q or its password", l.s.user)
 	case l.stage == 2 && shellPrompt(prompt):
 		l.finish()
