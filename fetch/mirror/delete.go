@@ -86,11 +86,11 @@ func (e *engine) deleteVanished(ctx context.Context) {
 	}
 	sort.Slice(list, func(a, b int) bool { return strings.Count(list[a], "/") > strings.Count(list[b], "/") })
 	for _, d := range list {
-		if lr, ok := e.st.getListing("d:" + d); ok && lr.Seen == e.run {
+		if lr, ok := e.st.getListing(dirKey(d)); ok && lr.Seen == e.run {
 			continue
 		}
 		if e.root.Remove(d) == nil {
-			e.st.delListing("d:" + d)
+			e.st.delListing(dirKey(d))
 		}
 	}
 }

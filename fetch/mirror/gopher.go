@@ -22,7 +22,7 @@ import (
 // selector's directory, with a readable gophermap.html beside it.
 // A Gopher+ menu is also asked for its items' Mod-Dates.
 func (e *engine) menu(ctx context.Context, j job, pre *fetch.Response) {
-	key := "d:" + j.Path
+	key := j.dir()
 	if j.Root {
 		e.visit("m:" + j.Sel)
 	}

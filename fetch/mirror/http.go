@@ -142,7 +142,7 @@ func (e *engine) page(ctx context.Context, j job, pre *fetch.Response) {
 // pageKey is the listing key of a page: its directory's, or its own file's.
 func pageKey(dir bool, path, target string) string {
 	if dir {
-		return "d:" + path
+		return dirKey(path)
 	}
 	return "f:" + target
 }

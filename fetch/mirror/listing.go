@@ -13,7 +13,7 @@ import (
 // jobs, symlinks records. The listing is drained as fast as it streams
 // (the queue spills to disk), so its connection is freed at once.
 func (e *engine) listDir(ctx context.Context, j job, pre *fetch.Response) {
-	key := "d:" + j.Path
+	key := j.dir()
 	lr := e.seenListing(key, j)
 	resp := e.openListing(ctx, j, pre, "directory")
 	if resp == nil {

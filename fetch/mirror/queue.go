@@ -112,11 +112,11 @@ func (q *queue) spill(j job) error {
 // enough to see past the files of eight directories of a typical archive.
 const affinityWindow = 1024
 
-// dir is where doing j leaves a worker's connection: the directory it
-// lists, or the one its file is in.
+// dir is the listing key of where doing j leaves a worker's connection:
+// the directory or menu it lists, or the one its file is in.
 func (j job) dir() string {
-	if j.Op == opList {
-		return "d:" + j.Path
+	if j.Op == opList || j.Op == opMenu {
+		return dirKey(j.Path)
 	}
 	return j.From
 }

@@ -231,6 +231,9 @@ func (s *store) write(bucket []byte, key string, v any) {
 	s.ops <- storeOp{bucket: bucket, key: []byte(key), val: val}
 }
 
+// dirKey is the listing key of the directory (or Gopher menu) at path.
+func dirKey(path string) string { return "d:" + path }
+
 func (s *store) putFile(path string, r record)          { s.write(bucketFiles, path, r) }
 func (s *store) delFile(path string)                    { s.write(bucketFiles, path, nil) }
 func (s *store) putListing(key string, r listingRecord) { s.write(bucketListings, key, r) }
