@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -350,4 +351,14 @@ func contains(list []schemes.Fetcher, f schemes.Fetcher) bool {
 		}
 	}
 	return false
+}
+
+// Schemes returns the schemes that have a registered fetcher, sorted.
+func (c *Client) Schemes() []string {
+	list := make([]string, 0, len(c.fetchers))
+	for s := range c.fetchers {
+		list = append(list, s)
+	}
+	slices.Sort(list)
+	return list
 }
