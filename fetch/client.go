@@ -77,6 +77,11 @@ type Options struct {
 // Request is one retrieval with its per-call settings.
 type Request struct {
 	URL string
+	// Parsed, when not nil, is the URL already parsed (by ParseURL), so
+	// that a caller that looked at it first does not parse it twice: Do
+	// and Plan use it and ignore URL. It is guarded all the same, and
+	// never modified.
+	Parsed *schemes.URL
 	// Offset resumes from this byte.
 	Offset int64
 	// Query answers a search; HasQuery says it was given.
@@ -150,11 +155,19 @@ func (c *Client) Get(ctx context.Context, rawURL string) (*Response, error) {
 // security.ErrPort, security.ErrInjection or security.ErrRedirect, or is a
 // *schemes.ParseError.
 func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
-	u, err := ParseURL(r.URL)
+	u, err := r.parse()
 	if err != nil {
 		return nil, &Error{Op: "get", URL: security.RedactURL(r.URL), Err: err}
 	}
 	return c.follow(ctx, r, u)
+}
+
+// parse returns r.Parsed, or r.URL parsed.
+func (r *Request) parse() (*schemes.URL, error) {
+	if r.Parsed != nil {
+		return r.Parsed, nil
+	}
+	return ParseURL(r.URL)
 }
 
 // ParseURL parses raw as Do and Plan do: a raw CR, LF or NUL in it is the

@@ -560,3 +560,34 @@ func queued(t *testing.T, l net.Listener) int {
 		n++
 	}
 }
+
+// TestRequestParsed: a URL the caller parsed already is fetched as it is,
+// the very value reaching the fetcher (no second parse), and still guarded.
+func TestRequestParsed(t *testing.T) {
+	c, f := testClient(Options{})
+	f.body("http://127.0.0.1/a", "parsed once")
+	u, err := ParseURL("http://127.0.0.1/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Do(context.Background(), &Request{URL: "not even a URL", Parsed: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, resp); got != "parsed once" {
+		t.Errorf("body %q", got)
+	}
+	if len(f.seen) != 1 || f.seen[0] != u {
+		t.Errorf("the fetcher saw %v, want the caller's *schemes.URL itself", f.seen)
+	}
+	bad, err := ParseURL("http://127.0.0.1:25/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Do(context.Background(), &Request{Parsed: bad}); !errors.Is(err, security.ErrPort) {
+		t.Errorf("Do(Parsed: port 25) = %v, want security.ErrPort", err)
+	}
+	if len(f.seen) != 1 {
+		t.Errorf("the refused URL reached the fetcher: %v", f.calls())
+	}
+}

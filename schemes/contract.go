@@ -229,6 +229,15 @@ func (r *Response) Close() error {
 	return err
 }
 
+// EntriesInfo is implemented by an Info that describes the items of a
+// listing (a Gopher+ directory's "$" attributes, Gopher+ §2.7): Entries
+// returns one Entry per item, with what the metadata says of it (Modified
+// from a +ADMIN Mod-Date). A caller that walks a tree (fetch/mirror) learns
+// items' times through it without knowing the scheme's Info type.
+type EntriesInfo interface {
+	Entries() []Entry
+}
+
 // Listing yields the entries of a directory, menu, group or group list one at
 // a time, so that memory does not grow with its length.
 type Listing interface {
