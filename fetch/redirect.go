@@ -34,6 +34,7 @@ func (c *Client) follow(ctx context.Context, r *Request, u *schemes.URL) (*Respo
 			if err != nil {
 				return fail(u, err)
 			}
+			resp.SetBody()
 			return resp, nil
 		}
 		loc := resp.Location
