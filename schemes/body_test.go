@@ -167,3 +167,15 @@ func TestPrintable(t *testing.T) {
 		t.Errorf("Printable(Grüße) = %q", got)
 	}
 }
+
+// Close twice: the parts are closed once, the second call is quiet.
+func TestResponseCloseIdempotent(t *testing.T) {
+	l := &sliceListing{end: io.EOF}
+	r := &Response{Kind: KindListing, Listing: l, Body: io.NopCloser(strings.NewReader(""))}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil || l.closes != 1 {
+		t.Errorf("second Close = %v, listing closed %d times; want nil and once", err, l.closes)
+	}
+}

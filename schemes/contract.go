@@ -214,10 +214,17 @@ type Response struct {
 	// and Status the status line that came with it.
 	Location string
 	Status   string
+
+	closed bool
 }
 
-// Close releases whatever the response holds.
+// Close releases whatever the response holds. Only the first call does
+// anything; a later one returns nil.
 func (r *Response) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
 	var err error
 	if r.Body != nil {
 		err = r.Body.Close()
