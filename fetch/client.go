@@ -78,6 +78,11 @@ type Options struct {
 // Request is one retrieval with its per-call settings.
 type Request struct {
 	URL string
+	// Parsed, when not nil, is the URL already parsed (by ParseURL), so
+	// that a caller that looked at it first does not parse it twice: Do
+	// and Plan use it and ignore URL. It is guarded all the same, and
+	// never modified.
+	Parsed *schemes.URL
 	// Offset resumes from this byte.
 	Offset int64
 	// Query answers a search; HasQuery says it was given.
@@ -151,11 +156,19 @@ func (c *Client) Get(ctx context.Context, rawURL string) (*Response, error) {
 // security.ErrPort, security.ErrInjection or security.ErrRedirect, or is a
 // *schemes.ParseError.
 func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
-	u, err := ParseURL(r.URL)
+	u, err := r.parse()
 	if err != nil {
 		return nil, &Error{Op: "get", URL: security.RedactURL(r.URL), Err: err}
 	}
 	return c.follow(ctx, r, u)
+}
+
+// parse returns r.Parsed, or r.URL parsed.
+func (r *Request) parse() (*schemes.URL, error) {
+	if r.Parsed != nil {
+		return r.Parsed, nil
+	}
+	return ParseURL(r.URL)
 }
 
 // ParseURL parses raw as Do and Plan do: a raw CR, LF or NUL in it is the
@@ -279,47 +292,68 @@ func (c *Client) dialerFor(scheme string) schemes.Dialer {
 	return sd
 }
 
-// Get retrieves rawURL with a Client of zero Options. Closing the response
+// Get retrieves rawURL with a Client of zero Options. Closing the response,
+// or whichever part of it outlives the call (Body, Listing or Session),
 // also ends the connections that client kept.
 func Get(ctx context.Context, rawURL string) (*Response, error) {
-	c := NewClient(Options{})
+	return getOnce(ctx, NewClient(Options{}), rawURL)
+}
+
+// getOnce retrieves rawURL with c, which only the response then holds.
+func getOnce(ctx context.Context, c *Client, rawURL string) (*Response, error) {
 	resp, err := c.Get(ctx, rawURL)
 	if err != nil {
 		c.Close()
 		return nil, err
 	}
-	switch {
-	case resp.Body != nil:
-		resp.Body = &closeAlso{ReadCloser: resp.Body, c: c}
-	case resp.Listing != nil:
-		resp.Listing = &listingCloseAlso{Listing: resp.Listing, c: c}
-	case resp.Session != nil:
-		resp.Session = &sessionCloseAlso{Session: resp.Session, c: c}
-	default:
+	if resp.Kind != schemes.KindFile && resp.Listing == nil && resp.Session == nil {
+		// Metadata, a hand-off or a redirect holds no connection.
 		c.Close()
+		return resp, nil
+	}
+	done := &clientCloser{c: c}
+	resp.Body = &closeAlso{ReadCloser: resp.Body, c: done}
+	if resp.Listing != nil {
+		resp.Listing = &listingCloseAlso{Listing: resp.Listing, c: done}
+	}
+	if resp.Session != nil {
+		resp.Session = &sessionCloseAlso{Session: resp.Session, c: done}
 	}
 	return resp, nil
+}
+
+// clientCloser closes a one-off Client once, whichever part of its
+// response is closed first.
+type clientCloser struct {
+	c    *Client
+	once sync.Once
+	err  error
+}
+
+func (x *clientCloser) Close() error {
+	x.once.Do(func() { x.err = x.c.Close() })
+	return x.err
 }
 
 // closeAlso and its kin close a one-off Client with the response part that
 // outlives the call.
 type closeAlso struct {
 	io.ReadCloser
-	c *Client
+	c *clientCloser
 }
 
 func (x *closeAlso) Close() error { return errors.Join(x.ReadCloser.Close(), x.c.Close()) }
 
 type listingCloseAlso struct {
 	schemes.Listing
-	c *Client
+	c *clientCloser
 }
 
 func (x *listingCloseAlso) Close() error { return errors.Join(x.Listing.Close(), x.c.Close()) }
 
 type sessionCloseAlso struct {
 	schemes.Session
-	c *Client
+	c *clientCloser
 }
 
 func (x *sessionCloseAlso) Close() error { return errors.Join(x.Session.Close(), x.c.Close()) }

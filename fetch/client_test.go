@@ -560,3 +560,152 @@ func queued(t *testing.T, l net.Listener) int {
 		n++
 	}
 }
+
+// TestRequestParsed: a URL the caller parsed already is fetched as it is,
+// the very value reaching the fetcher (no second parse), and still guarded.
+func TestRequestParsed(t *testing.T) {
+	c, f := testClient(Options{})
+	f.body("http://127.0.0.1/a", "parsed once")
+	u, err := ParseURL("http://127.0.0.1/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Do(context.Background(), &Request{URL: "not even a URL", Parsed: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, resp); got != "parsed once" {
+		t.Errorf("body %q", got)
+	}
+	if len(f.seen) != 1 || f.seen[0] != u {
+		t.Errorf("the fetcher saw %v, want the caller's *schemes.URL itself", f.seen)
+	}
+	bad, err := ParseURL("http://127.0.0.1:25/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Do(context.Background(), &Request{Parsed: bad}); !errors.Is(err, security.ErrPort) {
+		t.Errorf("Do(Parsed: port 25) = %v, want security.ErrPort", err)
+	}
+	if len(f.seen) != 1 {
+		t.Errorf("the refused URL reached the fetcher: %v", f.calls())
+	}
+}
+
+// partsFetcher answers x-parts:KIND with a response of that kind whose
+// parts record their closing; it keeps "connections" that Close ends.
+type partsFetcher struct {
+	closed   int
+	listings []*countingListing
+	sessions []*countingSession
+}
+
+type countingListing struct{ closed int }
+
+func (l *countingListing) Next() (schemes.Entry, error) {
+	return schemes.Entry{Type: schemes.TypeFile, Name: "a", Size: 1, URL: "x-parts:a"}, io.EOF
+}
+func (l *countingListing) Close() error { l.closed++; return nil }
+
+type countingSession struct{ closed int }
+
+func (s *countingSession) Interact(context.Context, io.Reader, io.Writer) error { return nil }
+func (s *countingSession) Close() error                                         { s.closed++; return nil }
+
+func (f *partsFetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Response, error) {
+	r := &schemes.Response{URL: req.URL, Size: -1}
+	switch req.URL.Opaque {
+	case "file":
+		r.Kind, r.Body = schemes.KindFile, io.NopCloser(strings.NewReader("bytes"))
+	case "listing":
+		l := &countingListing{}
+		f.listings = append(f.listings, l)
+		r.Kind, r.Listing = schemes.KindListing, l
+	case "session":
+		s := &countingSession{}
+		f.sessions = append(f.sessions, s)
+		r.Kind, r.Session = schemes.KindSession, s
+	case "handoff":
+		r.Kind, r.Command = schemes.KindHandoff, []string{"rlogin", "h"}
+	}
+	return r, nil
+}
+
+func (f *partsFetcher) Close() error { f.closed++; return nil }
+
+// TestGetClosesClient: the package-level Get's one-off Client is closed
+// once, whichever part of the response the caller closes, and at once
+// when the response holds no connection. Body is never nil.
+func TestGetClosesClient(t *testing.T) {
+	ctx := context.Background()
+	closeParts := map[string]func(*Response){
+		"Body":     func(r *Response) { r.Body.Close() },
+		"Response": func(r *Response) { r.Close() },
+		"Listing":  func(r *Response) { r.Listing.Close() },
+		"Session":  func(r *Response) { r.Session.Close() },
+	}
+	for _, tc := range []struct{ kind, part string }{
+		{"file", "Body"}, {"file", "Response"},
+		{"listing", "Body"}, {"listing", "Listing"}, {"listing", "Response"},
+		{"session", "Body"}, {"session", "Session"}, {"session", "Response"},
+	} {
+		f := &partsFetcher{}
+		c := newClient(Options{})
+		c.Register("x-parts", f)
+		resp, err := getOnce(ctx, c, "x-parts:"+tc.kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Body == nil {
+			t.Fatalf("%s: nil Body", tc.kind)
+		}
+		if f.closed != 0 {
+			t.Errorf("%s: client closed before the response", tc.kind)
+		}
+		closeParts[tc.part](resp)
+		if f.closed != 1 {
+			t.Errorf("%s, closing %s: client closed %d times, want 1", tc.kind, tc.part, f.closed)
+		}
+		resp.Close()
+		if f.closed != 1 {
+			t.Errorf("%s, closing %s then the Response: client closed %d times, want 1", tc.kind, tc.part, f.closed)
+		}
+		if tc.kind == "listing" && (tc.part == "Body" || tc.part == "Response") && f.listings[0].closed != 1 {
+			t.Errorf("listing, closing %s: listing closed %d times, want 1", tc.part, f.listings[0].closed)
+		}
+	}
+	f := &partsFetcher{}
+	c := newClient(Options{})
+	c.Register("x-parts", f)
+	resp, err := getOnce(ctx, c, "x-parts:handoff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.closed != 1 {
+		t.Errorf("handoff: client closed %d times, want 1 at once", f.closed)
+	}
+	if _, err := resp.Body.Read(make([]byte, 1)); err == nil || !strings.Contains(err.Error(), "use Command") {
+		t.Errorf("handoff Body Read = %v, want the no-body error", err)
+	}
+}
+
+// TestGetListingBody: a new user's first try, fetch.Get of a directory
+// then io.Copy of its Body, gives the listing's text form.
+func TestGetListingBody(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/motd", []byte("welcome\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := Get(context.Background(), "file://"+dir+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Close()
+	var b strings.Builder
+	if _, err := io.Copy(&b, resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.String(), "file ") || !strings.Contains(b.String(), "  motd  file://") || strings.Count(b.String(), "\n") != 1 {
+		t.Errorf("listing Body = %q, want one text line for motd", b.String())
+	}
+}

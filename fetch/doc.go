@@ -13,4 +13,61 @@
 // Every error is a *Error{Op, URL, Err} whose URL has its password masked;
 // errors.Is and errors.As reach the kind inside (schemes.ErrConnect,
 // security.ErrPort, *schemes.ParseError, ...).
+//
+// # Responses
+//
+// A Response's Kind says what it holds, and its Body is never nil:
+//
+//	KindFile      Body streams the bytes
+//	KindListing   Listing yields entries; Body reads them as text (one or the other)
+//	KindInfo      Info holds metadata (Gopher+ attributes); Body reads its readable form
+//	KindSession   Session relays a terminal (telnet); Body's Read says to use Session
+//	KindHandoff   Command names a program (rlogin, tn3270); Body's Read says so
+//
+// The caller closes the Response (or, with Get, any part of it).
+//
+// # The packages
+//
+//	schemes            the URL model (Parse, URL and its typed view per scheme,
+//	                   escaping, default ports) and the contract a scheme
+//	                   implements: Fetcher, Request, Response, Listing, Entry.
+//	                   No I/O.
+//	schemes/ftp        RFC 959 and its extensions, FTPS      ftp, ftps
+//	schemes/http       HTTP/1.1 through net/http             http, https
+//	schemes/gopher     RFC 1436 and Gopher+                  gopher
+//	schemes/nntp       RFC 3977, RFC 4642 (STARTTLS)         news, nntp, nntps
+//	schemes/telnet     RFC 854 sessions; rlogin and tn3270   telnet, rlogin, tn3270
+//	                   handed to a local program
+//	schemes/file       the local file system                 file
+//	security           the guard: port policy, line checks, password
+//	                   redaction, safe local names. No I/O.
+//	dial               every connection: context, timeouts, idle deadlines,
+//	                   SOCKS5 and HTTP CONNECT proxies, TLS. No policy.
+//	fetch              this package: Client, the registry of schemes (wired
+//	                   explicitly in NewClient), redirects, size limit, errors.
+//	fetch/mirror       recursive copies of FTP, Gopher and HTTP trees on top
+//	                   of a Client: workers, state, resume, atomic writes.
+//	cmd/gofer          the command: flags onto Options, rendering, exit codes.
+//
+// Each layer only asks the one below it through the contract: cmd/gofer and
+// fetch/mirror import no scheme package, and a scheme package knows nothing
+// of the CLI.
+//
+// # The path of a request
+//
+//  1. ParseURL (schemes.Parse) turns the string into a *schemes.URL, once:
+//     the generic parts, decoded per part, and the scheme's typed view. A
+//     caller that parsed it already passes it as Request.Parsed.
+//  2. Client.Do applies the guard: a refused port or an injected line ends
+//     the request here, before any dial.
+//  3. The registry names the scheme's Fetcher; the Client builds its
+//     schemes.Request (the URL plus limits, login sources, the Dialer for
+//     the scheme's proxy) and calls Fetch.
+//  4. The scheme package writes its protocol lines, each passing the
+//     guard's line check as it is written, over connections from dial, and
+//     returns a Response whose Body or Listing streams from the socket.
+//  5. A redirect (KindRedirect) goes back to step 2 for its target; a body
+//     is bounded by Options.MaxBytes; every Response gets a Body.
+//  6. The caller (cmd/gofer prints it, fetch/mirror writes it to disk, a
+//     program reads it) consumes the Response and closes it.
 package fetch

@@ -25,7 +25,7 @@ type Plan struct {
 // be for Do) and asks the scheme's fetcher, if it implements
 // schemes.Planner, which lines a fetch would send. It opens no connection.
 func (c *Client) Plan(r *Request) (*Plan, error) {
-	u, err := ParseURL(r.URL)
+	u, err := r.parse()
 	if err != nil {
 		return nil, &Error{Op: "parse", URL: security.RedactURL(r.URL), Err: err}
 	}

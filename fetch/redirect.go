@@ -9,9 +9,10 @@ import (
 	"github.com/goferurl/gofer/security"
 )
 
-// follow fetches u and then every redirect target, by the policy of
-// DESIGN.md: at most MaxRedirects hops, no loops, only http, https and ftp
-// targets, credentials kept to their own host, the guard on every hop.
+// follow fetches u and then every redirect target: at most MaxRedirects
+// hops, no loops, only http, https and ftp targets (never file: a server
+// must not make the client read local files), credentials kept to their
+// own host, the guard on every hop.
 func (c *Client) follow(ctx context.Context, r *Request, u *schemes.URL) (*Response, error) {
 	max := c.opts.MaxRedirects
 	if max == 0 {
@@ -33,6 +34,7 @@ func (c *Client) follow(ctx context.Context, r *Request, u *schemes.URL) (*Respo
 			if err != nil {
 				return fail(u, err)
 			}
+			resp.SetBody()
 			return resp, nil
 		}
 		loc := resp.Location

@@ -159,7 +159,7 @@ func TestInjectionNeverReachesTheWire(t *testing.T) {
 }
 
 // badPorts is the WHATWG Fetch "bad port" list; otherDefaults the default
-// ports of SPEC.md and gofer's TLS defaults. Kept here, apart from the
+// ports of RFC 1738 and RFC 1630 and gofer's TLS defaults. Kept here, apart from the
 // guard's own table, so the test is an independent check of it.
 var badPorts = []int{1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79,
 	87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161,

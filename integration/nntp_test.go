@@ -1,7 +1,8 @@
 package integration_test
 
 // The gofer command against the harness's INN (integration/LAYOUT.md):
-// what a person at a terminal sees, and the exit codes of DESIGN.md.
+// what a person at a terminal sees, and the exit codes of the CLI (4 no
+// connection, 5 refused by the server, ...).
 
 import (
 	"bufio"

@@ -159,17 +159,21 @@ type Kind int
 const (
 	// KindFile: Body streams the resource's bytes.
 	KindFile Kind = iota
-	// KindListing: Listing yields a directory, menu, group or group list.
+	// KindListing: Listing yields a directory, menu, group or group list;
+	// Body reads the same entries as text. Use the one or the other.
 	KindListing
 	// KindInfo: Info holds structured metadata (e.g. Gopher+ attributes);
-	// Body, if set, the raw bytes it came from.
+	// Body reads the raw bytes it came from when the scheme has them, else
+	// Info's readable form.
 	KindInfo
-	// KindSession: Session is an interactive connection (telnet).
+	// KindSession: Session is an interactive connection (telnet); Body
+	// fails on Read.
 	KindSession
-	// KindHandoff: Command is a program to run for the URL (rlogin, tn3270).
+	// KindHandoff: Command is a program to run for the URL (rlogin,
+	// tn3270); Body fails on Read.
 	KindHandoff
 	// KindRedirect: Location names where the resource is (HTTP 3xx); the
-	// fetch package decides whether to follow.
+	// fetch package decides whether to follow. Body fails on Read.
 	KindRedirect
 )
 
@@ -178,7 +182,9 @@ type Response struct {
 	URL  *URL
 	Kind Kind
 
-	// Body streams the resource (KindFile), starting at byte Offset.
+	// Body streams the resource (KindFile), starting at byte Offset. It is
+	// never nil in a Response the fetch package returns, whatever the Kind
+	// (see SetBody): a fetcher may leave it nil for the other kinds.
 	Body io.ReadCloser
 	// Offset is where Body starts: Request.Offset when the server honoured the resume, else 0.
 	Offset int64
@@ -208,10 +214,17 @@ type Response struct {
 	// and Status the status line that came with it.
 	Location string
 	Status   string
+
+	closed bool
 }
 
-// Close releases whatever the response holds.
+// Close releases whatever the response holds. Only the first call does
+// anything; a later one returns nil.
 func (r *Response) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
 	var err error
 	if r.Body != nil {
 		err = r.Body.Close()
@@ -227,6 +240,15 @@ func (r *Response) Close() error {
 		}
 	}
 	return err
+}
+
+// EntriesInfo is implemented by an Info that describes the items of a
+// listing (a Gopher+ directory's "$" attributes, Gopher+ §2.7): Entries
+// returns one Entry per item, with what the metadata says of it (Modified
+// from a +ADMIN Mod-Date). A caller that walks a tree (fetch/mirror) learns
+// items' times through it without knowing the scheme's Info type.
+type EntriesInfo interface {
+	Entries() []Entry
 }
 
 // Listing yields the entries of a directory, menu, group or group list one at

@@ -6,7 +6,8 @@ import (
 	"unicode/utf8"
 )
 
-// Entry types: one lower-case word each (DESIGN.md's contract).
+// Entry types: one lower-case word each, the "type" of a --json listing
+// entry (a contract with scripts: add, never rename).
 const (
 	TypeDir     = "dir"
 	TypeFile    = "file"

@@ -6,7 +6,7 @@ import (
 )
 
 // Error kinds a fetcher's error is matched against with errors.Is. The CLI
-// maps them onto its exit codes (DESIGN.md).
+// maps each onto the exit code its comment names.
 var (
 	// ErrUsage: the request cannot be made as given (a query or form answer
 	// is missing, a file: URL names another host). Exit 2.

@@ -3,7 +3,7 @@ package schemes
 import "encoding/json"
 
 // MarshalJSON writes the URL's parts as one object, the parts of gofer
-// parse --json (DESIGN.md; names are a contract: add, never rename):
+// parse --json (the names are a contract with scripts: add, never rename):
 //
 //	scheme, host, port (effective: the default filled in), user,
 //	password ("****" when the URL gives a non-empty one), fragment;

@@ -299,7 +299,7 @@ func TestStringOfLiterals(t *testing.T) {
 }
 
 func TestDefaultPorts(t *testing.T) {
-	// SPEC.md's table, plus the TLS variants.
+	// RFC 1738's and RFC 1630's default ports, plus the TLS variants.
 	want := map[string]int{"ftp": 21, "http": 80, "gopher": 70, "nntp": 119, "telnet": 23,
 		"wais": 210, "prospero": 1525, "rlogin": 513, "tn3270": 23,
 		"https": 443, "ftps": 990, "nntps": 563, "news": 0, "mailto": 0, "file": 0}

@@ -6,8 +6,9 @@ type SchemePort struct {
 	Port   int
 }
 
-// defaultPorts is SPEC.md's table (RFC 1738 and RFC 1630's interactive
-// schemes) plus the TLS variants gofer speaks.
+// defaultPorts holds the default ports of RFC 1738 (§3.2 to §3.11) and of
+// RFC 1630's interactive schemes (rlogin 513, tn3270 23), plus the TLS
+// variants gofer speaks. news, mailto and file name no port.
 func defaultPorts() []SchemePort {
 	return []SchemePort{
 		{"ftp", 21}, {"ftps", 990}, {"http", 80}, {"https", 443},

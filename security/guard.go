@@ -8,9 +8,10 @@ import (
 )
 
 // Guard applies gofer's security policy to a URL before any connection is
-// opened for it (DESIGN.md, "Security policy"). The zero value, and a nil
-// *Guard, refuse every well-known port of another protocol and discard
-// warnings.
+// opened for it (RFC 1738 §6: a non-default port can make a retrieval
+// drive another protocol; decoded line ends can inject commands). The
+// zero value, and a nil *Guard, refuse every well-known port of another
+// protocol and discard warnings.
 type Guard struct {
 	// AllowPorts lifts the port refusal for these ports (--allow-port);
 	// they still draw the non-default port warning.

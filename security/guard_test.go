@@ -192,7 +192,7 @@ func TestPortPolicy(t *testing.T) {
 }
 
 // TestBadPortsComplete asserts that every port of the WHATWG Fetch bad port
-// list and every default port of SPEC.md is in the refusal table.
+// list and every default port of RFC 1738 and RFC 1630 is in the refusal table.
 func TestBadPortsComplete(t *testing.T) {
 	fetchBad := []int{1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95,
 		101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427,

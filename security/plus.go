@@ -21,7 +21,8 @@ func CheckPlusString(part, s string) error {
 }
 
 // CheckAskBlock checks a filled Gopher+ +ASK block, the one place where a
-// decoded CR LF may reach the wire (SPEC.md, gopher):
+// decoded CR LF may reach the wire (draft-ietf-uri-url-03, Gopher+: a URL
+// may carry a filled form, and only in this shape):
 //
 //	+[view[ lang]] TAB 1 CRLF
 //	+-1 CRLF

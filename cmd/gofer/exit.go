@@ -8,7 +8,8 @@ import (
 	"github.com/goferurl/gofer/security"
 )
 
-// Exit codes: the CLI contract of DESIGN.md.
+// Exit codes: a contract with scripts, documented in the README; change
+// one only on purpose.
 const (
 	exitOK          = 0
 	exitFailure     = 1

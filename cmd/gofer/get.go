@@ -7,9 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -92,7 +89,7 @@ func (c *cli) getOne(ctx context.Context, client *fetch.Client, raw string, hasQ
 	if c.remoteName {
 		// The local name is checked before anything is sent: a name the
 		// safe-name rule refuses never reaches the disk or the wire.
-		name := remoteName(u)
+		name := u.LocalName()
 		if err := security.SafeName(name); err != nil {
 			return fmt.Errorf("-O: %w", err)
 		}
@@ -103,7 +100,7 @@ func (c *cli) getOne(ctx context.Context, client *fetch.Client, raw string, hasQ
 		return err
 	}
 	req := &fetch.Request{
-		URL: raw, Offset: t.offset,
+		URL: raw, Parsed: u, Offset: t.offset,
 		Query: c.query, HasQuery: hasQuery,
 		Form: c.forms,
 	}
@@ -143,31 +140,4 @@ func (c *cli) handoff(ctx context.Context, command []string) error {
 	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.stdin, c.stdout, c.stderr
 	return cmd.Run()
-}
-
-// remoteName is the local name -O uses: the URL's last name, decoded.
-func remoteName(u *schemes.URL) string {
-	switch {
-	case u.FTP != nil:
-		return u.FTP.Name()
-	case u.HTTP != nil:
-		p := u.HTTP.Path
-		if i := strings.LastIndexByte(p, '/'); i >= 0 {
-			p = p[i+1:]
-		}
-		return schemes.Decode(p)
-	case u.Gopher != nil:
-		s := u.Gopher.Selector
-		return s[strings.LastIndexByte(s, '/')+1:]
-	case u.File != nil:
-		if strings.HasSuffix(u.File.Path, "/") {
-			return ""
-		}
-		return path.Base(u.File.Path)
-	case u.News != nil:
-		return u.News.MessageID
-	case u.NNTP != nil && u.NNTP.Article > 0:
-		return strconv.FormatInt(u.NNTP.Article, 10)
-	}
-	return ""
 }

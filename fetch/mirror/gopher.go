@@ -13,7 +13,6 @@ import (
 
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
-	"github.com/goferurl/gofer/schemes/gopher"
 )
 
 // menu walks one Gopher menu: items on the same host and port are queued
@@ -164,17 +163,17 @@ func (e *engine) modDates(ctx context.Context, j job) map[string]time.Time {
 		return nil
 	}
 	defer resp.Close()
-	attrs, ok := resp.Info.(*gopher.Attributes)
-	if !ok || attrs == nil {
+	items, ok := resp.Info.(schemes.EntriesInfo)
+	if !ok || items == nil {
 		return nil
 	}
 	out := map[string]time.Time{}
-	for _, it := range attrs.Items {
+	for _, it := range items.Entries() {
 		if len(out) >= maxModDates {
 			break
 		}
-		if it.Info != nil && it.Admin != nil && it.Admin.ModDate != nil {
-			out[it.Info.Selector] = *it.Admin.ModDate
+		if !it.Modified.IsZero() {
+			out[it.Selector] = it.Modified
 		}
 	}
 	return out

@@ -38,6 +38,7 @@ import (
 
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/security"
 )
 
 // Options configure a mirror. The zero value mirrors with 4 workers and no
@@ -161,12 +162,19 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 	stopWake := context.AfterFunc(ctx, e.q.wake)
 	defer stopWake()
 
-	resp, err := c.Do(ctx, &fetch.Request{URL: rawURL})
+	// The starting URL is parsed once: the fetch and the scope use it.
+	u, err := fetch.ParseURL(rawURL)
+	if err != nil {
+		err = &fetch.Error{Op: "get", URL: security.RedactURL(rawURL), Err: err}
+		e.fail(rawURL, "", err)
+		return &e.sum, err
+	}
+	resp, err := c.Do(ctx, &fetch.Request{URL: rawURL, Parsed: u})
 	if err != nil {
 		e.fail(rawURL, "", err)
 		return &e.sum, err
 	}
-	if err := e.site.init(rawURL, resp); err != nil {
+	if err := e.site.init(rawURL, u, resp); err != nil {
 		resp.Close()
 		return &e.sum, err
 	}

@@ -34,18 +34,15 @@ type site struct {
 	prefix string
 }
 
-// init sets the scope from the starting URL's response. The fetcher's
-// parsed URL is preferred (it is the one after redirects and it carries
-// the scheme's view even for an x- scheme a library user registered).
-func (s *site) init(rawURL string, resp *fetch.Response) error {
+// init sets the scope from the starting URL (rawURL, parsed as start) and
+// its response. The fetcher's parsed URL is preferred (it is the one after
+// redirects and it carries the scheme's view even for an x- scheme a
+// library user registered).
+func (s *site) init(rawURL string, start *schemes.URL, resp *fetch.Response) error {
 	u := resp.URL
 	if u == nil || (u.FTP == nil && u.Gopher == nil && u.HTTP == nil && u.File == nil) {
-		p, err := schemes.Parse(rawURL)
-		if err != nil {
-			return err
-		}
-		if u == nil || p.FTP != nil || p.Gopher != nil || p.HTTP != nil || p.File != nil {
-			u = p
+		if u == nil || start.FTP != nil || start.Gopher != nil || start.HTTP != nil || start.File != nil {
+			u = start
 		}
 	}
 	s.scheme = strings.ToLower(u.Scheme)

@@ -124,7 +124,7 @@ func open(ctx context.Context, req *schemes.Request, key poolKey, who login) (*c
 	opts := []goftp.DialOption{
 		goftp.DialWithDialFunc(dialFunc),
 		// The engine then hands a PASV address to dialFunc, which refuses
-		// any but the peer's (DESIGN.md security policy) and says so;
+		// any but the peer's (the FTP bounce attack, RFC 2577) and says so;
 		// without it the engine would silently substitute the peer. (An
 		// address of another kind than the peer's, private for public or
 		// loopback for not, the engine still replaces by the peer, as lftp
@@ -152,8 +152,8 @@ func open(ctx context.Context, req *schemes.Request, key poolKey, who login) (*c
 	// it leaves the connection in TYPE I.
 	c.mlsd = sc.IsTimePreciseInList()
 	c.curType = 'I'
-	// SPEC.md: record the login directory so that a kept connection can go
-	// back to it before it serves another URL.
+	// RFC 1738 §3.2.2: record the login directory so that a kept
+	// connection can go back to it before it serves another URL.
 	if home, err := sc.CurrentDir(); err == nil {
 		c.home = home
 	} else if ctx.Err() != nil || !isReply(err) {
@@ -337,8 +337,8 @@ func (c *conn) end() {
 	c.used = time.Now()
 }
 
-// openData dials a data connection for a passive reply's addr. DESIGN.md:
-// the address of a PASV or EPSV reply is dialled only when it is the
+// openData dials a data connection for a passive reply's addr. The
+// address of a PASV or EPSV reply is dialled only when it is the
 // control connection's peer (the FTP bounce attack, RFC 2577 §3): the
 // address the control connection reached, or the URL's host when that is
 // an address literal. The connection goes to the URL's host, so that

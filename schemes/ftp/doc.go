@@ -4,8 +4,10 @@
 // (AUTH TLS, PBSZ, PROT: explicit FTPS, and implicit FTPS on port 990).
 //
 // The protocol engine is github.com/jlaffaye/ftp. This package decides
-// which lines it sends: one CWD per decoded segment, exactly as SPEC.md
-// requires, then TYPE, RETR or a listing. Every connection, data
+// which lines it sends: one CWD per decoded segment, whatever the server's
+// path syntax (RFC 1738 §3.2.2: ftp://h/%2Fetc/motd is CWD /etc, RETR motd;
+// ftp://h//etc/motd is an empty CWD, CWD etc, RETR motd), then TYPE, RETR
+// or a listing. Every connection, data
 // connections included, is opened through the request's Dialer with the
 // request's context and per-operation idle deadlines; the address of a
 // passive reply is dialled only when it is the control connection's peer.
@@ -18,6 +20,7 @@
 //
 // Control connections are kept for reuse across fetches (keyed by host,
 // port, login and TLS mode). Before a kept connection serves another URL it
-// returns to the directory recorded at login (SPEC.md: "a return to the
-// recorded login directory"). Fetcher.Close ends them.
+// returns to the directory recorded at login: RFC 1738 §3.2.2 allows reuse,
+// but after CWDs the only reliable way to another path is a fresh control
+// connection or that return. Fetcher.Close ends them.
 package ftp

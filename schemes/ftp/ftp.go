@@ -170,7 +170,8 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 }
 
 // checkLines refuses CR, LF and NUL in every URL part that becomes part of
-// a command line (DESIGN.md injection policy).
+// a command line: decoded, they would end the line and inject another
+// command (RFC 1738 §6).
 func checkLines(u *schemes.URL, v *schemes.FTP) error {
 	if err := security.CheckLine("ftp user", u.User); err != nil {
 		return err
@@ -238,8 +239,8 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 		from = c.done(dirs)
 	}
 	if from < 0 {
-		// SPEC.md: after CWDs the reliable way to another path is a
-		// return to the recorded login directory. (A kept connection
+		// RFC 1738 §3.2.2: after CWDs the reliable way to another path
+		// is a return to the recorded login directory. (A kept connection
 		// whose CWDs so far are the first of this URL's skips the
 		// return and those CWDs: it is where they lead.)
 		if c.home == "" {
@@ -339,8 +340,9 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 	}
 	if err != nil {
 		if v.TypeCode == 0 && replyCode(err) == 550 && c.log.lastCmd == "RETR" {
-			// SPEC.md: a RETR refused with 550 on a name that CWD accepts
-			// is a directory.
+			// A RETR refused with 550 on a name that CWD accepts is a
+			// directory: RFC 1738 §3.2.2 lets a client without ;type=
+			// guess, and this is how it finds out.
 			c.moved, c.at = true, nil
 			if cerr := sc.ChangeDir(name); cerr == nil {
 				c.at = append(slices.Clone(dirs), name)

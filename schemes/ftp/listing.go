@@ -325,7 +325,7 @@ func (l *listing) fromName(line string) schemes.Entry {
 
 // entryURL is the URL that fetches name inside the directory dir of base: a
 // copy of base with its segments replaced, no type code, no fragment, and no
-// password (DESIGN.md: passwords never appear in listings). A directory's
+// password (passwords never appear in listings: RFC 1738 §6). A directory's
 // URL ends in '/' so that it is fetched as a directory (RFC 1738 §3.2.2).
 func entryURL(base *schemes.URL, dir []string, name string, isDir bool) string {
 	u := *base

@@ -101,8 +101,8 @@ func (l *wireLog) sent(p []byte) {
 		verb, _, _ := strings.Cut(line, " ")
 		l.lastCmd = strings.ToUpper(verb)
 		if l.lastCmd == "PASS" {
-			// DESIGN.md: passwords never appear in transcripts, not even
-			// the anonymous one.
+			// Passwords never appear in transcripts, not even the
+			// anonymous one (RFC 1738 §6: never echo them).
 			line = "PASS ****"
 		}
 		l.emit("> ", []byte(line))

@@ -233,6 +233,28 @@ func parseSize(s string) (int64, bool) {
 	return int64(f * mult), true
 }
 
+var _ schemes.EntriesInfo = (*Attributes)(nil)
+
+// Entries returns the descriptor of every item that has a +INFO block,
+// with Modified set from its +ADMIN Mod-Date when it gives one.
+func (a *Attributes) Entries() []schemes.Entry {
+	if a == nil {
+		return nil
+	}
+	out := make([]schemes.Entry, 0, len(a.Items))
+	for _, it := range a.Items {
+		if it.Info == nil {
+			continue
+		}
+		e := *it.Info
+		if it.Admin != nil && it.Admin.ModDate != nil {
+			e.Modified = *it.Admin.ModDate
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 // WriteText writes the attributes for a person to read.
 func (a *Attributes) WriteText(w io.Writer) error {
 	var b strings.Builder

@@ -105,6 +105,33 @@ func TestParseDirectoryAttributes(t *testing.T) {
 	}
 }
 
+// A "$" reply reaches a tree walker through the contract: each item's
+// descriptor with its Mod-Date as Modified, an item without one left zero.
+func TestAttributesEntries(t *testing.T) {
+	dollar := "+INFO: 0Salmon dogs\tsome selector\thost2\t70\t+\n" +
+		"+ADMIN:\n Admin: Frodo <fng@bogus.edu>\n Mod-Date: August 15, 1992 <19920815185503>\n" +
+		"+INFO: 0Hot pups\tother selector\thost3\t70\t+\n" +
+		"+ADMIN:\n Admin: Bilbo <bng@bogus.edu>\n"
+	var info any = ParseAttributes(dollar, "h", 70)
+	items, ok := info.(schemes.EntriesInfo)
+	if !ok {
+		t.Fatal("*Attributes does not implement schemes.EntriesInfo")
+	}
+	got := items.Entries()
+	if len(got) != 2 || got[0].Selector != "some selector" || got[1].Selector != "other selector" {
+		t.Fatalf("entries %+v", got)
+	}
+	if want := time.Date(1992, 8, 15, 18, 55, 3, 0, time.UTC); !got[0].Modified.Equal(want) {
+		t.Errorf("first Modified = %v, want %v", got[0].Modified, want)
+	}
+	if !got[1].Modified.IsZero() {
+		t.Errorf("second Modified = %v, want zero", got[1].Modified)
+	}
+	if (*Attributes)(nil).Entries() != nil {
+		t.Error("nil Attributes gave entries")
+	}
+}
+
 // "!" and "$" become KindInfo; the reply may come framed or not.
 func TestFetchAttributes(t *testing.T) {
 	for _, reply := range []string{"+-2\r\n" + specAttributes, "+-1\r\n" + specAttributes + ".\r\n", specAttributes} {

@@ -138,10 +138,13 @@ func newRequest(ctx context.Context, req *schemes.Request) (*nethttp.Request, er
 		target.RawQuery = wireSearch(u.HTTP)
 		target.ForceQuery = target.RawQuery == ""
 	}
-	hreq, err := nethttp.NewRequestWithContext(ctx, nethttp.MethodGet, target.String(), nil)
+	// The target is handed over as built, not as a string net/http would
+	// parse a second time.
+	hreq, err := nethttp.NewRequestWithContext(ctx, nethttp.MethodGet, "", nil)
 	if err != nil {
 		return nil, schemes.Errorf(schemes.ErrUsage, "cannot make a request for %s://%s: %w", u.Scheme, hostHeader(u), err)
 	}
+	hreq.URL, hreq.Host = target, target.Host
 	hreq.Header.Set("User-Agent", "gofer")
 	if req.Offset > 0 {
 		hreq.Header.Set("Range", fmt.Sprintf("bytes=%d-", req.Offset))

@@ -9,6 +9,12 @@
 // terminal type (RFC 1091) when on a terminal, and refuses everything else.
 // Negotiation never reaches the output.
 //
+// The package negotiates options itself rather than using
+// github.com/ziutek/telnet: that library refuses every option the server
+// offers and rejects subnegotiation, so it can send neither NAWS nor TTYPE,
+// and a full-screen program on the server would then not know the
+// terminal's size or kind.
+//
 // The URL's user and password are advisory (RFC 1738 §3.8): the user is
 // suggested as a warning; only with Request.AutoLogin are the server's login
 // and password prompts answered with them. The password is never shown.

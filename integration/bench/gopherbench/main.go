@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/goferurl/gofer/fetch"
+	"github.com/goferurl/gofer/schemes"
 )
 
 func main() {
@@ -156,7 +157,7 @@ func get(ctx context.Context, c *fetch.Client, u string) (int64, error) {
 		return 0, err
 	}
 	defer resp.Close()
-	if resp.Body == nil {
+	if resp.Kind != schemes.KindFile {
 		return 0, fmt.Errorf("not a file")
 	}
 	return io.Copy(io.Discard, resp.Body)

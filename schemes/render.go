@@ -1,0 +1,116 @@
+package schemes
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// WriteListing writes a listing's text form, one entry a line, as it
+// streams in: a Gopher menu numbered as a person reads it (info and error
+// lines indented, unnumbered), every other entry as type, size, time, name
+// and the URL that fetches it (an article or group as its own fields). This
+// is what gofer get prints for a listing, and what a listing Response's
+// Body reads.
+func WriteListing(w io.Writer, l Listing) error {
+	bw := bufio.NewWriter(w)
+	var lt listingText
+	for {
+		e, err := l.Next()
+		if err == io.EOF {
+			return bw.Flush()
+		}
+		if err != nil {
+			bw.Flush()
+			return err
+		}
+		bw.WriteString(lt.line(e))
+	}
+}
+
+// listingText formats a listing's entries one line at a time; it numbers
+// the selectable items of a Gopher menu.
+type listingText struct {
+	n int
+}
+
+// line is the text of one entry, with its newline.
+func (lt *listingText) line(e Entry) string {
+	if e.Gopher {
+		if e.Type == TypeInfo || e.Type == TypeError {
+			return "     " + Printable(e.Name) + "\n"
+		}
+		lt.n++
+		return fmt.Sprintf("%4d %-7s %s  %s\n", lt.n, e.Type, Printable(e.Name), e.URL)
+	}
+	return entryLine(e) + "\n"
+}
+
+// entryLine is the readable form of one non-Gopher entry: type, size,
+// time, name and the URL that fetches it.
+func entryLine(e Entry) string {
+	switch e.Type {
+	case TypeArticle:
+		return fmt.Sprintf("%-7s %6d  %s  %s  %s", e.Type, e.Number, Printable(e.Subject), Printable(e.From), e.URL)
+	case TypeGroup:
+		line := fmt.Sprintf("%-7s %s", e.Type, Printable(e.Name))
+		if e.High > 0 || e.Low > 0 {
+			line += fmt.Sprintf("  %d-%d", e.Low, e.High)
+		}
+		if e.Description != "" {
+			line += "  " + Printable(e.Description)
+		}
+		return line + "  " + e.URL
+	}
+	size := "-"
+	if e.Size >= 0 {
+		size = fmt.Sprint(e.Size)
+	}
+	mod := "-"
+	if !e.Modified.IsZero() {
+		mod = e.Modified.UTC().Format(time.DateTime)
+	}
+	name := Printable(e.Name)
+	if e.Target != "" {
+		name += " -> " + Printable(e.Target)
+	}
+	return fmt.Sprintf("%-7s %12s  %-19s  %s  %s", e.Type, size, mod, name, e.URL)
+}
+
+// Printable keeps a remote name from driving a terminal: control bytes are
+// shown as escapes (\x1b), invalid UTF-8 as \xHH.
+func Printable(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			fmt.Fprintf(&b, "\\x%02x", r)
+		default:
+			b.WriteRune(r)
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// WriteInfo writes structured metadata (Response.Info) for a person: its
+// own readable form when it has a WriteText(io.Writer) error method,
+// indented JSON otherwise.
+func WriteInfo(w io.Writer, info any) error {
+	if t, ok := info.(interface{ WriteText(io.Writer) error }); ok {
+		return t.WriteText(w)
+	}
+	b, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
