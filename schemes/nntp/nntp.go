@@ -269,8 +269,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if err != nil {
 		return nil, err
 	}
-	stop := context.AfterFunc(ctx, func() { c.abort(context.Cause(ctx)) })
-	s := &session{c: c, stop: stop}
+	s := &session{c: c}
 	resp, err := f.fetch(ctx, req, t, s, lg)
 	if err != nil {
 		// After a refusal the session is between commands: say goodbye.
@@ -309,7 +308,6 @@ func (f *Fetcher) fetch(ctx context.Context, req *schemes.Request, t *target, s 
 // session is a connection handed to a response, ended when it is closed.
 type session struct {
 	c    *conn
-	stop func() bool // releases the context watch
 	done bool
 }
 
@@ -320,11 +318,10 @@ func (s *session) close(clean bool) error {
 		return nil
 	}
 	s.done = true
-	s.stop()
 	if clean {
 		return s.c.quit()
 	}
-	return s.c.raw.Close()
+	return s.c.lc.Close()
 }
 
 // groupInfo is GROUP's answer (RFC 3977 §6.1.1.2): "211 count low high group".

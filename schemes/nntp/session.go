@@ -3,10 +3,12 @@ package nntp
 import (
 	"context"
 	"crypto/tls"
+	"net"
 	"strings"
 
 	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/lineproto"
 )
 
 // maxCapabilities bounds the CAPABILITIES list a server may send.
@@ -229,24 +231,21 @@ func (c *conn) do(cmd command, lg *login) (int, string, error) {
 }
 
 // dialServer opens the connection to addr: plain TCP, or TLS from the first
-// byte for nntps. The connection gets idle deadlines for every operation.
+// byte for nntps. The connection gets idle deadlines for every operation
+// and is closed when ctx ends.
 func dialServer(ctx context.Context, req *schemes.Request, addr, host string, implicitTLS bool) (*conn, error) {
-	d := req.Dialer
-	if d == nil {
-		d = &dial.Dialer{}
-	}
-	raw, err := d.DialContext(ctx, "tcp", addr)
+	lc, err := lineproto.Dial(ctx, req, "tcp", addr)
 	if err != nil {
-		return nil, dial.Classify(err, "connect to news server "+addr)
+		return nil, err
 	}
-	nc := dial.IdleConn(raw, req.Idle())
+	var nc net.Conn = lc
 	if implicitTLS {
-		tc := tls.Client(nc, dial.TLSConfig(req.TLSConfig, host))
+		tc := tls.Client(lc, dial.TLSConfig(req.TLSConfig, host))
 		if err := tc.HandshakeContext(ctx); err != nil {
-			raw.Close()
+			lc.Close()
 			return nil, schemes.Errorf(schemes.ErrConnect, "TLS with news server %s: %w", addr, err)
 		}
 		nc = tc
 	}
-	return newConn(raw, nc, addr, req), nil
+	return newConn(lc, nc, addr, req), nil
 }
