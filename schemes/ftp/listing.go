@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/lineproto"
 )
 
 // Listings are sent and read here rather than by the FTP engine, which
@@ -124,13 +124,13 @@ func pasvAddr(msg string) (string, bool) {
 // the URL listed and dir the segments of the directory the entries live
 // in.
 type listing struct {
-	ctx  context.Context
-	f    *Fetcher
-	c    *conn
-	x    *exchange
-	data net.Conn
-	br   *bufio.Reader
-	stop func() bool
+	ctx   context.Context
+	f     *Fetcher
+	c     *conn
+	x     *exchange
+	data  net.Conn
+	lines *lineproto.Reader
+	stop  func() bool
 
 	nlst    bool   // NLST: names only
 	nlstArg string // the NLST argument
@@ -168,7 +168,7 @@ func (f *Fetcher) startList(ctx context.Context, req *schemes.Request, c *conn, 
 	}
 	return &listing{
 		ctx: ctx, f: f, c: c, x: x, data: data, stop: stop,
-		br:      bufio.NewReaderSize(data, 32<<10),
+		lines:   lineproto.NewReader(bufio.NewReaderSize(data, 32<<10), req.LineLimit()),
 		now:     time.Now(),
 		maxLine: req.LineLimit(),
 		max:     req.EntryLimit(),
@@ -219,31 +219,11 @@ func (l *listing) Next() (schemes.Entry, error) {
 // readLine reads one line without its CR LF, refusing one longer than the
 // limit.
 func (l *listing) readLine() (string, error) {
-	var long []byte
-	for {
-		frag, err := l.br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long = append(long, frag...)
-			if len(long) > l.maxLine {
-				return "", schemes.Errorf(schemes.ErrTooLarge, "ftp: listing line longer than %d bytes", l.maxLine)
-			}
-			continue
-		}
-		var line []byte
-		if long != nil {
-			line = append(long, frag...)
-		} else {
-			line = frag
-		}
-		if len(line) > l.maxLine+2 {
-			return "", schemes.Errorf(schemes.ErrTooLarge, "ftp: listing line longer than %d bytes", l.maxLine)
-		}
-		s := strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r")
-		if err == io.EOF && len(line) > 0 {
-			return s, nil
-		}
-		return s, err
+	line, err := l.lines.ReadLine()
+	if errors.Is(err, schemes.ErrTooLarge) {
+		return "", schemes.Errorf(schemes.ErrTooLarge, "ftp: listing line longer than %d bytes", l.maxLine)
 	}
+	return line, err
 }
 
 // finish reads the reply that ends the transfer and hands the connection
@@ -279,10 +259,7 @@ func (l *listing) fail(err error) error {
 	l.stop()
 	l.c.abort()
 	l.c.close()
-	if l.ctx.Err() != nil {
-		return dial.Classify(l.ctx.Err(), "listing")
-	}
-	return dial.Classify(err, "listing")
+	return l.c.fail(l.ctx, err, "listing")
 }
 
 // Close ends the listing. Before its end, closing the data connection

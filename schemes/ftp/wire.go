@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/lineproto"
 )
 
 // wireLog watches the control connection between the TLS layer and the FTP
@@ -32,10 +33,29 @@ type wireLog struct {
 // maxReplyLines bounds the lines of one reply (FEAT and HELP have dozens).
 const maxReplyLines = 10000
 
-// ctrlConn is a control connection seen through a wireLog.
+// ctrlConn is a control connection seen through a wireLog. It is the one
+// choke point of the control connection: every command line, the FTP
+// engine's included, passes the guard's line check in Write as it goes out,
+// and a line with a CR, LF or NUL inside is refused before any byte of it
+// is written.
 type ctrlConn struct {
 	net.Conn
-	log *wireLog
+	log   *wireLog
+	guard *lineproto.Writer
+}
+
+func newCtrlConn(nc net.Conn, log *wireLog) *ctrlConn {
+	c := &ctrlConn{Conn: nc, log: log}
+	c.guard = lineproto.NewWriter(ctrlWire{c}, "ftp command")
+	return c
+}
+
+// ctrlWire is what passes the guard: whole checked lines, logged and sent.
+type ctrlWire struct{ c *ctrlConn }
+
+func (w ctrlWire) Write(p []byte) (int, error) {
+	w.c.log.sent(p)
+	return w.c.Conn.Write(p)
 }
 
 func (c *ctrlConn) Read(p []byte) (int, error) {
@@ -48,10 +68,7 @@ func (c *ctrlConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (c *ctrlConn) Write(p []byte) (int, error) {
-	c.log.sent(p)
-	return c.Conn.Write(p)
-}
+func (c *ctrlConn) Write(p []byte) (int, error) { return c.guard.Write(p) }
 
 func (l *wireLog) received(p []byte) error {
 	for len(p) > 0 {
