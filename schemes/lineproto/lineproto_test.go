@@ -63,9 +63,9 @@ func TestWriteTextChecksEveryLine(t *testing.T) {
 		t.Fatalf("good text: %v, wrote %q", err, b.String())
 	}
 	for _, text := range []string{
-		"sel\nDELE\r\n",         // bare LF
-		"sel\rDELE\r\n",         // bare CR
-		"sel\x00\r\n",           // NUL
+		"sel\nDELE\r\n",          // bare LF
+		"sel\rDELE\r\n",          // bare CR
+		"sel\x00\r\n",            // NUL
 		"ok\r\nsecond\nline\r\n", // a bad second line refuses the whole text
 	} {
 		b.Reset()
