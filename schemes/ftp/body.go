@@ -14,6 +14,7 @@ import (
 	goftp "github.com/jlaffaye/ftp"
 
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/lineproto"
 )
 
 // copyBufferSize is the buffer WriteTo uses: large enough that a 1 GiB
@@ -161,7 +162,7 @@ func (b *body) finish() error {
 		// RFC 959 §4.2: 426 and 451 mean the transfer was aborted.
 		var te *textproto.Error
 		errors.As(err, &te)
-		return schemes.Errorf(schemes.ErrInterrupted, "%d %s", te.Code, oneLine(te.Msg))
+		return schemes.Errorf(schemes.ErrInterrupted, "%d %s", te.Code, lineproto.ServerText(te.Msg))
 	}
 	if !b.ascii && b.size >= 0 && b.start+b.n != b.size {
 		b.f.put(b.c)

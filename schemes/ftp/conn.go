@@ -198,9 +198,9 @@ func (c *conn) protect(ctx context.Context, req *schemes.Request, plain net.Conn
 		}
 	}
 	if code/100 != 2 {
-		return nil, schemes.Errorf(schemes.ErrRefused, "%d %s", code, oneLine(msg))
+		return nil, schemes.Errorf(schemes.ErrRefused, "%d %s", code, lineproto.ServerText(msg))
 	}
-	greeting := []byte(fmt.Sprintf("%d %s\r\n", code, oneLine(msg)))
+	greeting := []byte(fmt.Sprintf("%d %s\r\n", code, lineproto.ServerText(msg)))
 
 	if c.key.tls == tlsExplicit {
 		// RFC 4217 §4: AUTH TLS goes in plain text and is answered here, so
@@ -214,7 +214,7 @@ func (c *conn) protect(ctx context.Context, req *schemes.Request, plain net.Conn
 			return nil, err
 		}
 		if acode != 234 {
-			return nil, schemes.Errorf(schemes.ErrRefused, "%d %s (the server refused AUTH TLS; gofer does not fall back to plain text)", acode, oneLine(amsg))
+			return nil, schemes.Errorf(schemes.ErrRefused, "%d %s (the server refused AUTH TLS; gofer does not fall back to plain text)", acode, lineproto.ServerText(amsg))
 		}
 		tc := tls.Client(plain, c.tlsData)
 		if err := tc.HandshakeContext(ctx); err != nil {
@@ -419,7 +419,7 @@ func (c *conn) fail(ctx context.Context, err error, what string) error {
 	}
 	var te *textproto.Error
 	if errors.As(err, &te) {
-		return schemes.Errorf(schemes.ErrRefused, "%d %s", te.Code, oneLine(te.Msg))
+		return schemes.Errorf(schemes.ErrRefused, "%d %s", te.Code, lineproto.ServerText(te.Msg))
 	}
 	var pe textproto.ProtocolError
 	if errors.As(err, &pe) {
@@ -448,12 +448,12 @@ func (c *conn) loginError(ctx context.Context, err error, who login) error {
 		return c.fail(ctx, err, "login")
 	}
 	if (c.log.lastCmd == "USER" || c.log.lastCmd == "PASS") && (code == 530 || code == 332 || code == 331) {
-		return schemes.Errorf(schemes.ErrAuth, "%d %s", code, oneLine(text))
+		return schemes.Errorf(schemes.ErrAuth, "%d %s", code, lineproto.ServerText(text))
 	}
 	if c.log.lastCmd == "USER" || c.log.lastCmd == "PASS" {
-		return schemes.Errorf(schemes.ErrRefused, "ftp: login as %s: %d %s", who.user, code, oneLine(text))
+		return schemes.Errorf(schemes.ErrRefused, "ftp: login as %s: %d %s", who.user, code, lineproto.ServerText(text))
 	}
-	return schemes.Errorf(schemes.ErrRefused, "%d %s", code, oneLine(text))
+	return schemes.Errorf(schemes.ErrRefused, "%d %s", code, lineproto.ServerText(text))
 }
 
 // isReply reports whether err is the server's reply (the connection is
@@ -475,8 +475,4 @@ func replyCode(err error) int {
 		return te.Code
 	}
 	return 0
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 }

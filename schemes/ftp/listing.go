@@ -72,7 +72,7 @@ func (x *exchange) passive(ctx context.Context, req *schemes.Request) (net.Conn,
 				port, perr = strconv.Atoi(msg[i+4 : j])
 			}
 			if i < 0 || j <= i+4 || perr != nil || port <= 0 || port > 65535 {
-				return nil, schemes.Errorf(schemes.ErrRefused, "ftp: malformed EPSV reply: %d %s", code, oneLine(msg))
+				return nil, schemes.Errorf(schemes.ErrRefused, "ftp: malformed EPSV reply: %d %s", code, lineproto.ServerText(msg))
 			}
 			return c.openData(ctx, req, "tcp", net.JoinHostPort(c.peer.String(), strconv.Itoa(port)))
 		}
@@ -90,7 +90,7 @@ func (x *exchange) passive(ctx context.Context, req *schemes.Request) (net.Conn,
 	// out the parentheses, so take the six numbers after the code.
 	addr, ok := pasvAddr(msg)
 	if !ok {
-		return nil, schemes.Errorf(schemes.ErrRefused, "ftp: malformed PASV reply: %d %s", code, oneLine(msg))
+		return nil, schemes.Errorf(schemes.ErrRefused, "ftp: malformed PASV reply: %d %s", code, lineproto.ServerText(msg))
 	}
 	return c.openData(ctx, req, "tcp", addr)
 }
@@ -162,7 +162,7 @@ func (f *Fetcher) startList(ctx context.Context, req *schemes.Request, c *conn, 
 		// RFC 959 §5.4: LIST and NLST answer 125 or 150 before the data.
 		data.Close()
 		if code/100 == 2 {
-			return nil, schemes.Errorf(schemes.ErrRefused, "ftp: %s answered %d %s without a transfer", cmd, code, oneLine(msg))
+			return nil, schemes.Errorf(schemes.ErrRefused, "ftp: %s answered %d %s without a transfer", cmd, code, lineproto.ServerText(msg))
 		}
 		return nil, &textproto.Error{Code: code, Msg: msg}
 	}
@@ -243,7 +243,7 @@ func (l *listing) finish() error {
 	}
 	l.f.put(l.c)
 	if code/100 != 2 {
-		return schemes.Errorf(schemes.ErrInterrupted, "%d %s", code, oneLine(msg))
+		return schemes.Errorf(schemes.ErrInterrupted, "%d %s", code, lineproto.ServerText(msg))
 	}
 	return io.EOF
 }

@@ -296,13 +296,13 @@ func (c *conn) serverError(ctx context.Context, h header) error {
 		}
 	}
 	if len(msg) == 0 {
-		return schemes.Errorf(schemes.ErrRefused, "gopher+ error %s: %s", code, strings.TrimSpace(first))
+		return schemes.Errorf(schemes.ErrRefused, "gopher+ error %s: %s", lineproto.ServerText(code), lineproto.ServerText(first))
 	}
 	s := fmt.Sprintf("gopher+ error %s: %s", code, strings.Join(msg, " "))
 	if first = strings.TrimSpace(first); first != "" {
 		s += " (" + first + ")"
 	}
-	return schemes.Errorf(schemes.ErrRefused, "%s", s)
+	return schemes.Errorf(schemes.ErrRefused, "%s", lineproto.ServerText(s))
 }
 
 // readAttributes reads an attribute reply, framed or not; ok is false when
@@ -401,7 +401,7 @@ func (c *conn) plainError() error {
 	if len(f) < 4 || (b[0] != '3' && f[2] != "error.host") {
 		return nil
 	}
-	return schemes.Errorf(schemes.ErrRefused, "server error: %s", strings.TrimSpace(f[0][1:]))
+	return schemes.Errorf(schemes.ErrRefused, "server error: %s", lineproto.ServerText(f[0][1:]))
 }
 
 // viewOf returns the view a data Gopher+ string asks for ("+text/plain En_US"

@@ -200,11 +200,8 @@ func (m *menuListing) Close() error {
 }
 
 func menuError(err error) error {
-	switch {
-	case err == io.EOF:
+	if err == io.EOF {
 		return io.EOF
-	case errors.Is(err, errNoTerminator):
-		return schemes.Errorf(schemes.ErrInterrupted, "read menu: %v", err)
 	}
-	return dial.Classify(err, "read menu")
+	return dial.Classify(replyError(err), "read menu")
 }

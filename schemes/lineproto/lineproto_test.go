@@ -258,3 +258,15 @@ func (endless) Read(p []byte) (int, error) {
 type nopConn struct{ net.Conn }
 
 func (nopConn) Close() error { return nil }
+
+func TestServerText(t *testing.T) {
+	for in, want := range map[string]string{
+		"550 No such\r\n  file.":  "550 No such file.",
+		"bad \x1b[2Jterminal\x07": "bad ?[2Jterminal?",
+		"tab\tand\x7f":            "tab and?",
+	} {
+		if got := ServerText(in); got != want {
+			t.Errorf("ServerText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

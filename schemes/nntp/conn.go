@@ -155,7 +155,7 @@ func (c *conn) readStatus(what string) (int, string, error) {
 		}
 		return 0, "", c.classify(err, "news server "+c.server+": "+what)
 	}
-	c.trace("<", printable(line))
+	c.trace("<", lineproto.ServerText(line))
 	code, text, ok := parseStatus(line)
 	if !ok {
 		return 0, "", schemes.Errorf(schemes.ErrRefused, "news server %s: %s: malformed response %q", c.server, what, truncate(line, 80))
@@ -202,22 +202,11 @@ func (c *conn) refusalHint(cmd command, code int, text, hint string) error {
 	case codeAuthRequired, codeAuthRejected, codeAuthOutOfOrder, codeNotPermitted:
 		kind = schemes.ErrAuth
 	}
-	msg := fmt.Sprintf("news server %s answered %s with %d %s", c.server, cmd.display(), code, printable(text))
+	msg := fmt.Sprintf("news server %s answered %s with %d %s", c.server, cmd.display(), code, lineproto.ServerText(text))
 	if hint != "" {
 		msg += ": " + hint
 	}
 	return &schemes.KindError{Kind: kind, Msg: msg, Err: &textproto.Error{Code: code, Msg: text}}
-}
-
-// printable keeps the server's text from driving a terminal when it is
-// shown in an error: control characters become '?'.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < ' ' || r == 0x7f {
-			return '?'
-		}
-		return r
-	}, s)
 }
 
 // readBodyLine reads one line of a multi-line block, undoing the dot

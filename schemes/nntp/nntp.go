@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/lineproto"
 )
 
 // Fetcher retrieves news:, nntp: and nntps: URLs. Each fetch has its own
@@ -341,7 +342,7 @@ func (s *session) selectGroup(group string, lg *login) (*groupInfo, error) {
 	}
 	g, ok := parseGroupResponse(text)
 	if !ok {
-		return nil, schemes.Errorf(schemes.ErrRefused, "news server %s answered GROUP with a malformed line: %d %s", s.c.server, code, printable(truncate(text, 80)))
+		return nil, schemes.Errorf(schemes.ErrRefused, "news server %s answered GROUP with a malformed line: %d %s", s.c.server, code, lineproto.ServerText(truncate(text, 80)))
 	}
 	return g, nil
 }

@@ -33,7 +33,7 @@ func (c *conn) setup(ctx context.Context, req *schemes.Request, host string, lg 
 	default:
 		// 400 and 502 greetings are decided before any command, so no
 		// credentials could change them: the server refused.
-		return schemes.Errorf(schemes.ErrRefused, "news server %s refused the connection: %d %s", c.server, code, printable(text))
+		return schemes.Errorf(schemes.ErrRefused, "news server %s refused the connection: %d %s", c.server, code, lineproto.ServerText(text))
 	}
 	if err := c.capabilities(); err != nil {
 		return err
@@ -151,7 +151,7 @@ func (c *conn) startTLS(ctx context.Context, req *schemes.Request, host string) 
 		return err
 	}
 	if code != codeContinueTLS {
-		return schemes.Errorf(schemes.ErrRefused, "news server %s refused STARTTLS, and TLS was required: %d %s", c.server, code, printable(text))
+		return schemes.Errorf(schemes.ErrRefused, "news server %s refused STARTTLS, and TLS was required: %d %s", c.server, code, lineproto.ServerText(text))
 	}
 	if c.br.Buffered() > 0 {
 		// Bytes sent before the handshake could be injected by anyone on
@@ -189,7 +189,7 @@ func (c *conn) authenticate(lg *login) error {
 		}
 	}
 	if code != codeAuthAccepted {
-		return schemes.Errorf(schemes.ErrAuth, "news server %s refused the login for %s: %d %s", c.server, printable(user), code, printable(text))
+		return schemes.Errorf(schemes.ErrAuth, "news server %s refused the login for %s: %d %s", c.server, lineproto.ServerText(user), code, lineproto.ServerText(text))
 	}
 	c.authed = true
 	if c.capsKnown {
