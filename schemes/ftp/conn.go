@@ -383,12 +383,13 @@ func (c *conn) abort() {
 	}
 }
 
-// isBroken reports whether c may not serve again: aborted, closed, or
-// closed by the end of a fetch's context.
+// isBroken reports whether c may not serve again: aborted, closed, closed
+// by the end of a fetch's context, or out of step after a reply over a
+// limit.
 func (c *conn) isBroken() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.broken || c.ctrl.Cancelled()
+	return c.broken || c.ctrl.Cancelled() || c.log.err != nil
 }
 
 // close ends c politely (QUIT) and for good.

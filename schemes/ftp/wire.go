@@ -28,6 +28,9 @@ type wireLog struct {
 	// lines counts the lines received since the last command: a reply
 	// that never ends is refused before it fills memory.
 	lines int
+	// err is the refusal of a reply over a limit. It stays: the rest of
+	// that reply is unread, so the connection is out of step for good.
+	err error
 }
 
 // maxReplyLines bounds the lines of one reply (FEAT and HELP have dozens).
@@ -71,20 +74,21 @@ func (c *ctrlConn) Read(p []byte) (int, error) {
 func (c *ctrlConn) Write(p []byte) (int, error) { return c.guard.Write(p) }
 
 func (l *wireLog) received(p []byte) error {
+	if l.err != nil {
+		return l.err
+	}
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
 			l.in = append(l.in, p...)
 			if len(l.in) > l.limit {
-				l.in = l.in[:0]
-				return schemes.Errorf(schemes.ErrTooLarge, "ftp: server reply line longer than %d bytes", l.limit)
+				return l.refuse(schemes.Errorf(schemes.ErrTooLarge, "ftp: server reply line longer than %d bytes", l.limit))
 			}
 			return nil
 		}
 		l.in = append(l.in, p[:i]...)
 		if len(l.in) > l.limit {
-			l.in = l.in[:0]
-			return schemes.Errorf(schemes.ErrTooLarge, "ftp: server reply line longer than %d bytes", l.limit)
+			return l.refuse(schemes.Errorf(schemes.ErrTooLarge, "ftp: server reply line longer than %d bytes", l.limit))
 		}
 		l.emit("< ", l.in)
 		line := string(bytes.TrimSuffix(l.in, []byte("\r")))
@@ -96,11 +100,18 @@ func (l *wireLog) received(p []byte) error {
 		l.in = l.in[:0]
 		l.lines++
 		if l.lines > maxReplyLines {
-			return schemes.Errorf(schemes.ErrTooLarge, "ftp: server reply longer than %d lines", maxReplyLines)
+			return l.refuse(schemes.Errorf(schemes.ErrTooLarge, "ftp: server reply longer than %d lines", maxReplyLines))
 		}
 		p = p[i+1:]
 	}
 	return nil
+}
+
+// refuse keeps err as the answer to every later read.
+func (l *wireLog) refuse(err error) error {
+	l.in = l.in[:0]
+	l.err = err
+	return err
 }
 
 func (l *wireLog) sent(p []byte) {

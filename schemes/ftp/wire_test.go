@@ -855,3 +855,37 @@ func TestEngineLinesPassTheGuard(t *testing.T) {
 		t.Errorf("the engine's refusal: %v, want ErrInjection", err)
 	}
 }
+
+// TestLongReplyLineEndsTheConnection: a reply line over the limit fails
+// the fetch, and the control connection, out of step since the rest of
+// that reply is unread, is never kept: the next fetch logs in afresh.
+func TestLongReplyLineEndsTheConnection(t *testing.T) {
+	fake := newFake(t)
+	long := strings.Repeat("n", 300)
+	fake.addFile("/"+long, "x")
+	fake.addFile("/f", "0123456789")
+	f := New()
+	defer f.Close()
+	req := newReq(ftpURL(fake.port(), 0, long))
+	req.MaxLineLength = 200
+	if _, err := f.Fetch(context.Background(), req); !errors.Is(err, schemes.ErrTooLarge) {
+		t.Fatalf("a 150 reply of 350 bytes with a limit of 200: %v, want ErrTooLarge", err)
+	}
+	req = newReq(ftpURL(fake.port(), 0, "f"))
+	req.MaxLineLength = 200
+	resp, err := f.Fetch(context.Background(), req)
+	if err != nil {
+		t.Fatalf("the next fetch: %v", err)
+	}
+	data, err := io.ReadAll(resp.Body)
+	resp.Close()
+	if err != nil || string(data) != "0123456789" {
+		t.Fatalf("the next fetch read %q, %v", data, err)
+	}
+	fake.mu.Lock()
+	logins := fake.logins
+	fake.mu.Unlock()
+	if logins != 2 {
+		t.Fatalf("%d logins, want 2: the connection with the long reply was kept", logins)
+	}
+}
