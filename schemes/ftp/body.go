@@ -2,7 +2,6 @@ package ftp
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"io"
 	"net"
@@ -31,7 +30,6 @@ var copyBuffers = sync.Pool{New: func() any { b := make([]byte, copyBufferSize);
 // interrupted rather than as a short file. Closing it early ends the
 // transfer and keeps the control connection for the next fetch.
 type body struct {
-	ctx   context.Context
 	f     *Fetcher
 	c     *conn
 	r     *goftp.Response
@@ -56,8 +54,8 @@ type body struct {
 // ends. gofer converts only when the URL asks for ";type=a": a TYPE A it
 // guessed from the name must not change a byte of what the server sends
 // (servers such as vsftpd send files as they are, CR LF included).
-func newBody(ctx context.Context, f *Fetcher, c *conn, r *goftp.Response, stop func() bool, start, size int64, ascii, convert bool) *body {
-	b := &body{ctx: ctx, f: f, c: c, r: r, src: r, stop: stop, start: start, size: size, ascii: ascii}
+func newBody(f *Fetcher, c *conn, r *goftp.Response, stop func() bool, start, size int64, ascii, convert bool) *body {
+	b := &body{f: f, c: c, r: r, src: r, stop: stop, start: start, size: size, ascii: ascii}
 	if convert {
 		b.src = &crlfReader{r: bufio.NewReaderSize(r, 32<<10)}
 	}
@@ -154,9 +152,9 @@ func (b *body) finish() error {
 	err := b.r.Close()
 	b.stop()
 	if err != nil {
-		if b.ctx.Err() != nil || !isReply(err) {
+		if b.c.ctrl.Cancelled() || !isReply(err) {
 			b.c.close()
-			return b.c.fail(b.ctx, err, "transfer")
+			return b.c.classify(err, "transfer")
 		}
 		b.f.put(b.c)
 		// RFC 959 §4.2: 426 and 451 mean the transfer was aborted.
@@ -179,7 +177,7 @@ func (b *body) broken(err error) error {
 	b.done = true
 	b.stop()
 	b.c.abort()
-	return b.c.fail(b.ctx, err, "transfer")
+	return b.c.dataError(err, "transfer")
 }
 
 // Close ends the transfer. Before its end, closing the data connection

@@ -410,6 +410,25 @@ func (c *conn) fail(ctx context.Context, err error, what string) error {
 	if ctx.Err() != nil {
 		return dial.Classify(ctx.Err(), what)
 	}
+	return c.classify(err, what)
+}
+
+// dataError is fail for a failed read of the data connection, after the
+// fetch has returned: the end of the fetch's context, which closed the
+// data connection, is the cause when it was one.
+func (c *conn) dataError(err error, what string) error {
+	c.mu.Lock()
+	d := c.data
+	c.mu.Unlock()
+	if d != nil {
+		err = d.Classify(err, what)
+	}
+	return c.classify(err, what)
+}
+
+// classify is fail without the context: the control connection knows
+// whether the end of the context closed it.
+func (c *conn) classify(err error, what string) error {
 	var ke *schemes.KindError
 	if errors.As(err, &ke) {
 		return ke

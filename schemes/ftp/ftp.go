@@ -344,7 +344,7 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 		}
 		return fail(err, "RETR "+name)
 	}
-	b := newBody(ctx, f, c, r, stop, offset, size, t == 'A', v.TypeCode == 'a')
+	b := newBody(f, c, r, stop, offset, size, t == 'A', v.TypeCode == 'a')
 	if c.tlsData == nil && v.TypeCode != 'a' {
 		c.mu.Lock()
 		if d := c.data; d != nil {

@@ -124,7 +124,6 @@ func pasvAddr(msg string) (string, bool) {
 // the URL listed and dir the segments of the directory the entries live
 // in.
 type listing struct {
-	ctx   context.Context
 	f     *Fetcher
 	c     *conn
 	x     *exchange
@@ -167,7 +166,7 @@ func (f *Fetcher) startList(ctx context.Context, req *schemes.Request, c *conn, 
 		return nil, &textproto.Error{Code: code, Msg: msg}
 	}
 	return &listing{
-		ctx: ctx, f: f, c: c, x: x, data: data, stop: stop,
+		f: f, c: c, x: x, data: data, stop: stop,
 		lines:   lineproto.NewReader(bufio.NewReaderSize(data, 32<<10), req.LineLimit()),
 		now:     time.Now(),
 		maxLine: req.LineLimit(),
@@ -235,7 +234,7 @@ func (l *listing) finish() error {
 	l.stop()
 	if err != nil {
 		l.c.close()
-		return l.c.fail(l.ctx, err, "listing")
+		return l.c.classify(err, "listing")
 	}
 	if err := l.x.done(); err != nil {
 		l.c.close()
@@ -259,7 +258,7 @@ func (l *listing) fail(err error) error {
 	l.stop()
 	l.c.abort()
 	l.c.close()
-	return l.c.fail(l.ctx, err, "listing")
+	return l.c.dataError(err, "listing")
 }
 
 // Close ends the listing. Before its end, closing the data connection

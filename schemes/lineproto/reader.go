@@ -24,15 +24,15 @@ func NewReader(br *bufio.Reader, limit int) *Reader {
 	return &Reader{R: br, limit: limit}
 }
 
-// ErrLineTooLong returns the error of a line longer than limit bytes.
-func ErrLineTooLong(limit int) error {
+// errLineTooLong is the error of a line longer than limit bytes.
+func errLineTooLong(limit int) error {
 	return schemes.Errorf(schemes.ErrTooLarge, "line longer than %d bytes", limit)
 }
 
 // ReadLine returns the next line without its CR LF or LF. A last line that
 // the connection ends before its line end comes with io.EOF; after it, and
 // at a clean end, ReadLine returns "" and io.EOF. A line longer than the
-// limit is an error of kind schemes.ErrTooLarge (ErrLineTooLong).
+// limit is an error of kind schemes.ErrTooLarge.
 func (r *Reader) ReadLine() (string, error) {
 	if r.err != nil {
 		return "", r.err
@@ -43,7 +43,7 @@ func (r *Reader) ReadLine() (string, error) {
 		// The line end does not count against the limit; stop early only
 		// when even without it the line is too long.
 		if len(line)+len(chunk) > r.limit+2 {
-			r.err = ErrLineTooLong(r.limit)
+			r.err = errLineTooLong(r.limit)
 			return "", r.err
 		}
 		line = append(line, chunk...)
@@ -52,7 +52,7 @@ func (r *Reader) ReadLine() (string, error) {
 		}
 		text := trimEOL(line)
 		if len(text) > r.limit {
-			r.err = ErrLineTooLong(r.limit)
+			r.err = errLineTooLong(r.limit)
 			return "", r.err
 		}
 		if err != nil {
