@@ -173,9 +173,9 @@ func (c *conn) protect(ctx context.Context, req *schemes.Request, plain net.Conn
 		top = newCtrlConn(plain, c.log)
 	case tlsImplicit:
 		c.tlsData = tlsConfig(req, c.key.host)
-		tc := tls.Client(plain, c.tlsData)
-		if err := tc.HandshakeContext(ctx); err != nil {
-			return nil, tlsError(err, addr)
+		tc, err := lineproto.Handshake(ctx, plain, c.tlsData, "TLS handshake with "+addr)
+		if err != nil {
+			return nil, err
 		}
 		top = newCtrlConn(tc, c.log)
 	case tlsExplicit:
@@ -216,9 +216,9 @@ func (c *conn) protect(ctx context.Context, req *schemes.Request, plain net.Conn
 		if acode != 234 {
 			return nil, schemes.Errorf(schemes.ErrRefused, "%d %s (the server refused AUTH TLS; gofer does not fall back to plain text)", acode, lineproto.ServerText(amsg))
 		}
-		tc := tls.Client(plain, c.tlsData)
-		if err := tc.HandshakeContext(ctx); err != nil {
-			return nil, tlsError(err, addr)
+		tc, err := lineproto.Handshake(ctx, plain, c.tlsData, "TLS handshake with "+addr)
+		if err != nil {
+			return nil, err
 		}
 		top = newCtrlConn(tc, c.log)
 	}
@@ -285,18 +285,6 @@ func tlsConfig(req *schemes.Request, host string) *tls.Config {
 		cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
 	}
 	return cfg
-}
-
-func tlsError(err error, addr string) error {
-	var ke *schemes.KindError
-	if errors.As(err, &ke) {
-		return err
-	}
-	var ne net.Error
-	if errors.As(err, &ne) {
-		return dial.Classify(err, "TLS handshake with "+addr)
-	}
-	return schemes.Errorf(schemes.ErrConnect, "TLS handshake with %s: %w", addr, err)
 }
 
 // done is how many of the CWDs of dirs c has already made: all of its own

@@ -13,8 +13,12 @@
 //     server schemes.ErrTimeout, a connection that ends or is reset in the
 //     middle of a transfer schemes.ErrInterrupted, a failed dial
 //     schemes.ErrConnect.
+//   - Handshake starts TLS on such a connection (ftps and nntps from the
+//     first byte, AUTH TLS, STARTTLS) and classifies its failure the same
+//     way for every protocol.
 //   - Reader reads lines of bounded length: a line longer than the limit
 //     is a schemes.ErrTooLarge error, and the reader keeps failing after it.
+//   - ServerText makes a server's text safe to show in a one-line error.
 //   - WriteText and Writer are the choke point of the wire: every request
 //     line passes the security guard's line check (no CR, LF or NUL but the
 //     CR LF that ends it) at the moment it is written, and a line that

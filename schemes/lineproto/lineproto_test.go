@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -269,4 +270,46 @@ func TestServerText(t *testing.T) {
 			t.Errorf("ServerText(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+func TestHandshakeFailures(t *testing.T) {
+	t.Run("not TLS", func(t *testing.T) {
+		addr := listen(t, func(c net.Conn) { io.WriteString(c, "220 plain text here\r\n") })
+		c, err := Dial(context.Background(), &schemes.Request{}, "tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := Handshake(context.Background(), c, &tls.Config{ServerName: "localhost"}, "TLS"); !errors.Is(err, schemes.ErrConnect) {
+			t.Fatalf("err %v, want ErrConnect", err)
+		}
+	})
+	t.Run("idle server", func(t *testing.T) {
+		release := make(chan struct{})
+		addr := listen(t, func(net.Conn) { <-release })
+		defer close(release)
+		c, err := Dial(context.Background(), &schemes.Request{IdleTimeout: 50 * time.Millisecond}, "tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := Handshake(context.Background(), c, &tls.Config{ServerName: "localhost"}, "TLS"); !errors.Is(err, schemes.ErrTimeout) {
+			t.Fatalf("err %v, want ErrTimeout", err)
+		}
+	})
+	t.Run("cancelled", func(t *testing.T) {
+		release := make(chan struct{})
+		addr := listen(t, func(net.Conn) { <-release })
+		defer close(release)
+		ctx, cancel := context.WithCancel(context.Background())
+		c, err := Dial(ctx, &schemes.Request{}, "tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		cancel()
+		if _, err := Handshake(ctx, c, &tls.Config{ServerName: "localhost"}, "TLS"); !errors.Is(err, schemes.ErrInterrupted) {
+			t.Fatalf("err %v, want ErrInterrupted", err)
+		}
+	})
 }

@@ -158,9 +158,9 @@ func (c *conn) startTLS(ctx context.Context, req *schemes.Request, host string) 
 		// the path; RFC 4642 §2.2.2 forbids the server to send them.
 		return schemes.Errorf(schemes.ErrRefused, "news server %s sent data before the TLS handshake", c.server)
 	}
-	tc := tls.Client(c.nc, dial.TLSConfig(req.TLSConfig, host))
-	if err := tc.HandshakeContext(ctx); err != nil {
-		return schemes.Errorf(schemes.ErrConnect, "TLS with news server %s: %w", c.server, err)
+	tc, err := lineproto.Handshake(ctx, c.nc, dial.TLSConfig(req.TLSConfig, host), "TLS with news server "+c.server)
+	if err != nil {
+		return err
 	}
 	c.setNetConn(tc)
 	// RFC 4642 §2.2.2: discard what was learnt before TLS.
@@ -240,10 +240,10 @@ func dialServer(ctx context.Context, req *schemes.Request, addr, host string, im
 	}
 	var nc net.Conn = lc
 	if implicitTLS {
-		tc := tls.Client(lc, dial.TLSConfig(req.TLSConfig, host))
-		if err := tc.HandshakeContext(ctx); err != nil {
+		tc, err := lineproto.Handshake(ctx, lc, dial.TLSConfig(req.TLSConfig, host), "TLS with news server "+addr)
+		if err != nil {
 			lc.Close()
-			return nil, schemes.Errorf(schemes.ErrConnect, "TLS with news server %s: %w", addr, err)
+			return nil, err
 		}
 		nc = tc
 	}
