@@ -30,19 +30,33 @@ type Conn struct {
 // Dial connects to addr on network for req: through req.Dialer, or directly
 // when it is nil (dial.Default), with req.Idle() as the per-operation
 // deadline, and watching ctx until Close. A failed dial is a
-// schemes.ErrConnect error (schemes.ErrTimeout when it ran out of time,
-// schemes.ErrInterrupted when ctx was cancelled).
+// schemes.ErrConnect error (see connectError).
 func Dial(ctx context.Context, req *schemes.Request, network, addr string) (*Conn, error) {
 	raw, err := dial.Default(req.Dialer).DialContext(ctx, network, addr)
 	if err != nil {
-		if ctx.Err() != nil {
-			err = ctx.Err()
-		}
-		return nil, dial.Classify(err, "connect to "+addr)
+		return nil, connectError(ctx, err, "connect to "+addr)
 	}
 	c := NewConn(raw, req.Idle())
 	c.Watch(ctx)
 	return c, nil
+}
+
+// connectError classifies the failure of what made no connection (a dial,
+// a TLS handshake): schemes.ErrConnect, except that a deadline or an idle
+// server is schemes.ErrTimeout and a cancelled ctx schemes.ErrInterrupted.
+// An error that already has a kind (a proxy's refusal) keeps it.
+func connectError(ctx context.Context, err error, what string) error {
+	var ke *schemes.KindError
+	var ne net.Error
+	switch {
+	case ctx.Err() != nil:
+		return dial.Classify(ctx.Err(), what)
+	case errors.As(err, &ke):
+		return err
+	case errors.As(err, &ne) && ne.Timeout():
+		return dial.Classify(err, what)
+	}
+	return schemes.Errorf(schemes.ErrConnect, "%s: %w", what, err)
 }
 
 // NewConn wraps an open connection with idle deadlines of idle (none when
