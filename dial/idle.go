@@ -66,3 +66,16 @@ func Classify(err error, what string) error {
 	}
 	return schemes.Errorf(schemes.ErrInterrupted, "%s: %w", what, err)
 }
+
+// direct is the Dialer of a request that names none: one value, so that a
+// transport kept per dialer (HTTP) is shared between such requests.
+var direct = &Dialer{}
+
+// Default is the one rule for a request without a Dialer: d itself, or when
+// d is nil a direct connection with the default connect timeout.
+func Default(d schemes.Dialer) schemes.Dialer {
+	if d == nil {
+		return direct
+	}
+	return d
+}

@@ -59,9 +59,9 @@ func (c *Client) limit(resp *Response) (*Response, error) {
 	if max <= 0 || resp.Kind != schemes.KindFile || resp.Body == nil {
 		return resp, nil
 	}
-	if resp.Size >= 0 && resp.Size-resp.Offset > max {
+	if err := schemes.CheckSize(resp.Name, max, resp.Size, resp.Offset); err != nil {
 		resp.Close()
-		return nil, tooLarge(max)
+		return nil, err
 	}
 	resp.Body = newLimitBody(resp.Body, max)
 	return resp, nil

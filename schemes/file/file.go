@@ -113,20 +113,17 @@ func openFile(req *schemes.Request, fh *os.File, fi fs.FileInfo, p string) (*sch
 			return nil, schemes.Errorf(schemes.ErrRefused, "%s: cannot resume at byte %d: %w", p, req.Offset, err)
 		}
 	}
-	if req.MaxBytes > 0 && size >= 0 && size-req.Offset > req.MaxBytes {
+	// A file that grows while it is read, or a device, which has no size,
+	// is stopped at the limit by the fetcher's caller.
+	if err := schemes.CheckSize(p, req.MaxBytes, size, req.Offset); err != nil {
 		fh.Close()
-		return nil, schemes.Errorf(schemes.ErrTooLarge, "%s: %d bytes exceed the limit of %d", p, size-req.Offset, req.MaxBytes)
-	}
-	var body io.ReadCloser = fh
-	if req.MaxBytes > 0 {
-		// A file can grow while it is read, and devices have no size.
-		body = &limitBody{ReadCloser: fh, left: req.MaxBytes, limit: req.MaxBytes, path: p}
+		return nil, err
 	}
 	name := path.Base(req.URL.File.Path)
 	return &schemes.Response{
 		URL:       req.URL,
 		Kind:      schemes.KindFile,
-		Body:      body,
+		Body:      fh,
 		Offset:    req.Offset,
 		Size:      size,
 		Name:      name,
@@ -161,31 +158,6 @@ func mediaType(name string) string {
 		return mt
 	}
 	return ""
-}
-
-// limitBody fails a read that would go past the byte limit.
-type limitBody struct {
-	io.ReadCloser
-	left, limit int64
-	path        string
-}
-
-func (b *limitBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		// Peek one byte: exactly limit bytes is not an error.
-		var one [1]byte
-		n, err := b.ReadCloser.Read(one[:])
-		if n > 0 {
-			return 0, schemes.Errorf(schemes.ErrTooLarge, "%s: more than %d bytes", b.path, b.limit)
-		}
-		return 0, err
-	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.ReadCloser.Read(p)
-	b.left -= int64(n)
-	return n, err
 }
 
 // fileURL builds the file URL of a local path, escaping every octet outside

@@ -2,7 +2,6 @@ package ftp
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"io"
 	"net"
@@ -13,8 +12,8 @@ import (
 
 	goftp "github.com/jlaffaye/ftp"
 
-	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/lineproto"
 )
 
 // copyBufferSize is the buffer WriteTo uses: large enough that a 1 GiB
@@ -31,7 +30,6 @@ var copyBuffers = sync.Pool{New: func() any { b := make([]byte, copyBufferSize);
 // interrupted rather than as a short file. Closing it early ends the
 // transfer and keeps the control connection for the next fetch.
 type body struct {
-	ctx   context.Context
 	f     *Fetcher
 	c     *conn
 	r     *goftp.Response
@@ -42,7 +40,6 @@ type body struct {
 	// ascii: the transfer is in TYPE A, whose byte count may differ from
 	// SIZE (RFC 3659 §4), so a short transfer is known only from the reply.
 	ascii bool
-	max   int64
 	n     int64
 	err   error
 	done  bool
@@ -57,8 +54,8 @@ type body struct {
 // ends. gofer converts only when the URL asks for ";type=a": a TYPE A it
 // guessed from the name must not change a byte of what the server sends
 // (servers such as vsftpd send files as they are, CR LF included).
-func newBody(ctx context.Context, f *Fetcher, c *conn, r *goftp.Response, stop func() bool, start, size, max int64, ascii, convert bool) *body {
-	b := &body{ctx: ctx, f: f, c: c, r: r, src: r, stop: stop, start: start, size: size, max: max, ascii: ascii}
+func newBody(f *Fetcher, c *conn, r *goftp.Response, stop func() bool, start, size int64, ascii, convert bool) *body {
+	b := &body{f: f, c: c, r: r, src: r, stop: stop, start: start, size: size, ascii: ascii}
 	if convert {
 		b.src = &crlfReader{r: bufio.NewReaderSize(r, 32<<10)}
 	}
@@ -71,10 +68,6 @@ func (b *body) Read(p []byte) (int, error) {
 	}
 	n, err := b.src.Read(p)
 	b.n += int64(n)
-	if b.max > 0 && b.start+b.n > b.max {
-		b.err = schemes.Errorf(schemes.ErrTooLarge, "ftp: transfer grows past the limit of %d bytes", b.max)
-		return n, b.err
-	}
 	if err == io.EOF {
 		b.err = b.finish()
 		return n, b.err
@@ -128,18 +121,11 @@ func (b *body) spliceTo(f *os.File) (int64, error) {
 	var total int64
 	for {
 		want := chunk
-		if b.max > 0 {
-			want = min(want, b.max-(b.start+b.n)+1)
-		}
 		b.raw.SetReadDeadline(time.Now().Add(b.idle))
 		t0 := time.Now()
 		n, err := f.ReadFrom(&io.LimitedReader{R: b.raw, N: want})
 		b.n += n
 		total += n
-		if b.max > 0 && b.start+b.n > b.max {
-			b.err = schemes.Errorf(schemes.ErrTooLarge, "ftp: transfer grows past the limit of %d bytes", b.max)
-			return total, b.err
-		}
 		if err != nil {
 			b.err = b.broken(err)
 			return total, b.err
@@ -166,15 +152,15 @@ func (b *body) finish() error {
 	err := b.r.Close()
 	b.stop()
 	if err != nil {
-		if b.ctx.Err() != nil || !isReply(err) {
+		if b.c.ctrl.Cancelled() || !isReply(err) {
 			b.c.close()
-			return b.c.fail(b.ctx, err, "transfer")
+			return b.c.classify(err, "transfer")
 		}
 		b.f.put(b.c)
 		// RFC 959 §4.2: 426 and 451 mean the transfer was aborted.
 		var te *textproto.Error
 		errors.As(err, &te)
-		return schemes.Errorf(schemes.ErrInterrupted, "%d %s", te.Code, oneLine(te.Msg))
+		return schemes.Errorf(schemes.ErrInterrupted, "%d %s", te.Code, lineproto.ServerText(te.Msg))
 	}
 	if !b.ascii && b.size >= 0 && b.start+b.n != b.size {
 		b.f.put(b.c)
@@ -191,14 +177,7 @@ func (b *body) broken(err error) error {
 	b.done = true
 	b.stop()
 	b.c.abort()
-	var ke *schemes.KindError
-	if errors.As(err, &ke) {
-		return ke
-	}
-	if b.ctx.Err() != nil {
-		return dial.Classify(b.ctx.Err(), "transfer")
-	}
-	return dial.Classify(err, "transfer")
+	return b.c.dataError(err, "transfer")
 }
 
 // Close ends the transfer. Before its end, closing the data connection

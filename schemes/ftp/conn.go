@@ -18,6 +18,8 @@ import (
 
 	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/lineproto"
+	"github.com/goferurl/gofer/security"
 )
 
 // tlsMode is how a control connection is protected.
@@ -49,8 +51,8 @@ type login struct {
 type conn struct {
 	key  poolKey
 	sc   *goftp.ServerConn
-	raw  net.Conn // the TCP control connection, closed to abort
-	peer net.IP   // the control connection's peer: the only data address allowed
+	ctrl *lineproto.Conn // the TCP control connection, closed to abort
+	peer net.IP          // the control connection's peer: the only data address allowed
 	log  *wireLog
 	// tlsData is the configuration of TLS data connections (PROT P), nil
 	// for plain ones.
@@ -76,33 +78,32 @@ type conn struct {
 	// mlsd: the server has MLSD (RFC 3659 §7); noEPSV: it refused EPSV.
 	mlsd, noEPSV bool
 
-	mu      sync.Mutex
-	dataRaw net.Conn // the TCP data connection in use, closed to abort
-	broken  bool
+	mu     sync.Mutex
+	data   *lineproto.Conn // the TCP data connection in use, closed to abort
+	broken bool
 }
 
 // open connects to the server of req, protects the connection as mode says,
 // and logs in.
 func open(ctx context.Context, req *schemes.Request, key poolKey, who login) (*conn, error) {
 	addr := net.JoinHostPort(key.host, strconv.Itoa(key.port))
-	raw, err := req.Dialer.DialContext(ctx, "tcp", addr)
+	// Ctrl-C or a deadline on ctx ends a connection stuck anywhere in the
+	// greeting, the TLS handshake or the login: the connection watches ctx
+	// until the fetch's own watch (begin) replaces it.
+	raw, err := lineproto.Dial(ctx, req, "tcp", addr)
 	if err != nil {
-		return nil, dial.Classify(err, "connect to "+addr)
+		return nil, err
 	}
 	c := &conn{
-		key: key,
-		raw: raw,
-		log: &wireLog{w: req.Transcript, limit: req.LineLimit()},
+		key:  key,
+		ctrl: raw,
+		log:  &wireLog{w: req.Transcript, limit: req.LineLimit()},
 	}
 	if ta, ok := raw.RemoteAddr().(*net.TCPAddr); ok {
 		c.peer = ta.IP
 	}
-	// Ctrl-C or a deadline on ctx ends a connection stuck anywhere in the
-	// greeting, the TLS handshake or the login.
-	stop := context.AfterFunc(ctx, c.abort)
-	defer stop()
 
-	ctrl, err := c.protect(ctx, req, dial.IdleConn(raw, req.Idle()), addr)
+	ctrl, err := c.protect(ctx, req, raw, addr)
 	if err != nil {
 		raw.Close()
 		return nil, c.fail(ctx, err, "connect to "+addr)
@@ -169,17 +170,17 @@ func (c *conn) protect(ctx context.Context, req *schemes.Request, plain net.Conn
 	var top net.Conn
 	switch c.key.tls {
 	case tlsNone:
-		top = &ctrlConn{Conn: plain, log: c.log}
+		top = newCtrlConn(plain, c.log)
 	case tlsImplicit:
 		c.tlsData = tlsConfig(req, c.key.host)
-		tc := tls.Client(plain, c.tlsData)
-		if err := tc.HandshakeContext(ctx); err != nil {
-			return nil, tlsError(err, addr)
+		tc, err := lineproto.Handshake(ctx, plain, c.tlsData, "TLS handshake with "+addr)
+		if err != nil {
+			return nil, err
 		}
-		top = &ctrlConn{Conn: tc, log: c.log}
+		top = newCtrlConn(tc, c.log)
 	case tlsExplicit:
 		c.tlsData = tlsConfig(req, c.key.host)
-		top = &ctrlConn{Conn: plain, log: c.log}
+		top = newCtrlConn(plain, c.log)
 	}
 
 	// The greeting is read here rather than by the engine, which would wait
@@ -197,9 +198,9 @@ func (c *conn) protect(ctx context.Context, req *schemes.Request, plain net.Conn
 		}
 	}
 	if code/100 != 2 {
-		return nil, schemes.Errorf(schemes.ErrRefused, "%d %s", code, oneLine(msg))
+		return nil, schemes.Errorf(schemes.ErrRefused, "%d %s", code, lineproto.ServerText(msg))
 	}
-	greeting := []byte(fmt.Sprintf("%d %s\r\n", code, oneLine(msg)))
+	greeting := []byte(fmt.Sprintf("%d %s\r\n", code, lineproto.ServerText(msg)))
 
 	if c.key.tls == tlsExplicit {
 		// RFC 4217 §4: AUTH TLS goes in plain text and is answered here, so
@@ -213,13 +214,13 @@ func (c *conn) protect(ctx context.Context, req *schemes.Request, plain net.Conn
 			return nil, err
 		}
 		if acode != 234 {
-			return nil, schemes.Errorf(schemes.ErrRefused, "%d %s (the server refused AUTH TLS; gofer does not fall back to plain text)", acode, oneLine(amsg))
+			return nil, schemes.Errorf(schemes.ErrRefused, "%d %s (the server refused AUTH TLS; gofer does not fall back to plain text)", acode, lineproto.ServerText(amsg))
 		}
-		tc := tls.Client(plain, c.tlsData)
-		if err := tc.HandshakeContext(ctx); err != nil {
-			return nil, tlsError(err, addr)
+		tc, err := lineproto.Handshake(ctx, plain, c.tlsData, "TLS handshake with "+addr)
+		if err != nil {
+			return nil, err
 		}
-		top = &ctrlConn{Conn: tc, log: c.log}
+		top = newCtrlConn(tc, c.log)
 	}
 	return &replayConn{Conn: top, pending: greeting}, nil
 }
@@ -286,18 +287,6 @@ func tlsConfig(req *schemes.Request, host string) *tls.Config {
 	return cfg
 }
 
-func tlsError(err error, addr string) error {
-	var ke *schemes.KindError
-	if errors.As(err, &ke) {
-		return err
-	}
-	var ne net.Error
-	if errors.As(err, &ne) {
-		return dial.Classify(err, "TLS handshake with "+addr)
-	}
-	return schemes.Errorf(schemes.ErrConnect, "TLS handshake with %s: %w", addr, err)
-}
-
 // done is how many of the CWDs of dirs c has already made: all of its own
 // when c is at or above where dirs lead; -1 when c must first
 // return to its login directory.
@@ -327,7 +316,7 @@ func (c *conn) begin(ctx context.Context, req *schemes.Request) (stop func() boo
 	c.dataDial = func(network, addr string) (net.Conn, error) {
 		return c.openData(ctx, req, network, addr)
 	}
-	return context.AfterFunc(ctx, c.abort)
+	return c.ctrl.Watch(ctx)
 }
 
 // end detaches c from the fetch it served.
@@ -355,14 +344,14 @@ func (c *conn) openData(ctx context.Context, req *schemes.Request, network, addr
 			"ftp: refused to open a data connection to %s: the server's passive reply names an address other than its own (%s)", addr, c.key.host)
 	}
 	target := net.JoinHostPort(c.key.host, port)
-	raw, err := req.Dialer.DialContext(ctx, network, target)
+	data, err := lineproto.Dial(ctx, req, network, target)
 	if err != nil {
-		return nil, dial.Classify(err, "data connection to "+target)
+		return nil, err
 	}
 	c.mu.Lock()
-	c.dataRaw = raw
+	c.data = data
 	c.mu.Unlock()
-	var nc net.Conn = dial.IdleConn(raw, req.Idle())
+	var nc net.Conn = data
 	if c.tlsData != nil {
 		// The handshake happens on the first read, under the idle deadline.
 		nc = tls.Client(nc, c.tlsData)
@@ -374,18 +363,21 @@ func (c *conn) openData(ctx context.Context, req *schemes.Request, network, addr
 func (c *conn) abort() {
 	c.mu.Lock()
 	c.broken = true
-	d := c.dataRaw
+	d := c.data
 	c.mu.Unlock()
-	c.raw.Close()
+	c.ctrl.Close()
 	if d != nil {
 		d.Close()
 	}
 }
 
+// isBroken reports whether c may not serve again: aborted, closed, closed
+// by the end of a fetch's context, or out of step after a reply over a
+// limit.
 func (c *conn) isBroken() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.broken
+	return c.broken || c.ctrl.Cancelled() || c.log.err != nil
 }
 
 // close ends c politely (QUIT) and for good.
@@ -396,7 +388,7 @@ func (c *conn) close() {
 	if c.sc != nil {
 		c.sc.Quit()
 	}
-	c.raw.Close()
+	c.ctrl.Close()
 }
 
 // fail turns an error met while doing what into an error of gofer's kinds:
@@ -406,19 +398,42 @@ func (c *conn) fail(ctx context.Context, err error, what string) error {
 	if ctx.Err() != nil {
 		return dial.Classify(ctx.Err(), what)
 	}
+	return c.classify(err, what)
+}
+
+// dataError is fail for a failed read of the data connection, after the
+// fetch has returned: the end of the fetch's context, which closed the
+// data connection, is the cause when it was one.
+func (c *conn) dataError(err error, what string) error {
+	c.mu.Lock()
+	d := c.data
+	c.mu.Unlock()
+	if d != nil {
+		err = d.Classify(err, what)
+	}
+	return c.classify(err, what)
+}
+
+// classify is fail without the context: the control connection knows
+// whether the end of the context closed it.
+func (c *conn) classify(err error, what string) error {
 	var ke *schemes.KindError
 	if errors.As(err, &ke) {
 		return ke
 	}
+	if errors.Is(err, goftp.ErrInvalidCommand) {
+		// The engine's own check caught a CR or LF before the guard did.
+		return fmt.Errorf("refused: %s holds CR or LF, which would inject into the protocol: %w", what, security.ErrInjection)
+	}
 	var te *textproto.Error
 	if errors.As(err, &te) {
-		return schemes.Errorf(schemes.ErrRefused, "%d %s", te.Code, oneLine(te.Msg))
+		return schemes.Errorf(schemes.ErrRefused, "%d %s", te.Code, lineproto.ServerText(te.Msg))
 	}
 	var pe textproto.ProtocolError
 	if errors.As(err, &pe) {
 		return schemes.Errorf(schemes.ErrRefused, "%s: %v", what, pe)
 	}
-	return dial.Classify(err, what)
+	return c.ctrl.Classify(err, what)
 }
 
 // loginError classifies a failed login. RFC 959 §5.4: USER and PASS are
@@ -441,12 +456,12 @@ func (c *conn) loginError(ctx context.Context, err error, who login) error {
 		return c.fail(ctx, err, "login")
 	}
 	if (c.log.lastCmd == "USER" || c.log.lastCmd == "PASS") && (code == 530 || code == 332 || code == 331) {
-		return schemes.Errorf(schemes.ErrAuth, "%d %s", code, oneLine(text))
+		return schemes.Errorf(schemes.ErrAuth, "%d %s", code, lineproto.ServerText(text))
 	}
 	if c.log.lastCmd == "USER" || c.log.lastCmd == "PASS" {
-		return schemes.Errorf(schemes.ErrRefused, "ftp: login as %s: %d %s", who.user, code, oneLine(text))
+		return schemes.Errorf(schemes.ErrRefused, "ftp: login as %s: %d %s", who.user, code, lineproto.ServerText(text))
 	}
-	return schemes.Errorf(schemes.ErrRefused, "%d %s", code, oneLine(text))
+	return schemes.Errorf(schemes.ErrRefused, "%d %s", code, lineproto.ServerText(text))
 }
 
 // isReply reports whether err is the server's reply (the connection is
@@ -468,8 +483,4 @@ func replyCode(err error) int {
 		return te.Code
 	}
 	return 0
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 }

@@ -9,8 +9,11 @@
 // ftp://h//etc/motd is an empty CWD, CWD etc, RETR motd), then TYPE, RETR
 // or a listing. Every connection, data
 // connections included, is opened through the request's Dialer with the
-// request's context and per-operation idle deadlines; the address of a
-// passive reply is dialled only when it is the control connection's peer.
+// request's context and per-operation idle deadlines (schemes/lineproto);
+// the address of a passive reply is dialled only when it is the control
+// connection's peer. Every command line, the engine's included, passes the
+// security guard's line check as it is written on the control connection:
+// one with a CR, LF or NUL inside is refused before any byte of it leaves.
 //
 // Listings (MLSD where the server has it, else LIST; NLST for ";type=d")
 // are sent and parsed here, on the engine's control connection between its

@@ -14,7 +14,6 @@ import (
 
 	goftp "github.com/jlaffaye/ftp"
 
-	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
 	"github.com/goferurl/gofer/security"
 )
@@ -126,11 +125,6 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	v := view(u)
 	if err := checkLines(u, v); err != nil {
 		return nil, err
-	}
-	if req.Dialer == nil {
-		req2 := *req
-		req2.Dialer = &dial.Dialer{}
-		req = &req2
 	}
 	who, err := loginFor(req)
 	if err != nil {
@@ -322,15 +316,14 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 		return &schemes.Response{URL: base, Kind: schemes.KindFile, Body: emptyBody{}, Size: size,
 			Name: name, Type: typeWord, Modified: modified, NotModified: true}, nil
 	}
-	if req.MaxBytes > 0 && size > req.MaxBytes {
-		stop()
-		f.put(c)
-		return nil, schemes.Errorf(schemes.ErrTooLarge, "ftp: %s is %d bytes, more than the limit of %d", name, size, req.MaxBytes)
-	}
-
 	offset := req.Offset
 	if offset < 0 || (size >= 0 && offset > size) {
 		offset = 0
+	}
+	if err := schemes.CheckSize("ftp: "+name, req.MaxBytes, size, offset); err != nil {
+		stop()
+		f.put(c)
+		return nil, err
 	}
 	r, err := sc.RetrFrom(name, uint64(offset))
 	if err != nil && offset > 0 && isReply(err) && c.log.lastCmd == "REST" {
@@ -353,11 +346,13 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 		}
 		return fail(err, "RETR "+name)
 	}
-	b := newBody(ctx, f, c, r, stop, offset, size, req.MaxBytes, t == 'A', v.TypeCode == 'a')
+	b := newBody(f, c, r, stop, offset, size, t == 'A', v.TypeCode == 'a')
 	if c.tlsData == nil && v.TypeCode != 'a' {
 		c.mu.Lock()
-		if _, ok := c.dataRaw.(syscall.Conn); ok {
-			b.raw, b.idle = c.dataRaw, req.Idle()
+		if d := c.data; d != nil {
+			if _, ok := d.Raw().(syscall.Conn); ok {
+				b.raw, b.idle = d.Raw(), req.Idle()
+			}
 		}
 		c.mu.Unlock()
 	}

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/lineproto"
 )
 
 // Listings are sent and read here rather than by the FTP engine, which
@@ -72,7 +72,7 @@ func (x *exchange) passive(ctx context.Context, req *schemes.Request) (net.Conn,
 				port, perr = strconv.Atoi(msg[i+4 : j])
 			}
 			if i < 0 || j <= i+4 || perr != nil || port <= 0 || port > 65535 {
-				return nil, schemes.Errorf(schemes.ErrRefused, "ftp: malformed EPSV reply: %d %s", code, oneLine(msg))
+				return nil, schemes.Errorf(schemes.ErrRefused, "ftp: malformed EPSV reply: %d %s", code, lineproto.ServerText(msg))
 			}
 			return c.openData(ctx, req, "tcp", net.JoinHostPort(c.peer.String(), strconv.Itoa(port)))
 		}
@@ -90,7 +90,7 @@ func (x *exchange) passive(ctx context.Context, req *schemes.Request) (net.Conn,
 	// out the parentheses, so take the six numbers after the code.
 	addr, ok := pasvAddr(msg)
 	if !ok {
-		return nil, schemes.Errorf(schemes.ErrRefused, "ftp: malformed PASV reply: %d %s", code, oneLine(msg))
+		return nil, schemes.Errorf(schemes.ErrRefused, "ftp: malformed PASV reply: %d %s", code, lineproto.ServerText(msg))
 	}
 	return c.openData(ctx, req, "tcp", addr)
 }
@@ -124,13 +124,12 @@ func pasvAddr(msg string) (string, bool) {
 // the URL listed and dir the segments of the directory the entries live
 // in.
 type listing struct {
-	ctx  context.Context
-	f    *Fetcher
-	c    *conn
-	x    *exchange
-	data net.Conn
-	br   *bufio.Reader
-	stop func() bool
+	f     *Fetcher
+	c     *conn
+	x     *exchange
+	data  net.Conn
+	lines *lineproto.Reader
+	stop  func() bool
 
 	nlst    bool   // NLST: names only
 	nlstArg string // the NLST argument
@@ -162,13 +161,13 @@ func (f *Fetcher) startList(ctx context.Context, req *schemes.Request, c *conn, 
 		// RFC 959 §5.4: LIST and NLST answer 125 or 150 before the data.
 		data.Close()
 		if code/100 == 2 {
-			return nil, schemes.Errorf(schemes.ErrRefused, "ftp: %s answered %d %s without a transfer", cmd, code, oneLine(msg))
+			return nil, schemes.Errorf(schemes.ErrRefused, "ftp: %s answered %d %s without a transfer", cmd, code, lineproto.ServerText(msg))
 		}
 		return nil, &textproto.Error{Code: code, Msg: msg}
 	}
 	return &listing{
-		ctx: ctx, f: f, c: c, x: x, data: data, stop: stop,
-		br:      bufio.NewReaderSize(data, 32<<10),
+		f: f, c: c, x: x, data: data, stop: stop,
+		lines:   lineproto.NewReader(bufio.NewReaderSize(data, 32<<10), req.LineLimit()),
 		now:     time.Now(),
 		maxLine: req.LineLimit(),
 		max:     req.EntryLimit(),
@@ -219,31 +218,11 @@ func (l *listing) Next() (schemes.Entry, error) {
 // readLine reads one line without its CR LF, refusing one longer than the
 // limit.
 func (l *listing) readLine() (string, error) {
-	var long []byte
-	for {
-		frag, err := l.br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long = append(long, frag...)
-			if len(long) > l.maxLine {
-				return "", schemes.Errorf(schemes.ErrTooLarge, "ftp: listing line longer than %d bytes", l.maxLine)
-			}
-			continue
-		}
-		var line []byte
-		if long != nil {
-			line = append(long, frag...)
-		} else {
-			line = frag
-		}
-		if len(line) > l.maxLine+2 {
-			return "", schemes.Errorf(schemes.ErrTooLarge, "ftp: listing line longer than %d bytes", l.maxLine)
-		}
-		s := strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r")
-		if err == io.EOF && len(line) > 0 {
-			return s, nil
-		}
-		return s, err
+	line, err := l.lines.ReadLine()
+	if errors.Is(err, schemes.ErrTooLarge) {
+		return "", schemes.Errorf(schemes.ErrTooLarge, "ftp: listing line longer than %d bytes", l.maxLine)
 	}
+	return line, err
 }
 
 // finish reads the reply that ends the transfer and hands the connection
@@ -255,7 +234,7 @@ func (l *listing) finish() error {
 	l.stop()
 	if err != nil {
 		l.c.close()
-		return l.c.fail(l.ctx, err, "listing")
+		return l.c.classify(err, "listing")
 	}
 	if err := l.x.done(); err != nil {
 		l.c.close()
@@ -263,7 +242,7 @@ func (l *listing) finish() error {
 	}
 	l.f.put(l.c)
 	if code/100 != 2 {
-		return schemes.Errorf(schemes.ErrInterrupted, "%d %s", code, oneLine(msg))
+		return schemes.Errorf(schemes.ErrInterrupted, "%d %s", code, lineproto.ServerText(msg))
 	}
 	return io.EOF
 }
@@ -279,10 +258,7 @@ func (l *listing) fail(err error) error {
 	l.stop()
 	l.c.abort()
 	l.c.close()
-	if l.ctx.Err() != nil {
-		return dial.Classify(l.ctx.Err(), "listing")
-	}
-	return dial.Classify(err, "listing")
+	return l.c.dataError(err, "listing")
 }
 
 // Close ends the listing. Before its end, closing the data connection

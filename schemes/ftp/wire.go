@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/lineproto"
 )
 
 // wireLog watches the control connection between the TLS layer and the FTP
@@ -27,15 +28,37 @@ type wireLog struct {
 	// lines counts the lines received since the last command: a reply
 	// that never ends is refused before it fills memory.
 	lines int
+	// err is the refusal of a reply over a limit. It stays: the rest of
+	// that reply is unread, so the connection is out of step for good.
+	err error
 }
 
 // maxReplyLines bounds the lines of one reply (FEAT and HELP have dozens).
 const maxReplyLines = 10000
 
-// ctrlConn is a control connection seen through a wireLog.
+// ctrlConn is a control connection seen through a wireLog. It is the one
+// choke point of the control connection: every command line, the FTP
+// engine's included, passes the guard's line check in Write as it goes out,
+// and a line with a CR, LF or NUL inside is refused before any byte of it
+// is written.
 type ctrlConn struct {
 	net.Conn
-	log *wireLog
+	log   *wireLog
+	guard *lineproto.Writer
+}
+
+func newCtrlConn(nc net.Conn, log *wireLog) *ctrlConn {
+	c := &ctrlConn{Conn: nc, log: log}
+	c.guard = lineproto.NewWriter(ctrlWire{c}, "ftp command")
+	return c
+}
+
+// ctrlWire is what passes the guard: whole checked lines, logged and sent.
+type ctrlWire struct{ c *ctrlConn }
+
+func (w ctrlWire) Write(p []byte) (int, error) {
+	w.c.log.sent(p)
+	return w.c.Conn.Write(p)
 }
 
 func (c *ctrlConn) Read(p []byte) (int, error) {
@@ -48,26 +71,24 @@ func (c *ctrlConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (c *ctrlConn) Write(p []byte) (int, error) {
-	c.log.sent(p)
-	return c.Conn.Write(p)
-}
+func (c *ctrlConn) Write(p []byte) (int, error) { return c.guard.Write(p) }
 
 func (l *wireLog) received(p []byte) error {
+	if l.err != nil {
+		return l.err
+	}
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
 			l.in = append(l.in, p...)
 			if len(l.in) > l.limit {
-				l.in = l.in[:0]
-				return schemes.Errorf(schemes.ErrTooLarge, "ftp: server reply line longer than %d bytes", l.limit)
+				return l.refuse(schemes.Errorf(schemes.ErrTooLarge, "ftp: server reply line longer than %d bytes", l.limit))
 			}
 			return nil
 		}
 		l.in = append(l.in, p[:i]...)
 		if len(l.in) > l.limit {
-			l.in = l.in[:0]
-			return schemes.Errorf(schemes.ErrTooLarge, "ftp: server reply line longer than %d bytes", l.limit)
+			return l.refuse(schemes.Errorf(schemes.ErrTooLarge, "ftp: server reply line longer than %d bytes", l.limit))
 		}
 		l.emit("< ", l.in)
 		line := string(bytes.TrimSuffix(l.in, []byte("\r")))
@@ -79,11 +100,18 @@ func (l *wireLog) received(p []byte) error {
 		l.in = l.in[:0]
 		l.lines++
 		if l.lines > maxReplyLines {
-			return schemes.Errorf(schemes.ErrTooLarge, "ftp: server reply longer than %d lines", maxReplyLines)
+			return l.refuse(schemes.Errorf(schemes.ErrTooLarge, "ftp: server reply longer than %d lines", maxReplyLines))
 		}
 		p = p[i+1:]
 	}
 	return nil
+}
+
+// refuse keeps err as the answer to every later read.
+func (l *wireLog) refuse(err error) error {
+	l.in = l.in[:0]
+	l.err = err
+	return err
 }
 
 func (l *wireLog) sent(p []byte) {

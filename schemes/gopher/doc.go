@@ -22,4 +22,9 @@
 // ChooseF answers are sent as the file name given: gofer never reads a
 // local file into a submission. A URL that carries a filled form is sent as
 // it is, once security.CheckAskBlock has accepted its exact shape.
+//
+// Connections, their idle deadlines and their end when the context ends,
+// the bounded reading of menu lines and the line check of the request as it
+// is written (conn.send, the one place a request reaches the wire) come
+// from the line-protocol kit, schemes/lineproto.
 package gopher

@@ -10,10 +10,9 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"sync/atomic"
 
-	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/lineproto"
 	"github.com/goferurl/gofer/security"
 )
 
@@ -162,45 +161,38 @@ func (f *Fetcher) infoResponse(req *schemes.Request, t *target, attrs *Attribute
 
 // conn is one request's connection.
 type conn struct {
-	c    net.Conn
-	br   *bufio.Reader
-	stop func() bool
-	tr   io.Writer
-	// cancelled holds the context's error once cancelling it has closed c,
-	// so that the read that fails because of it says why.
-	cancelled atomic.Value
+	nc *lineproto.Conn
+	br *bufio.Reader
+	tr io.Writer
 }
 
-// exchange connects to the target's server and writes text. mask says, line
+// exchange connects to the target's server and sends text. mask says, line
 // by line, which lines the transcript shows as "****".
 func exchange(ctx context.Context, req *schemes.Request, t *target, text string, mask []bool) (*conn, error) {
-	if req.Dialer == nil {
-		return nil, schemes.Errorf(schemes.ErrConnect, "no dialer for gopher://%s", net.JoinHostPort(t.host, strconv.Itoa(t.port)))
-	}
 	addr := net.JoinHostPort(t.host, strconv.Itoa(t.port))
-	nc, err := req.Dialer.DialContext(ctx, "tcp", addr)
+	nc, err := lineproto.Dial(ctx, req, "tcp", addr)
 	if err != nil {
-		return nil, dial.Classify(err, "connect to "+addr)
+		return nil, err
 	}
-	nc = dial.IdleConn(nc, req.Idle())
-	// Cancelling ctx ends a read or write that waits on the server.
-	c := &conn{c: nc, br: bufio.NewReader(nc), tr: req.Transcript}
-	c.stop = context.AfterFunc(ctx, func() {
-		c.cancelled.Store(ctx.Err())
-		nc.Close()
-	})
-	c.transcript(">", text, mask)
-	if _, err := io.WriteString(nc, text); err != nil {
+	c := &conn{nc: nc, br: bufio.NewReader(nc), tr: req.Transcript}
+	if err := c.send(text, mask, addr); err != nil {
 		c.Close()
-		return nil, c.classify(err, "send request to "+addr)
+		return nil, err
 	}
 	return c, nil
 }
 
-func (c *conn) Close() error {
-	c.stop()
-	return c.c.Close()
+// send writes a request: the one place a Gopher request reaches the wire,
+// every line of it checked there (a +ASK submission is several lines).
+func (c *conn) send(text string, mask []bool, addr string) error {
+	if err := c.nc.Send("gopher request", text, "send request to "+addr); err != nil {
+		return err
+	}
+	c.transcript(">", text, mask)
+	return nil
 }
+
+func (c *conn) Close() error { return c.nc.Close() }
 
 // transcript writes lines to the -v transcript, masked where mask says so.
 func (c *conn) transcript(dir, text string, mask []bool) {
@@ -216,12 +208,7 @@ func (c *conn) transcript(dir, text string, mask []bool) {
 	}
 }
 
-func (c *conn) classify(err error, what string) error {
-	if cause, ok := c.cancelled.Load().(error); ok {
-		return dial.Classify(cause, what)
-	}
-	return dial.Classify(err, what)
-}
+func (c *conn) classify(err error, what string) error { return c.nc.Classify(err, what) }
 
 // header is a Gopher+ reply's first line (Gopher+ §2.3): "+N" N bytes
 // follow, "+-1" a dot-terminated block, "+-2" data until the close; a
@@ -268,7 +255,7 @@ func (c *conn) readHeader(ctx context.Context, req *schemes.Request) (header, bo
 		if b[i-1] != '\n' {
 			continue
 		}
-		line := trimEOL(b)
+		line := strings.TrimRight(string(b), "\r\n")
 		h, ok := parseHeader(line)
 		if !ok {
 			return header{}, false, nil
@@ -309,13 +296,13 @@ func (c *conn) serverError(ctx context.Context, h header) error {
 		}
 	}
 	if len(msg) == 0 {
-		return schemes.Errorf(schemes.ErrRefused, "gopher+ error %s: %s", code, strings.TrimSpace(first))
+		return schemes.Errorf(schemes.ErrRefused, "gopher+ error %s: %s", lineproto.ServerText(code), lineproto.ServerText(first))
 	}
 	s := fmt.Sprintf("gopher+ error %s: %s", code, strings.Join(msg, " "))
 	if first = strings.TrimSpace(first); first != "" {
 		s += " (" + first + ")"
 	}
-	return schemes.Errorf(schemes.ErrRefused, "%s", s)
+	return schemes.Errorf(schemes.ErrRefused, "%s", lineproto.ServerText(s))
 }
 
 // readAttributes reads an attribute reply, framed or not; ok is false when
@@ -394,7 +381,7 @@ func (c *conn) response(ctx context.Context, req *schemes.Request, t *target, pl
 		return resp, nil
 	}
 	resp.Kind = schemes.KindFile
-	resp.Body = &body{r: &errReader{r: r, c: c, what: "read item"}, c: c, max: req.MaxBytes}
+	resp.Body = &body{r: &errReader{r: r, c: c, what: "read item"}, c: c}
 	return resp, nil
 }
 
@@ -414,7 +401,7 @@ func (c *conn) plainError() error {
 	if len(f) < 4 || (b[0] != '3' && f[2] != "error.host") {
 		return nil
 	}
-	return schemes.Errorf(schemes.ErrRefused, "server error: %s", strings.TrimSpace(f[0][1:]))
+	return schemes.Errorf(schemes.ErrRefused, "server error: %s", lineproto.ServerText(f[0][1:]))
 }
 
 // viewOf returns the view a data Gopher+ string asks for ("+text/plain En_US"
@@ -479,21 +466,12 @@ func (e *errReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// body is a streamed item: it closes the connection and enforces MaxBytes.
+// body is a streamed item; closing it closes the connection.
 type body struct {
-	r    io.Reader
-	c    *conn
-	max  int64
-	read int64
+	r io.Reader
+	c *conn
 }
 
-func (b *body) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	b.read += int64(n)
-	if b.max > 0 && b.read > b.max {
-		return n - int(b.read-b.max), schemes.Errorf(schemes.ErrTooLarge, "item larger than --max-size %d bytes", b.max)
-	}
-	return n, err
-}
+func (b *body) Read(p []byte) (int, error) { return b.r.Read(p) }
 
 func (b *body) Close() error { return b.c.Close() }

@@ -2,7 +2,6 @@ package gopher
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"io"
 	"net"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/lineproto"
 )
 
 // ParseItem parses one menu line (RFC 1436 §3.8 "directory entity", with the
@@ -140,7 +140,7 @@ func cutURLSelector(sel string) (string, bool) {
 
 // menuListing streams a menu one line at a time.
 type menuListing struct {
-	br         *bufio.Reader
+	lines      *lineproto.Reader
 	closer     io.Closer
 	host       string
 	port       int
@@ -155,14 +155,14 @@ func newMenuListing(r io.Reader, closer io.Closer, host string, port int, req *s
 	if !ok {
 		br = bufio.NewReader(r)
 	}
-	return &menuListing{br: br, closer: closer, host: host, port: port,
+	return &menuListing{lines: lineproto.NewReader(br, req.LineLimit()), closer: closer, host: host, port: port,
 		lineLimit: req.LineLimit(), entryLimit: req.EntryLimit()}
 }
 
 // Next returns the next menu item, or io.EOF after the last one.
 func (m *menuListing) Next() (schemes.Entry, error) {
 	for m.err == nil {
-		line, err := readLine(m.br, m.lineLimit)
+		line, err := m.lines.ReadLine()
 		if errors.Is(err, schemes.ErrTooLarge) {
 			m.err = schemes.Errorf(schemes.ErrTooLarge, "menu line longer than %d bytes", m.lineLimit)
 			break
@@ -200,50 +200,8 @@ func (m *menuListing) Close() error {
 }
 
 func menuError(err error) error {
-	switch {
-	case err == io.EOF:
+	if err == io.EOF {
 		return io.EOF
-	case errors.Is(err, errNoTerminator):
-		return schemes.Errorf(schemes.ErrInterrupted, "read menu: %v", err)
 	}
-	return dial.Classify(err, "read menu")
-}
-
-// readLine reads one line of at most max bytes and returns it without its
-// CR LF or LF. A line that does not end before the connection closes is
-// returned with io.EOF; a longer one is an ErrTooLarge error.
-func readLine(br *bufio.Reader, max int) (string, error) {
-	raw, err := readRawLine(br, max)
-	return trimEOL(raw), err
-}
-
-// readRawLine is readLine with the line end kept, so that a line read to
-// look at can be put back exactly as it came.
-func readRawLine(br *bufio.Reader, max int) ([]byte, error) {
-	var buf []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		// The line end does not count against max; stop early only when
-		// even without it the line is too long.
-		if len(buf)+len(chunk) > max+2 {
-			return nil, errLineTooLong(max)
-		}
-		buf = append(buf, chunk...)
-		if err != bufio.ErrBufferFull {
-			if len(trimEOL(buf)) > max {
-				return nil, errLineTooLong(max)
-			}
-			return buf, err
-		}
-	}
-}
-
-func errLineTooLong(max int) error {
-	return schemes.Errorf(schemes.ErrTooLarge, "line longer than %d bytes", max)
-}
-
-func trimEOL(b []byte) string {
-	b = bytes.TrimSuffix(b, []byte("\n"))
-	b = bytes.TrimSuffix(b, []byte("\r"))
-	return string(b)
+	return dial.Classify(replyError(err), "read menu")
 }

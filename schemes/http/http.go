@@ -159,10 +159,7 @@ func newRequest(ctx context.Context, req *schemes.Request) (*nethttp.Request, er
 // When the dialer cannot be a map key, the transport serves this one fetch
 // and keeps no connection.
 func (f *Fetcher) client(req *schemes.Request) *nethttp.Client {
-	var d schemes.Dialer = req.Dialer
-	if d == nil {
-		d = &dial.Dialer{}
-	}
+	d := dial.Default(req.Dialer)
 	idle := req.Idle()
 	var t *nethttp.Transport
 	if reflect.TypeOf(d).Comparable() {
@@ -276,10 +273,10 @@ func response(req *schemes.Request, resp *nethttp.Response, what string) (*schem
 		// A 200 to a Range request is the whole resource from byte 0.
 		r.Size = resp.ContentLength
 	}
-	if req.MaxBytes > 0 && resp.ContentLength > req.MaxBytes {
-		return nil, schemes.Errorf(schemes.ErrTooLarge, "%s: %d bytes exceed the limit of %d", what, resp.ContentLength, req.MaxBytes)
+	if err := schemes.CheckSize(what, req.MaxBytes, resp.ContentLength, 0); err != nil {
+		return nil, err
 	}
-	r.Body = &body{rc: resp.Body, what: what, left: req.MaxBytes, limit: req.MaxBytes}
+	r.Body = &body{rc: resp.Body, what: what}
 	return r, nil
 }
 
@@ -366,30 +363,15 @@ func classify(err error, what string) error {
 	return dial.Classify(err, what)
 }
 
-// body streams the response body, mapping read failures onto error kinds
-// and stopping a body that grows past MaxBytes.
+// body streams the response body, mapping read failures onto error kinds.
+// A body that grows past MaxBytes is the caller's to stop.
 type body struct {
-	rc          io.ReadCloser
-	what        string
-	left, limit int64
+	rc   io.ReadCloser
+	what string
 }
 
 func (b *body) Read(p []byte) (int, error) {
-	if b.limit > 0 {
-		if b.left <= 0 {
-			var one [1]byte
-			n, err := b.rc.Read(one[:])
-			if n > 0 {
-				return 0, schemes.Errorf(schemes.ErrTooLarge, "%s: more than %d bytes", b.what, b.limit)
-			}
-			return 0, b.wrap(err)
-		}
-		if int64(len(p)) > b.left {
-			p = p[:b.left]
-		}
-	}
 	n, err := b.rc.Read(p)
-	b.left -= int64(n)
 	return n, b.wrap(err)
 }
 

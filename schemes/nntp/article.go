@@ -26,7 +26,7 @@ func (s *session) article(req *schemes.Request, cmd command, name string, lg *lo
 	resp := &schemes.Response{
 		URL:  req.URL,
 		Kind: schemes.KindFile,
-		Body: &articleBody{s: s, r: s.c.tr.DotReader(), max: req.MaxBytes},
+		Body: &articleBody{s: s, r: s.c.tr.DotReader()},
 		Size: -1,
 		Name: name,
 		Type: schemes.TypeArticle,
@@ -45,7 +45,6 @@ type articleBody struct {
 	s   *session
 	r   io.Reader
 	n   int64 // bytes delivered
-	max int64 // Request.MaxBytes, 0 for no limit
 	eof bool  // the terminating "." was read
 	err error // sticky
 }
@@ -56,12 +55,6 @@ func (b *articleBody) Read(p []byte) (int, error) {
 	}
 	n, err := b.r.Read(p)
 	b.n += int64(n)
-	if b.max > 0 && b.n > b.max {
-		n -= int(b.n - b.max)
-		b.n = b.max
-		b.err = schemes.Errorf(schemes.ErrTooLarge, "article is larger than the limit of %d bytes", b.max)
-		return n, b.err
-	}
 	switch {
 	case err == io.EOF:
 		b.eof = true

@@ -9,10 +9,9 @@ import (
 	"net/textproto"
 	"strconv"
 	"strings"
-	"sync"
 
-	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/lineproto"
 	"github.com/goferurl/gofer/security"
 )
 
@@ -87,11 +86,11 @@ const (
 // multi-line response is read to its end (or the connection closed) before
 // the next command.
 type conn struct {
-	raw     net.Conn // the TCP connection, closed to end the session at once
-	nc      net.Conn // idle deadlines applied; TLS once started
+	lc      *lineproto.Conn // the connection: closed when the fetch's context ends
+	nc      net.Conn        // lc, or TLS over it once started
 	br      *bufio.Reader
-	tr      *textproto.Reader
-	bw      *bufio.Writer
+	tr      *textproto.Reader // for the dot-terminated article body
+	lines   *lineproto.Reader
 	server  string // "host:port", for messages
 	maxLine int
 	log     io.Writer // the transcript, or nil
@@ -100,16 +99,10 @@ type conn struct {
 	capsKnown bool
 	authed    bool
 	group     string // the group GROUP last selected
-
-	// abortErr is set when the fetch's context ends: the connection is
-	// closed to unblock any read, and that read reports this error instead
-	// of a confusing "use of closed connection".
-	mu       sync.Mutex
-	abortErr error
 }
 
-func newConn(raw, nc net.Conn, server string, req *schemes.Request) *conn {
-	c := &conn{raw: raw, server: server, maxLine: req.LineLimit(), log: req.Transcript}
+func newConn(lc *lineproto.Conn, nc net.Conn, server string, req *schemes.Request) *conn {
+	c := &conn{lc: lc, server: server, maxLine: req.LineLimit(), log: req.Transcript}
 	c.setNetConn(nc)
 	return c
 }
@@ -118,29 +111,11 @@ func (c *conn) setNetConn(nc net.Conn) {
 	c.nc = nc
 	c.br = bufio.NewReader(nc)
 	c.tr = textproto.NewReader(c.br)
-	c.bw = bufio.NewWriter(nc)
-}
-
-// abort closes the connection because err (the context's end) stops the fetch.
-func (c *conn) abort(err error) {
-	c.mu.Lock()
-	if c.abortErr == nil {
-		c.abortErr = err
-	}
-	c.mu.Unlock()
-	c.raw.Close()
+	c.lines = lineproto.NewReader(c.br, c.maxLine)
 }
 
 // classify turns an I/O error into one of gofer's kinds.
-func (c *conn) classify(err error, what string) error {
-	c.mu.Lock()
-	aborted := c.abortErr
-	c.mu.Unlock()
-	if aborted != nil {
-		return dial.Classify(aborted, what)
-	}
-	return dial.Classify(err, what)
-}
+func (c *conn) classify(err error, what string) error { return c.lc.Classify(err, what) }
 
 func (c *conn) trace(dir, line string) {
 	if c.log != nil {
@@ -149,57 +124,30 @@ func (c *conn) trace(dir, line string) {
 }
 
 // send writes one command. It is the one choke point every command goes
-// through, so no argument reaches the wire unchecked.
+// through: its argument passes the line check when the command is built
+// (command.line, which names the URL part), and the whole line again as it
+// is written.
 func (c *conn) send(cmd command) error {
 	line, err := cmd.line()
 	if err != nil {
 		return err
 	}
+	part := cmd.part
+	if part == "" {
+		part = "nntp command"
+	}
+	if err := lineproto.WriteText(c.nc, part, line+"\r\n"); err != nil {
+		return c.classify(err, "send "+cmd.verb)
+	}
 	c.trace(">", cmd.display())
-	if _, err := c.bw.WriteString(line + "\r\n"); err != nil {
-		return c.classify(err, "send "+cmd.verb)
-	}
-	if err := c.bw.Flush(); err != nil {
-		return c.classify(err, "send "+cmd.verb)
-	}
 	return nil
-}
-
-// errLineTooLong is returned by readLine for a line over the limit.
-var errLineTooLong = errors.New("line too long")
-
-// readLine reads one CRLF- (or LF-) terminated line without its terminator,
-// refusing lines longer than the limit rather than growing without bound.
-func (c *conn) readLine() (string, error) {
-	var buf []byte
-	for {
-		frag, err := c.br.ReadSlice('\n')
-		if len(buf)+len(frag) > c.maxLine+2 {
-			return "", errLineTooLong
-		}
-		buf = append(buf, frag...)
-		if err == nil {
-			break
-		}
-		if err != bufio.ErrBufferFull {
-			if err == io.EOF && len(buf) > 0 {
-				err = io.ErrUnexpectedEOF
-			}
-			return "", err
-		}
-	}
-	buf = buf[:len(buf)-1]
-	if n := len(buf); n > 0 && buf[n-1] == '\r' {
-		buf = buf[:n-1]
-	}
-	return string(buf), nil
 }
 
 // readStatus reads a status line: three digits, then text (RFC 3977 §3.2).
 func (c *conn) readStatus(what string) (int, string, error) {
-	line, err := c.readLine()
+	line, err := c.lines.ReadLine()
 	if err != nil {
-		if err == errLineTooLong {
+		if errors.Is(err, schemes.ErrTooLarge) {
 			return 0, "", schemes.Errorf(schemes.ErrTooLarge, "news server %s: %s: status line longer than %d bytes", c.server, what, c.maxLine)
 		}
 		if err == io.EOF {
@@ -207,7 +155,7 @@ func (c *conn) readStatus(what string) (int, string, error) {
 		}
 		return 0, "", c.classify(err, "news server "+c.server+": "+what)
 	}
-	c.trace("<", printable(line))
+	c.trace("<", lineproto.ServerText(line))
 	code, text, ok := parseStatus(line)
 	if !ok {
 		return 0, "", schemes.Errorf(schemes.ErrRefused, "news server %s: %s: malformed response %q", c.server, what, truncate(line, 80))
@@ -254,33 +202,22 @@ func (c *conn) refusalHint(cmd command, code int, text, hint string) error {
 	case codeAuthRequired, codeAuthRejected, codeAuthOutOfOrder, codeNotPermitted:
 		kind = schemes.ErrAuth
 	}
-	msg := fmt.Sprintf("news server %s answered %s with %d %s", c.server, cmd.display(), code, printable(text))
+	msg := fmt.Sprintf("news server %s answered %s with %d %s", c.server, cmd.display(), code, lineproto.ServerText(text))
 	if hint != "" {
 		msg += ": " + hint
 	}
 	return &schemes.KindError{Kind: kind, Msg: msg, Err: &textproto.Error{Code: code, Msg: text}}
 }
 
-// printable keeps the server's text from driving a terminal when it is
-// shown in an error: control characters become '?'.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < ' ' || r == 0x7f {
-			return '?'
-		}
-		return r
-	}, s)
-}
-
 // readBodyLine reads one line of a multi-line block, undoing the dot
 // stuffing (RFC 3977 §3.1.1); done reports the terminating ".".
 func (c *conn) readBodyLine(what string) (line string, done bool, err error) {
-	line, err = c.readLine()
+	line, err = c.lines.ReadLine()
 	if err != nil {
-		if err == errLineTooLong {
+		if errors.Is(err, schemes.ErrTooLarge) {
 			return "", false, schemes.Errorf(schemes.ErrTooLarge, "news server %s: %s: line longer than %d bytes", c.server, what, c.maxLine)
 		}
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
+		if err == io.EOF {
 			return "", false, schemes.Errorf(schemes.ErrInterrupted, "news server %s closed the connection in the middle of %s", c.server, what)
 		}
 		return "", false, c.classify(err, "news server "+c.server+": "+what)
@@ -295,7 +232,7 @@ func (c *conn) readBodyLine(what string) (line string, done bool, err error) {
 // then closes the connection. The reply is not awaited: nothing depends on it.
 func (c *conn) quit() error {
 	c.send(command{verb: "QUIT"})
-	return c.raw.Close()
+	return c.lc.Close()
 }
 
 func truncate(s string, n int) string {

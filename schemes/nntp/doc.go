@@ -22,4 +22,9 @@
 // that undoes the dot-stuffing and, as textproto's DotReader does, gives
 // lines LF ends instead of the wire's CR LF; a group is a Listing read line
 // by line from the connection.
+//
+// Connections, their idle deadlines and their end when the context ends,
+// the bounded reading of status and listing lines and the line check of
+// each command as it is written (conn.send, the one place a command reaches
+// the wire) come from the line-protocol kit, schemes/lineproto.
 package nntp

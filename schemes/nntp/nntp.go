@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/lineproto"
 )
 
 // Fetcher retrieves news:, nntp: and nntps: URLs. Each fetch has its own
@@ -269,8 +270,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if err != nil {
 		return nil, err
 	}
-	stop := context.AfterFunc(ctx, func() { c.abort(context.Cause(ctx)) })
-	s := &session{c: c, stop: stop}
+	s := &session{c: c}
 	resp, err := f.fetch(ctx, req, t, s, lg)
 	if err != nil {
 		// After a refusal the session is between commands: say goodbye.
@@ -309,7 +309,6 @@ func (f *Fetcher) fetch(ctx context.Context, req *schemes.Request, t *target, s 
 // session is a connection handed to a response, ended when it is closed.
 type session struct {
 	c    *conn
-	stop func() bool // releases the context watch
 	done bool
 }
 
@@ -320,11 +319,10 @@ func (s *session) close(clean bool) error {
 		return nil
 	}
 	s.done = true
-	s.stop()
 	if clean {
 		return s.c.quit()
 	}
-	return s.c.raw.Close()
+	return s.c.lc.Close()
 }
 
 // groupInfo is GROUP's answer (RFC 3977 §6.1.1.2): "211 count low high group".
@@ -344,7 +342,7 @@ func (s *session) selectGroup(group string, lg *login) (*groupInfo, error) {
 	}
 	g, ok := parseGroupResponse(text)
 	if !ok {
-		return nil, schemes.Errorf(schemes.ErrRefused, "news server %s answered GROUP with a malformed line: %d %s", s.c.server, code, printable(truncate(text, 80)))
+		return nil, schemes.Errorf(schemes.ErrRefused, "news server %s answered GROUP with a malformed line: %d %s", s.c.server, code, lineproto.ServerText(truncate(text, 80)))
 	}
 	return g, nil
 }

@@ -3,10 +3,12 @@ package nntp
 import (
 	"context"
 	"crypto/tls"
+	"net"
 	"strings"
 
 	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/lineproto"
 )
 
 // maxCapabilities bounds the CAPABILITIES list a server may send.
@@ -31,7 +33,7 @@ func (c *conn) setup(ctx context.Context, req *schemes.Request, host string, lg 
 	default:
 		// 400 and 502 greetings are decided before any command, so no
 		// credentials could change them: the server refused.
-		return schemes.Errorf(schemes.ErrRefused, "news server %s refused the connection: %d %s", c.server, code, printable(text))
+		return schemes.Errorf(schemes.ErrRefused, "news server %s refused the connection: %d %s", c.server, code, lineproto.ServerText(text))
 	}
 	if err := c.capabilities(); err != nil {
 		return err
@@ -149,16 +151,16 @@ func (c *conn) startTLS(ctx context.Context, req *schemes.Request, host string) 
 		return err
 	}
 	if code != codeContinueTLS {
-		return schemes.Errorf(schemes.ErrRefused, "news server %s refused STARTTLS, and TLS was required: %d %s", c.server, code, printable(text))
+		return schemes.Errorf(schemes.ErrRefused, "news server %s refused STARTTLS, and TLS was required: %d %s", c.server, code, lineproto.ServerText(text))
 	}
 	if c.br.Buffered() > 0 {
 		// Bytes sent before the handshake could be injected by anyone on
 		// the path; RFC 4642 §2.2.2 forbids the server to send them.
 		return schemes.Errorf(schemes.ErrRefused, "news server %s sent data before the TLS handshake", c.server)
 	}
-	tc := tls.Client(c.nc, dial.TLSConfig(req.TLSConfig, host))
-	if err := tc.HandshakeContext(ctx); err != nil {
-		return schemes.Errorf(schemes.ErrConnect, "TLS with news server %s: %w", c.server, err)
+	tc, err := lineproto.Handshake(ctx, c.nc, dial.TLSConfig(req.TLSConfig, host), "TLS with news server "+c.server)
+	if err != nil {
+		return err
 	}
 	c.setNetConn(tc)
 	// RFC 4642 §2.2.2: discard what was learnt before TLS.
@@ -187,7 +189,7 @@ func (c *conn) authenticate(lg *login) error {
 		}
 	}
 	if code != codeAuthAccepted {
-		return schemes.Errorf(schemes.ErrAuth, "news server %s refused the login for %s: %d %s", c.server, printable(user), code, printable(text))
+		return schemes.Errorf(schemes.ErrAuth, "news server %s refused the login for %s: %d %s", c.server, lineproto.ServerText(user), code, lineproto.ServerText(text))
 	}
 	c.authed = true
 	if c.capsKnown {
@@ -229,24 +231,21 @@ func (c *conn) do(cmd command, lg *login) (int, string, error) {
 }
 
 // dialServer opens the connection to addr: plain TCP, or TLS from the first
-// byte for nntps. The connection gets idle deadlines for every operation.
+// byte for nntps. The connection gets idle deadlines for every operation
+// and is closed when ctx ends.
 func dialServer(ctx context.Context, req *schemes.Request, addr, host string, implicitTLS bool) (*conn, error) {
-	d := req.Dialer
-	if d == nil {
-		d = &dial.Dialer{}
-	}
-	raw, err := d.DialContext(ctx, "tcp", addr)
+	lc, err := lineproto.Dial(ctx, req, "tcp", addr)
 	if err != nil {
-		return nil, dial.Classify(err, "connect to news server "+addr)
+		return nil, err
 	}
-	nc := dial.IdleConn(raw, req.Idle())
+	var nc net.Conn = lc
 	if implicitTLS {
-		tc := tls.Client(nc, dial.TLSConfig(req.TLSConfig, host))
-		if err := tc.HandshakeContext(ctx); err != nil {
-			raw.Close()
-			return nil, schemes.Errorf(schemes.ErrConnect, "TLS with news server %s: %w", addr, err)
+		tc, err := lineproto.Handshake(ctx, lc, dial.TLSConfig(req.TLSConfig, host), "TLS with news server "+addr)
+		if err != nil {
+			lc.Close()
+			return nil, err
 		}
 		nc = tc
 	}
-	return newConn(raw, nc, addr, req), nil
+	return newConn(lc, nc, addr, req), nil
 }

@@ -119,11 +119,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	suggestLogin(req)
 
 	addr := net.JoinHostPort(u.Host, strconv.Itoa(u.EffectivePort()))
-	d := req.Dialer
-	if d == nil {
-		d = &dial.Dialer{}
-	}
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	conn, err := dial.Default(req.Dialer).DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, dial.Classify(err, "connect to "+addr)
 	}
