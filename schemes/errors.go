@@ -25,7 +25,15 @@ var (
 	ErrInterrupted = errors.New("transfer interrupted")
 	// ErrTooLarge: a limit (size, line length, entries) was exceeded. Exit 1.
 	ErrTooLarge = errors.New("limit exceeded")
+	// ErrMissingProgram: a program the URL is handed to (rlogin, c3270) is
+	// not installed here; nothing is wrong with the URL or the server. Exit 1.
+	ErrMissingProgram = errors.New("program not installed")
 )
+
+// Kinds lists every error kind above; each error a fetcher returns matches
+// one of them.
+var Kinds = []error{ErrUsage, ErrUnsupportedScheme, ErrConnect, ErrRefused,
+	ErrAuth, ErrTimeout, ErrInterrupted, ErrTooLarge, ErrMissingProgram}
 
 // KindError is an error of one of the kinds above whose message is exactly
 // Msg (no kind prefix), so it reads well as a one-line error.

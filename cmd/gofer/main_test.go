@@ -42,6 +42,7 @@ func TestExitCodeMapping(t *testing.T) {
 		{schemes.Errorf(schemes.ErrTimeout, "slow"), 7},
 		{context.DeadlineExceeded, 7},
 		{schemes.Errorf(schemes.ErrInterrupted, "cut"), 8},
+		{schemes.Errorf(schemes.ErrMissingProgram, "no c3270"), 1},
 	}
 	for _, c := range cases {
 		if got := exitCode(c.err); got != c.want {

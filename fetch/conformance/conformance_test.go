@@ -19,9 +19,9 @@ func adapters() map[string]Adapter {
 		"news":   newsAdapter(),
 		"nntp":   nntpAdapter(false),
 		"nntps":  nntpAdapter(true),
-		"rlogin": handoffAdapter(),
+		"rlogin": handoffAdapter("rlogin"),
 		"telnet": telnetAdapter(),
-		"tn3270": handoffAdapter(),
+		"tn3270": handoffAdapter("tn3270"),
 	}
 }
 

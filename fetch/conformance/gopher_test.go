@@ -8,8 +8,9 @@ import (
 )
 
 // gopherAdapter serves the objects from a scripted Gopher server (RFC
-// 1436): binary items (type 9) end where the connection ends, so the cut
-// object is a text item (type 0), whose end is the "." line.
+// 1436): a plain reply ends where the connection ends (many servers send
+// text without its "." line), so only a Gopher+ reply, framed by its "+N"
+// byte count, can show a cut; the cut object is asked for as Gopher+.
 func gopherAdapter() Adapter {
 	return Adapter{
 		Serve:         serveGopher,
@@ -19,7 +20,7 @@ func gopherAdapter() Adapter {
 			case Listing:
 				return "gopher://" + addr + "/1/dir"
 			case Cut:
-				return "gopher://" + addr + "/0/cut"
+				return "gopher://" + addr + "/9/cut%09%09+"
 			}
 			return "gopher://" + addr + "/9/" + string(o)
 		},
@@ -31,7 +32,8 @@ func serveGopher(c net.Conn, env *Env) {
 	if err != nil {
 		return
 	}
-	sel, _, _ := strings.Cut(strings.TrimRight(line, "\r\n"), "\t")
+	fields := strings.Split(strings.TrimRight(line, "\r\n"), "\t")
+	sel, plus := fields[0], len(fields) > 1 && strings.HasPrefix(fields[len(fields)-1], "+")
 	switch sel {
 	case "/dir":
 		host, port, _ := net.SplitHostPort(c.LocalAddr().String())
@@ -43,6 +45,9 @@ func serveGopher(c net.Conn, env *Env) {
 	case "/stall":
 		env.Stall(c)
 	case "/cut":
+		if plus {
+			fmt.Fprintf(c, "+%d\r\n", 2*len(CutHead))
+		}
 		c.Write(CutHead)
 	case "/gated":
 		c.Write(GatedHead)

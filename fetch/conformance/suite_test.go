@@ -710,9 +710,7 @@ func (f *fixture) withCredentials(u string) []string {
 // checkKind fails t unless err matches one of the error kinds.
 func checkKind(t *testing.T, err error) {
 	t.Helper()
-	kinds := []error{schemes.ErrUsage, schemes.ErrUnsupportedScheme, schemes.ErrConnect,
-		schemes.ErrRefused, schemes.ErrAuth, schemes.ErrTimeout, schemes.ErrInterrupted, schemes.ErrTooLarge}
-	for _, k := range kinds {
+	for _, k := range schemes.Kinds {
 		if errors.Is(err, k) {
 			return
 		}

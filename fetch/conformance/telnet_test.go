@@ -3,6 +3,9 @@ package conformance
 import (
 	"io"
 	"net"
+	"os"
+	"path/filepath"
+	"testing"
 
 	"github.com/goferurl/gofer/schemes"
 )
@@ -27,15 +30,26 @@ func telnetAdapter() Adapter {
 }
 
 // handoffAdapter: rlogin and tn3270 URLs are handed to a program (RFC
-// 1630); a fetch dials nothing and answers with the command.
-func handoffAdapter() Adapter {
+// 1630); a fetch dials nothing and answers with the command. Stub programs
+// on PATH stand in for rlogin and c3270, which need not be installed.
+func handoffAdapter(scheme string) Adapter {
 	return Adapter{
 		Kind: schemes.KindHandoff,
+		Setup: func(t *testing.T, addr string) string {
+			dir := t.TempDir()
+			for _, prog := range []string{"rlogin", "c3270"} {
+				if err := os.WriteFile(filepath.Join(dir, prog), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Setenv("PATH", dir)
+			return addr
+		},
 		URL: func(addr string, o Object) string {
 			if o != Small {
 				return ""
 			}
-			return "tn3270://127.0.0.1/"
+			return scheme + "://127.0.0.1/"
 		},
 	}
 }

@@ -25,7 +25,6 @@ package telnet
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os/exec"
@@ -213,8 +212,8 @@ func handoffCommand(u *schemes.URL) ([]string, error) {
 	return nil, schemes.Errorf(schemes.ErrUnsupportedScheme, "unsupported scheme %q", u.Scheme)
 }
 
-// notInstalled is a plain error (exit 1): nothing is wrong with the URL or
-// the server, a program is missing here.
+// notInstalled is an ErrMissingProgram error (exit 1): nothing is wrong
+// with the URL or the server, a program is missing here.
 func notInstalled(scheme, programs, pkg string) error {
-	return errors.New(scheme + ": no " + programs + " program is installed; install the Debian package " + pkg)
+	return schemes.Errorf(schemes.ErrMissingProgram, "%s: no %s program is installed; install the Debian package %s", scheme, programs, pkg)
 }

@@ -372,7 +372,7 @@ func TestHandoff(t *testing.T) {
 	rl := &schemes.URL{Scheme: "rlogin", Host: "127.0.0.1", Port: 1513, User: "gofer", HasUser: true, Telnet: &schemes.Telnet{}}
 	tn := &schemes.URL{Scheme: "tn3270", Host: "127.0.0.1", Telnet: &schemes.Telnet{}}
 
-	// Nothing installed: a plain error naming the package.
+	// Nothing installed: an ErrMissingProgram error naming the package.
 	for _, c := range []struct {
 		u   *schemes.URL
 		pkg string
@@ -381,9 +381,8 @@ func TestHandoff(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "install the Debian package "+c.pkg) {
 			t.Errorf("%s without a program: %v", c.u.Scheme, err)
 		}
-		var ke *schemes.KindError
-		if errors.As(err, &ke) {
-			t.Errorf("%s: error has kind %v; want a plain error (exit 1)", c.u.Scheme, ke.Kind)
+		if !errors.Is(err, schemes.ErrMissingProgram) {
+			t.Errorf("%s: %v; want the missing-program kind (exit 1)", c.u.Scheme, err)
 		}
 	}
 
