@@ -144,7 +144,11 @@ func (u *URL) writePath(b *strings.Builder) {
 			b.WriteByte('/')
 			b.WriteString(escape(w.WType, keepSegment))
 			b.WriteByte('/')
-			b.WriteString(escape(w.WPath, keepSegment))
+			if w.RawWPath != "" && Decode(w.RawWPath) == w.WPath {
+				b.WriteString(canonical(w.RawWPath))
+			} else {
+				b.WriteString(escape(w.WPath, keepSegment))
+			}
 		}
 	case u.File != nil:
 		p := u.File.Path

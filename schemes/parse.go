@@ -457,7 +457,7 @@ func (p *parser) wais(u *URL, path string) {
 		w.WType = Decode(parts[1])
 	}
 	if len(parts) > 2 {
-		w.WPath = Decode(parts[2])
+		w.WPath, w.RawWPath = Decode(parts[2]), parts[2]
 	}
 }
 

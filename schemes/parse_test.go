@@ -173,7 +173,7 @@ func TestParseOtherSchemes(t *testing.T) {
 		{"news:%2A", URL{Scheme: "news", News: &News{Group: "*"}}},
 		{"nntp://h/alt.test/7", URL{Scheme: "nntp", Host: "h", NNTP: &NNTP{Group: "alt.test", Article: 7}}},
 		{"mailto:a%25b@c.dom", URL{Scheme: "mailto", Mailto: &Mailto{Addr: "a%b@c.dom"}}},
-		{"wais://h:210/db/TEXT/doc%2Fid", URL{Scheme: "wais", Host: "h", Port: 210, WAIS: &WAIS{Database: "db", WType: "TEXT", WPath: "doc/id"}}},
+		{"wais://h:210/db/TEXT/doc%2Fid", URL{Scheme: "wais", Host: "h", Port: 210, WAIS: &WAIS{Database: "db", WType: "TEXT", WPath: "doc/id", RawWPath: "doc%2Fid"}}},
 		{"wais://h/db?a+b", URL{Scheme: "wais", Host: "h", WAIS: &WAIS{Database: "db", Search: "a+b", HasSearch: true}}},
 		{"file://localhost/etc/motd", URL{Scheme: "file", Host: "localhost", File: &File{Path: "/etc/motd"}}},
 		{"file:///tmp/a%20b", URL{Scheme: "file", File: &File{Path: "/tmp/a b"}}},
