@@ -302,7 +302,8 @@ func (l *listing) Next() (schemes.Entry, error) {
 func (l *listing) Close() error { return nil }
 
 // retrieve asks for the document's first range and returns a Body that
-// asks for the others in turn.
+// streams it and asks for the other ranges in turn. The Response comes as
+// soon as the first range's text begins.
 func (f *Fetcher) retrieve(ctx context.Context, req *schemes.Request, t *target, c *conn) (*schemes.Response, error) {
 	b := &body{c: c, t: t, pos: req.Offset, max: req.MaxBytes}
 	if err := b.next(ctx); err != nil {
@@ -310,80 +311,92 @@ func (f *Fetcher) retrieve(ctx context.Context, req *schemes.Request, t *target,
 	}
 	resp := &schemes.Response{URL: req.URL, Kind: schemes.KindFile, Body: b, Offset: req.Offset, Size: -1,
 		Type: typeWord(t.wtype), MediaType: mediaType(t.wtype)}
-	if b.done {
-		resp.Size = b.pos // the first range was the last: the size is known
+	if b.last {
+		resp.Size = req.Offset + b.text.n // the first range is the last: the size is known
 	}
 	return resp, nil
 }
 
 // body streams a document range by range over one connection.
 type body struct {
-	c        *conn
-	t        *target
-	pos      int64 // the next range starts here
-	buf      []byte
-	done     bool
-	got      bool // a range with data came back
-	max, out int64
-	err      error
+	c    *conn
+	t    *target
+	pos  int64 // where the next range starts
+	text *textReader
+	last bool // the current range is the document's last
+	got  bool // some range had text
+	done bool
+	max  int64
+	out  int64
+	err  error
 }
 
-// next asks for the range at pos. A range that comes back short (or empty)
-// is the last; an answer with no text after full ranges is the end too,
-// since a server may answer a range past the end with a diagnostic.
+// next asks for the range at pos and positions b.text at its bytes. A
+// range that comes back short (or empty) is the last. An answer with no
+// text at all after some text ends the document too, since a server may
+// answer a range past the end with a diagnostic.
 func (b *body) next(ctx context.Context) error {
 	end := b.pos + RangeSize
-	r, err := b.c.exchange(ctx, describeRetrieval(b.t.database, b.t.wpath, b.t.wtype, b.pos, end),
+	tr, diags, err := b.c.retrieveRange(ctx, describeRetrieval(b.t.database, b.t.wpath, b.t.wtype, b.pos, end),
 		RetrievalRequest(b.t.database, b.t.id, b.t.wtype, b.pos, end))
 	if err != nil {
 		return err
 	}
-	var text []byte
-	for _, tx := range r.Texts {
-		text = append(text, tx.Text...)
-	}
-	if len(r.Texts) == 0 {
+	if tr == nil {
 		if b.got {
 			b.done = true
 			return nil
 		}
-		if len(r.Diagnostics) > 0 {
-			return diagnosticError(r.Diagnostics)
+		if len(diags) > 0 {
+			return diagnosticError(diags)
 		}
 		return schemes.Errorf(schemes.ErrRefused, "wais server sent no document text for %s", b.t.wpath)
 	}
-	b.buf = text
-	b.pos += int64(len(text))
-	b.got = b.got || len(text) > 0
-	if len(text) < RangeSize {
-		b.done = true
-	}
+	b.text = tr
+	b.pos += tr.n
+	b.got = b.got || tr.n > 0
+	b.last = tr.n < RangeSize
 	return nil
 }
 
 func (b *body) Read(p []byte) (int, error) {
-	for len(b.buf) == 0 {
+	for {
 		if b.err != nil {
 			return 0, b.err
 		}
 		if b.done {
 			return 0, io.EOF
 		}
-		// The fetch's context ends this read too: cancelling it closes
-		// the connection (see connect).
+		n, err := b.text.Read(p)
+		if n > 0 {
+			b.out += int64(n)
+			if b.max > 0 && b.out > b.max {
+				b.err = schemes.Errorf(schemes.ErrTooLarge, "document larger than --max-size %d bytes", b.max)
+				return n - int(b.out-b.max), b.err
+			}
+			return n, nil
+		}
+		if err != io.EOF {
+			b.err = err
+			return 0, err
+		}
+		// This range's text is read: the rest of its answer goes unread
+		// into the discard, then the next range, if any.
+		if err := b.text.finish(); err != nil {
+			b.err = err
+			return 0, err
+		}
+		if b.last {
+			b.done = true
+			continue
+		}
+		// The fetch's context still governs: cancelling it closes the
+		// connection (see connect), which fails this exchange.
 		if err := b.next(context.Background()); err != nil {
 			b.err = err
 			return 0, err
 		}
 	}
-	n := copy(p, b.buf)
-	b.buf = b.buf[n:]
-	b.out += int64(n)
-	if b.max > 0 && b.out > b.max {
-		b.err = schemes.Errorf(schemes.ErrTooLarge, "document larger than --max-size %d bytes", b.max)
-		return n - int(b.out-b.max), b.err
-	}
-	return n, nil
 }
 
 func (b *body) Close() error { return b.c.Close() }
@@ -439,34 +452,46 @@ func (c *conn) classify(err error, what string) error {
 	return dial.Classify(err, what)
 }
 
-// exchange writes one message and reads the SearchResponse that answers it.
-func (c *conn) exchange(ctx context.Context, what string, body []byte) (*SearchResponse, error) {
+// send writes one message and reads the answer's header; it returns the
+// length of the answer's body, which is next on c.br.
+func (c *conn) send(ctx context.Context, what string, body []byte) (int64, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, dial.Classify(err, "wais request")
+		return 0, dial.Classify(err, "wais request")
 	}
 	if c.tr != nil {
 		fmt.Fprintf(c.tr, "> %s\n", what)
 	}
 	if _, err := c.c.Write(Message(body)); err != nil {
-		return nil, c.classify(err, "send request to "+c.addr)
+		return 0, c.classify(err, "send request to "+c.addr)
 	}
 	var hb [HeaderSize]byte
 	if _, err := io.ReadFull(c.br, hb[:]); err != nil {
-		return nil, c.classify(err, "read answer from "+c.addr)
+		return 0, c.classify(err, "read answer from "+c.addr)
 	}
 	h, err := ParseHeader(hb[:])
 	if err != nil {
-		return nil, schemes.Errorf(schemes.ErrRefused, "wais server %s: %v", c.addr, err)
+		return 0, schemes.Errorf(schemes.ErrRefused, "wais server %s: %v", c.addr, err)
 	}
 	switch {
 	case h.Type != 'z':
-		return nil, schemes.Errorf(schemes.ErrRefused, "wais server %s answered with message type %q, not a Z39.50 APDU", c.addr, h.Type)
+		return 0, schemes.Errorf(schemes.ErrRefused, "wais server %s answered with message type %q, not a Z39.50 APDU", c.addr, h.Type)
 	case h.Compression != ' ' || h.Encoding != ' ':
-		return nil, schemes.Errorf(schemes.ErrRefused, "wais server %s used compression %q / encoding %q, which gofer does not ask for", c.addr, h.Compression, h.Encoding)
-	case h.Length > MaxMessage:
-		return nil, schemes.Errorf(schemes.ErrTooLarge, "wais server %s announced a message of %d bytes, more than %d", c.addr, h.Length, MaxMessage)
+		return 0, schemes.Errorf(schemes.ErrRefused, "wais server %s used compression %q / encoding %q, which gofer does not ask for", c.addr, h.Compression, h.Encoding)
 	}
-	b := make([]byte, h.Length)
+	return h.Length, nil
+}
+
+// exchange writes one message and reads the SearchResponse that answers
+// it, whole (at most MaxMessage bytes).
+func (c *conn) exchange(ctx context.Context, what string, body []byte) (*SearchResponse, error) {
+	n, err := c.send(ctx, what, body)
+	if err != nil {
+		return nil, err
+	}
+	if n > MaxMessage {
+		return nil, schemes.Errorf(schemes.ErrTooLarge, "wais server %s announced an answer of %d bytes, more than %d", c.addr, n, MaxMessage)
+	}
+	b := make([]byte, n)
 	if _, err := io.ReadFull(c.br, b); err != nil {
 		return nil, c.classify(err, "read answer from "+c.addr)
 	}
@@ -474,12 +499,240 @@ func (c *conn) exchange(ctx context.Context, what string, body []byte) (*SearchR
 	if err != nil {
 		return nil, schemes.Errorf(schemes.ErrRefused, "wais server %s: %v", c.addr, err)
 	}
-	if c.tr != nil {
-		fmt.Fprintf(c.tr, "< SearchResponse status=%d results=%d returned=%d documents=%d texts=%d diagnostics=%d\n",
-			r.Status, r.ResultCount, r.Returned, len(r.Documents), len(r.Texts), len(r.Diagnostics))
-		for _, d := range r.Diagnostics {
-			fmt.Fprintf(c.tr, "< %s\n", d)
+	c.logAnswer(r, -1)
+	return r, nil
+}
+
+func (c *conn) logAnswer(r *SearchResponse, text int64) {
+	if c.tr == nil {
+		return
+	}
+	fmt.Fprintf(c.tr, "< SearchResponse status=%d results=%d returned=%d documents=%d diagnostics=%d",
+		r.Status, r.ResultCount, r.Returned, len(r.Documents), len(r.Diagnostics))
+	if text >= 0 {
+		fmt.Fprintf(c.tr, " text=%d bytes", text)
+	}
+	fmt.Fprintln(c.tr)
+	for _, d := range r.Diagnostics {
+		fmt.Fprintf(c.tr, "< %s\n", d)
+	}
+}
+
+// maxItem bounds an item of an answer that is read whole (the APDU, a
+// diagnostic record, a document id); anything else streams or is skipped.
+const maxItem = 1 << 16
+
+// retrieveRange writes a retrieval and reads its answer up to the first
+// document text (tag 127 inside a text group), which it returns as a
+// reader over the connection: the text streams, whatever its length. The
+// text is nil when the answer has none; diags are the diagnostics seen
+// before it.
+func (c *conn) retrieveRange(ctx context.Context, what string, body []byte) (*textReader, []Diagnostic, error) {
+	n, err := c.send(ctx, what, body)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := &message{c: c, left: n}
+	tr, r, err := m.scanToText()
+	if err != nil {
+		return nil, nil, err
+	}
+	text := int64(-1)
+	if tr != nil {
+		text = tr.n
+	}
+	c.logAnswer(r, text)
+	if tr == nil {
+		return nil, r.Diagnostics, nil
+	}
+	return tr, r.Diagnostics, nil
+}
+
+// message reads one answer's body from the connection, counting what is
+// left of it.
+type message struct {
+	c    *conn
+	left int64
+}
+
+func (m *message) fail(err error) error {
+	if errors.Is(err, errMalformed) {
+		return schemes.Errorf(schemes.ErrRefused, "wais server %s: %v", m.c.addr, err)
+	}
+	return m.c.classify(err, "read answer from "+m.c.addr)
+}
+
+func (m *message) bytes(n int64) ([]byte, error) {
+	if n > m.left || n > maxItem {
+		return nil, m.fail(malformed("an item of %d bytes where %d remain", n, m.left))
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(m.c.br, b); err != nil {
+		return nil, m.fail(err)
+	}
+	m.left -= n
+	return b, nil
+}
+
+func (m *message) skip(n int64) error {
+	if n > m.left {
+		return m.fail(malformed("an item of %d bytes where %d remain", n, m.left))
+	}
+	k, err := io.CopyN(io.Discard, m.c.br, n)
+	m.left -= k
+	if err != nil {
+		return m.fail(err)
+	}
+	return nil
+}
+
+func (m *message) compressed() (uint64, error) {
+	var n uint64
+	for k := 0; k < maxCompressed; k++ {
+		if m.left <= 0 {
+			return 0, m.fail(malformed("compressed integer runs past the end"))
+		}
+		c, err := m.c.br.ReadByte()
+		if err != nil {
+			return 0, m.fail(err)
+		}
+		m.left--
+		n = n<<7 | uint64(c&0x7f)
+		if c&0x80 == 0 {
+			return n, nil
 		}
 	}
-	return r, nil
+	return 0, m.fail(malformed("compressed integer longer than %d bytes", maxCompressed))
+}
+
+// tagLength reads an item's tag and length and checks that the value fits
+// in what is left.
+func (m *message) tagLength() (int, int64, error) {
+	tag, err := m.compressed()
+	if err != nil {
+		return 0, 0, err
+	}
+	n, err := m.compressed()
+	if err != nil {
+		return 0, 0, err
+	}
+	if n > uint64(m.left) {
+		return 0, 0, m.fail(malformed("tag %d claims %d bytes, %d remain", tag, n, m.left))
+	}
+	return int(tag), int64(n), nil
+}
+
+// scanToText reads the APDU and the WAIS part's items up to the first
+// document text.
+func (m *message) scanToText() (*textReader, *SearchResponse, error) {
+	lb, err := m.bytes(2)
+	if err != nil {
+		return nil, nil, err
+	}
+	apdu, err := m.bytes(int64(lb[0])<<8 | int64(lb[1]))
+	if err != nil {
+		return nil, nil, err
+	}
+	// The APDU alone, through the whole-answer decoder.
+	r, err := ParseSearchResponse(append(lb, apdu...))
+	if err != nil {
+		return nil, nil, m.fail(err)
+	}
+	if m.left == 0 {
+		return nil, r, nil
+	}
+	tag, n, err := m.tagLength()
+	if err != nil {
+		return nil, nil, err
+	}
+	if tag != tagUserInformation || n != m.left {
+		return nil, nil, m.fail(malformed("WAIS part has tag %d and %d bytes, %d remain", tag, n, m.left))
+	}
+	for m.left > 0 {
+		start := m.left
+		tag, err := m.compressed()
+		if err != nil {
+			return nil, nil, err
+		}
+		if tag == tagDiagnosticRecords {
+			lb, err := m.bytes(2)
+			if err != nil {
+				return nil, nil, err
+			}
+			rec, err := m.bytes(int64(lb[0])<<8 | int64(lb[1]) + 1)
+			if err != nil {
+				return nil, nil, err
+			}
+			d, _, err := readDiagnostic(append(append(appendCompressed(nil, tag), lb...), rec...), 0)
+			if err != nil {
+				return nil, nil, m.fail(err)
+			}
+			r.Diagnostics = append(r.Diagnostics, d)
+			continue
+		}
+		n, err := m.compressed()
+		if err != nil {
+			return nil, nil, err
+		}
+		if n > uint64(m.left) {
+			return nil, nil, m.fail(malformed("tag %d claims %d bytes, %d remain (item at %d)", tag, n, m.left, start))
+		}
+		if tag != tagDocumentTextGroup {
+			if err := m.skip(int64(n)); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		groupEnd := m.left - int64(n)
+		for m.left > groupEnd {
+			ft, fn, err := m.tagLength()
+			if err != nil {
+				return nil, nil, err
+			}
+			if m.left-fn < groupEnd {
+				return nil, nil, m.fail(malformed("tag %d runs past its text group", ft))
+			}
+			if ft == tagDocumentText {
+				return &textReader{m: m, n: fn, rest: fn}, r, nil
+			}
+			if err := m.skip(fn); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return nil, r, nil
+}
+
+// textReader reads one document text from the connection; finish skips
+// the rest of its answer.
+type textReader struct {
+	m    *message
+	n    int64 // the text's length
+	rest int64 // of it, not yet read
+}
+
+func (t *textReader) Read(p []byte) (int, error) {
+	if t.rest <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > t.rest {
+		p = p[:t.rest]
+	}
+	n, err := t.m.c.br.Read(p)
+	t.rest -= int64(n)
+	t.m.left -= int64(n)
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return n, t.m.fail(err)
+	}
+	return n, nil
+}
+
+func (t *textReader) finish() error {
+	if t.rest > 0 {
+		return t.m.fail(malformed("document text not read to its end"))
+	}
+	return t.m.skip(t.m.left)
 }

@@ -61,9 +61,6 @@ func (d Diagnostic) String() string {
 	return info + " (diagnostic " + d.Code + ")"
 }
 
-// endOfRecord ends a diagnostic record.
-const endOfRecord = 0x1D
-
 // ParseSearchResponse decodes the body of a SearchResponse message: the
 // two-byte APDU length, the APDU (PDU type 0x17, search status, result
 // count, records returned, next position, then optional tagged fields) and
