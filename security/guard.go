@@ -113,8 +113,22 @@ func CheckParts(u *schemes.URL) error {
 			return err
 		}
 		return checkTelnetField(u.Scheme+" password", u.Password)
+	case u.WAIS != nil:
+		return checkWAIS(u.WAIS)
 	}
 	return nil
+}
+
+// checkWAIS checks the text parts of a wais URL. The wpath is a binary
+// document id that travels length-prefixed: any byte may be in it.
+func checkWAIS(w *schemes.WAIS) error {
+	if err := CheckWAISField("wais database", w.Database); err != nil {
+		return err
+	}
+	if err := CheckWAISField("wais search", w.Search); err != nil {
+		return err
+	}
+	return CheckWAISField("wais type", w.WType)
 }
 
 func checkFTP(u *schemes.URL) error {

@@ -40,8 +40,22 @@ func writeListing(w io.Writer, url string, l schemes.Listing, asJSON bool) error
 			fmt.Fprintf(bw, "%4d %-7s %s  %s\n", n, e.Type, printable(e.Name), e.URL)
 			continue
 		}
+		if e.WAIS {
+			fmt.Fprintln(bw, waisLine(e))
+			continue
+		}
 		fmt.Fprintln(bw, entryLine(e))
 	}
+}
+
+// waisLine is the readable form of one WAIS search hit: type, score,
+// size, headline and the URL that retrieves the document.
+func waisLine(e schemes.Entry) string {
+	size := "-"
+	if e.Size >= 0 {
+		size = fmt.Sprint(e.Size)
+	}
+	return fmt.Sprintf("%-7s %5d %10s  %s  %s", e.Type, e.Score, size, printable(e.Name), e.URL)
 }
 
 func writeListingJSON(bw *bufio.Writer, url string, l schemes.Listing) error {

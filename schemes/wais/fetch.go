@@ -14,6 +14,7 @@ import (
 
 	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/security"
 )
 
 // MaxMessage bounds one message body: a search answer of MaxDocuments
@@ -95,6 +96,10 @@ func (t *target) addr() string { return net.JoinHostPort(t.host, strconv.Itoa(t.
 func (t *target) setQuery(q string) error {
 	if strings.TrimSpace(q) == "" {
 		return schemes.Errorf(schemes.ErrUsage, "a WAIS search needs words (--query TEXT)")
+	}
+	// The guard saw the URL's words, not these.
+	if err := security.CheckWAISField("wais query", q); err != nil {
+		return err
 	}
 	t.mode, t.words, t.hasWords = modeSearch, q, true
 	return nil

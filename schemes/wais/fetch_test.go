@@ -12,6 +12,7 @@ import (
 
 	"github.com/goferurl/gofer/integration/waisd"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/security"
 )
 
 // startServer runs the scripted WAIS server with the database "test" on a
@@ -240,6 +241,16 @@ func TestQuery(t *testing.T) {
 	})
 	if _, err := fetch(t, req); !errors.Is(err, schemes.ErrUsage) {
 		t.Fatalf("no words: %v", err)
+	}
+	// --query words pass the guard's check too.
+	req = request(t, "wais://"+addr+"/test")
+	req.Query, req.HasQuery = "fox\x00", true
+	req.Dialer = dialerFunc(func(context.Context, string, string) (net.Conn, error) {
+		t.Error("dialled with a NUL in the words")
+		return nil, errors.New("no")
+	})
+	if _, err := fetch(t, req); !errors.Is(err, security.ErrInjection) {
+		t.Fatalf("NUL in --query: %v", err)
 	}
 	// A terminal: the prompt supplies them.
 	req = request(t, "wais://"+addr+"/test?")
