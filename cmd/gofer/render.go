@@ -40,7 +40,11 @@ func writeListing(w io.Writer, url string, l schemes.Listing, asJSON bool) error
 			fmt.Fprintf(bw, "%4d %-7s %s  %s\n", n, e.Type, printable(e.Name), e.URL)
 			continue
 		}
-		if e.WAIS {
+		switch {
+		case e.Type == schemes.TypeInfo:
+			fmt.Fprintf(bw, "     %s\n", printable(e.Name))
+			continue
+		case e.WAIS:
 			fmt.Fprintln(bw, waisLine(e))
 			continue
 		}

@@ -32,7 +32,8 @@
 //     "Document Text"; each answer carries the bytes under tag 127. The body
 //     streams range by range, so memory does not grow with the document; a
 //     resume starts the ranges at Request.Offset. The URL names no length,
-//     so the end is the first range that comes back short, or empty.
+//     so the end is the first range that comes back short or empty, or,
+//     after full ranges, one the server answers with no text (a diagnostic).
 //   - wais://host:port/database: what the server says about the database.
 //     WAIS has no request for a description, so gofer sends a search with
 //     no words, which a freeWAIS server answers with the database's

@@ -329,3 +329,84 @@ func must(resp *schemes.Response, err error) *schemes.Response {
 	}
 	return resp
 }
+
+// serveScript runs answer for every request on every connection of a
+// loopback listener.
+func serveScript(t *testing.T, answer func(c net.Conn, q *waisd.Request) bool) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { l.Close(); wg.Wait() })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				for {
+					q, err := waisd.ReadRequest(c)
+					if err != nil || !answer(c, q) {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return l.Addr().String()
+}
+
+// TestRangePastEndDiagnostic: a document of exactly two ranges, whose
+// server answers the third range with a diagnostic, comes back whole; a
+// diagnostic for the first range is the server's refusal.
+func TestRangePastEndDiagnostic(t *testing.T) {
+	doc := bytes.Repeat([]byte("0123456789"), 2*RangeSize/10)
+	addr := serveScript(t, func(c net.Conn, q *waisd.Request) bool {
+		if q.Start >= int64(len(doc)) || string(q.DocID) != "\x03\x01d" {
+			c.Write(waisd.DiagnosticAnswer("S1", "no such range", q.ReferenceID))
+			return true
+		}
+		c.Write(waisd.TextAnswer(q.DocID, doc[q.Start:min(q.End, int64(len(doc)))], q.ReferenceID))
+		return true
+	})
+	_, body := readAll(t, request(t, "wais://"+addr+"/test/TEXT/3=d;"))
+	if !bytes.Equal(body, doc) {
+		t.Fatalf("%d bytes, want %d", len(body), len(doc))
+	}
+	_, err := fetch(t, request(t, "wais://"+addr+"/test/TEXT/3=other;"))
+	if !errors.Is(err, schemes.ErrRefused) || !strings.Contains(err.Error(), "no such range") {
+		t.Fatalf("%v", err)
+	}
+}
+
+// TestCutMidRange: an answer that stops inside its text is an interrupted
+// transfer after the bytes that came; a stalled one times out.
+func TestCutMidRange(t *testing.T) {
+	doc := bytes.Repeat([]byte("x"), 3*RangeSize)
+	addr := serveScript(t, func(c net.Conn, q *waisd.Request) bool {
+		msg := waisd.TextAnswer(q.DocID, doc[q.Start:min(q.End, int64(len(doc)))], q.ReferenceID)
+		if q.Start > 0 {
+			c.Write(msg[:len(msg)-RangeSize/2])
+			return false
+		}
+		c.Write(msg)
+		return true
+	})
+	resp, err := fetch(t, request(t, "wais://"+addr+"/test/TEXT/3=d;"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Close()
+	b, err := io.ReadAll(resp.Body)
+	if !errors.Is(err, schemes.ErrInterrupted) || len(b) != RangeSize+RangeSize/2 {
+		t.Fatalf("%d bytes, %v", len(b), err)
+	}
+}

@@ -2,9 +2,14 @@ package wais
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
+	"io"
+	"net"
 	"strings"
 	"testing"
+
+	"github.com/goferurl/gofer/integration/waisd"
 )
 
 // TestSearchRequestGolden: the search for database "test", words "fox" is
@@ -117,4 +122,42 @@ func unhex(t *testing.T, s string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestFetchSendsObservedSearch: a fetch of wais://HOST/test?fox writes
+// exactly the observed message (header and body) and nothing else before
+// the answer.
+func TestFetchSendsObservedSearch(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	got := make(chan []byte, 1)
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			got <- nil
+			return
+		}
+		defer c.Close()
+		b := make([]byte, HeaderSize+37)
+		if _, err := io.ReadFull(c, b); err != nil {
+			got <- nil
+			return
+		}
+		got <- b
+		c.Write(waisd.SearchAnswer([]waisd.Hit{{DocID: []byte{3, 1, 'x'}, Type: "TEXT", Headline: "x"}}, nil))
+	}()
+	resp, err := New().Fetch(context.Background(), request(t, "wais://"+l.Addr().String()+"/test?fox"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Close()
+	want := append([]byte("0000000037z2wais        0"), unhex(t, `
+		0016 16 00001e 001388 00001e 01 1100 1204 74657374 140133
+		630b 6a03 666f78 6f0101 720128`)...)
+	if b := <-got; !bytes.Equal(b, want) {
+		t.Fatalf("sent\n%q\nwant\n%q", b, want)
+	}
 }
