@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/goferurl/gofer/integration/waisd"
 	"github.com/goferurl/gofer/schemes"
@@ -388,7 +389,7 @@ func TestRangePastEndDiagnostic(t *testing.T) {
 }
 
 // TestCutMidRange: an answer that stops inside its text is an interrupted
-// transfer after the bytes that came; a stalled one times out.
+// transfer after the bytes that came.
 func TestCutMidRange(t *testing.T) {
 	doc := bytes.Repeat([]byte("x"), 3*RangeSize)
 	addr := serveScript(t, func(c net.Conn, q *waisd.Request) bool {
@@ -408,5 +409,36 @@ func TestCutMidRange(t *testing.T) {
 	b, err := io.ReadAll(resp.Body)
 	if !errors.Is(err, schemes.ErrInterrupted) || len(b) != RangeSize+RangeSize/2 {
 		t.Fatalf("%d bytes, %v", len(b), err)
+	}
+}
+
+// TestStalledServer: a server that reads the request and never answers
+// ends the fetch with ErrTimeout after the idle timeout; cancelling the
+// context ends it with ErrInterrupted.
+func TestStalledServer(t *testing.T) {
+	addr := serveScript(t, func(net.Conn, *waisd.Request) bool { return true })
+	req := request(t, "wais://"+addr+"/test?fox")
+	req.IdleTimeout = 200 * time.Millisecond
+	if _, err := fetch(t, req); !errors.Is(err, schemes.ErrTimeout) {
+		t.Fatalf("stalled: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dialed := make(chan struct{})
+	req = request(t, "wais://"+addr+"/test?fox")
+	go func() {
+		// Cancel once the request is on its way: the dial is done when
+		// the dialer returns.
+		<-dialed
+		cancel()
+	}()
+	req.Dialer = dialerFunc(func(ctx context.Context, network, a string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, a)
+		close(dialed)
+		return c, err
+	})
+	resp, err := New().Fetch(ctx, req)
+	if resp != nil || !errors.Is(err, schemes.ErrInterrupted) {
+		t.Fatalf("cancelled: %v", err)
 	}
 }
