@@ -175,7 +175,7 @@ func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 	}
 	return &schemes.Plan{
 		Requests: []string{describeSearch(t.database, "")},
-		Notes:    map[string]string{"database": "a search with no words: a WAIS server answers it with the database's catalogue"},
+		Notes:    map[string]string{"description": "a search with no words: a WAIS server answers it with the database's catalogue"},
 	}, nil
 }
 
