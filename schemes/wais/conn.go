@@ -66,13 +66,14 @@ func (c *conn) classify(err error, what string) error {
 }
 
 // send writes one message and reads the answer's header; it returns the
-// length of the answer's body, which is next on c.br.
-func (c *conn) send(ctx context.Context, what string, body []byte) (int64, error) {
+// length of the answer's body, which is next on c.br. what is the
+// request's readable form, for the transcript.
+func (c *conn) send(ctx context.Context, what func() string, body []byte) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, dial.Classify(err, "wais request")
 	}
 	if c.tr != nil {
-		fmt.Fprintf(c.tr, "> %s\n", what)
+		fmt.Fprintf(c.tr, "> %s\n", what())
 	}
 	if _, err := c.c.Write(Message(body)); err != nil {
 		return 0, c.classify(err, "send request to "+c.addr)
@@ -96,7 +97,7 @@ func (c *conn) send(ctx context.Context, what string, body []byte) (int64, error
 
 // exchange writes one message and reads the SearchResponse that answers
 // it, whole (at most MaxMessage bytes).
-func (c *conn) exchange(ctx context.Context, what string, body []byte) (*SearchResponse, error) {
+func (c *conn) exchange(ctx context.Context, what func() string, body []byte) (*SearchResponse, error) {
 	n, err := c.send(ctx, what, body)
 	if err != nil {
 		return nil, err
@@ -140,7 +141,7 @@ const maxItem = 1 << 16
 // reader over the connection: the text streams, whatever its length. The
 // text is nil when the answer has none; diags are the diagnostics seen
 // before it.
-func (c *conn) retrieveRange(ctx context.Context, what string, body []byte) (*textReader, []Diagnostic, error) {
+func (c *conn) retrieveRange(ctx context.Context, what func() string, body []byte) (*textReader, []Diagnostic, error) {
 	n, err := c.send(ctx, what, body)
 	if err != nil {
 		return nil, nil, err

@@ -186,7 +186,7 @@ func (f *Fetcher) search(ctx context.Context, req *schemes.Request, t *target, c
 	if t.mode == modeSearch {
 		words = t.words
 	}
-	r, err := c.exchange(ctx, describeSearch(t.database, words), SearchRequest(t.database, words, MaxDocuments))
+	r, err := c.exchange(ctx, func() string { return describeSearch(t.database, words) }, SearchRequest(t.database, words, MaxDocuments))
 	if err != nil {
 		return nil, err
 	}

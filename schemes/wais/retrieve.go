@@ -43,7 +43,8 @@ type body struct {
 // answer a range past the end with a diagnostic.
 func (b *body) next(ctx context.Context) error {
 	end := b.pos + RangeSize
-	tr, diags, err := b.c.retrieveRange(ctx, describeRetrieval(b.t.database, b.t.wpath, b.t.wtype, b.pos, end),
+	start := b.pos
+	tr, diags, err := b.c.retrieveRange(ctx, func() string { return describeRetrieval(b.t.database, b.t.wpath, b.t.wtype, start, end) },
 		RetrievalRequest(b.t.database, b.t.id, b.t.wtype, b.pos, end))
 	if err != nil {
 		return err
