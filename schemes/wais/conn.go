@@ -78,6 +78,22 @@ func (c *conn) send(ctx context.Context, what func() string, body []byte) (int64
 	if _, err := c.c.Write(Message(body)); err != nil {
 		return 0, c.classify(err, "send request to "+c.addr)
 	}
+	// The WAIS reference client skips whatever comes before the header's
+	// first '0' (a length below 10^9 starts with one); so does gofer, up to
+	// a bound.
+	for skipped := 0; ; skipped++ {
+		b, err := c.br.Peek(1)
+		if err != nil {
+			return 0, c.classify(err, "read answer from "+c.addr)
+		}
+		if b[0] == '0' {
+			break
+		}
+		if skipped == maxJunk {
+			return 0, schemes.Errorf(schemes.ErrRefused, "wais server %s: %d bytes that are not a WAIS header", c.addr, maxJunk)
+		}
+		c.br.Discard(1)
+	}
 	var hb [HeaderSize]byte
 	if _, err := io.ReadFull(c.br, hb[:]); err != nil {
 		return 0, c.classify(err, "read answer from "+c.addr)
@@ -131,6 +147,9 @@ func (c *conn) logAnswer(r *SearchResponse, text int64) {
 		fmt.Fprintf(c.tr, "< %s\n", d)
 	}
 }
+
+// maxJunk bounds the bytes skipped before an answer's header.
+const maxJunk = 512
 
 // maxItem bounds an item of an answer that is read whole (the APDU, a
 // diagnostic record, a document id); anything else streams or is skipped.

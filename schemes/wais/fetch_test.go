@@ -442,3 +442,30 @@ func TestStalledServer(t *testing.T) {
 		t.Fatalf("cancelled: %v", err)
 	}
 }
+
+// TestJunkBeforeHeader: bytes before the answer's header are skipped, as
+// the reference client skips them; too many are a refusal.
+func TestJunkBeforeHeader(t *testing.T) {
+	for _, tc := range []struct {
+		junk string
+		ok   bool
+	}{{"\r\n", true}, {strings.Repeat("x", maxJunk+1), false}} {
+		addr := serveScript(t, func(c net.Conn, q *waisd.Request) bool {
+			c.Write(append([]byte(tc.junk), waisd.TextAnswer(q.DocID, []byte("text"), nil)...))
+			return true
+		})
+		resp, err := fetch(t, request(t, "wais://"+addr+"/test/TEXT/3=d;"))
+		if tc.ok {
+			if err != nil {
+				t.Fatalf("%q: %v", tc.junk, err)
+			}
+			b, err := io.ReadAll(resp.Body)
+			resp.Close()
+			if err != nil || string(b) != "text" {
+				t.Fatalf("%q: %q, %v", tc.junk, b, err)
+			}
+		} else if !errors.Is(err, schemes.ErrRefused) {
+			t.Fatalf("%d junk bytes: %v", len(tc.junk), err)
+		}
+	}
+}
