@@ -34,6 +34,8 @@
 //     resume starts the ranges at Request.Offset. The URL names no length,
 //     so the end is the first range that comes back short or empty, or,
 //     after full ranges, one the server answers with no text (a diagnostic).
+//     The W3C clients' form .../database/wtype/LENGTH/wpath is read too,
+//     and gives the document's size.
 //   - wais://host:port/database: what the server says about the database.
 //     WAIS has no request for a description, so gofer sends a search with
 //     no words, which a freeWAIS server answers with the database's

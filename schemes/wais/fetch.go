@@ -47,6 +47,7 @@ type target struct {
 	wtype    string
 	wpath    string // as written in the URL
 	id       DocID
+	length   int64 // the document's size where the URL gives it, else -1
 }
 
 func newTarget(u *schemes.URL) (*target, error) {
@@ -74,7 +75,15 @@ func newTarget(u *schemes.URL) (*target, error) {
 		raw := w.RawWPath
 		if raw == "" || schemes.Decode(raw) != w.WPath {
 			raw = schemes.Escape(w.WPath) // a URL built in code: take WPath as one field list
-			raw = strings.NewReplacer("%3B", ";", "%3D", "=").Replace(raw)
+			raw = strings.NewReplacer("%3B", ";", "%3D", "=", "%2F", "/").Replace(raw)
+		}
+		// The W3C clients wrote .../database/wtype/LENGTH/wpath: such a
+		// URL still works, and gives the document's size.
+		t.length = -1
+		if l, rest, ok := strings.Cut(raw, "/"); ok && l != "" && strings.Trim(l, "0123456789") == "" {
+			if n, err := strconv.ParseInt(l, 10, 64); err == nil {
+				t.length, raw = n, rest
+			}
 		}
 		id, err := ParseWPath(raw)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -154,6 +155,11 @@ func TestRetrieveMultiRange(t *testing.T) {
 	resp, body = readAll(t, req)
 	if resp.Offset != 15000 || !bytes.Equal(body, long[15000:]) {
 		t.Errorf("resume at 15000: offset %d, %d bytes, want %d", resp.Offset, len(body), len(long)-15000)
+	}
+	// The W3C clients' form, with the length before the id: the size is known.
+	resp, body = readAll(t, request(t, "wais://"+addr+"/test/TEXT/"+strconv.Itoa(len(long))+"/"+wpath))
+	if resp.Size != int64(len(long)) || !bytes.Equal(body, long) {
+		t.Errorf("W3C form: size %d, %d bytes", resp.Size, len(body))
 	}
 	// A short document: one range, and its size is known at once.
 	wpath, _ = DocID(srv.DocID(0)).WPath()

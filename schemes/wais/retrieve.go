@@ -17,8 +17,11 @@ func (f *Fetcher) retrieve(ctx context.Context, req *schemes.Request, t *target,
 	}
 	resp := &schemes.Response{URL: req.URL, Kind: schemes.KindFile, Body: b, Offset: req.Offset, Size: -1,
 		Type: typeWord(t.wtype), MediaType: mediaType(t.wtype)}
-	if b.last {
+	switch {
+	case b.last:
 		resp.Size = req.Offset + b.text.n // the first range is the last: the size is known
+	case t.length >= 0:
+		resp.Size = t.length
 	}
 	return resp, nil
 }
