@@ -139,7 +139,11 @@ func (u *URL) writePath(b *strings.Builder) {
 		switch {
 		case w.HasSearch:
 			b.WriteByte('?')
-			b.WriteString(escape(w.Search, keepGopher))
+			if w.RawSearch != "" && Decode(w.RawSearch) == w.Search {
+				b.WriteString(canonical(w.RawSearch))
+			} else {
+				b.WriteString(escape(w.Search, keepGopher))
+			}
 		case w.WType != "" || w.WPath != "":
 			b.WriteByte('/')
 			b.WriteString(escape(w.WType, keepSegment))

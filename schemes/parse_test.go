@@ -174,7 +174,7 @@ func TestParseOtherSchemes(t *testing.T) {
 		{"nntp://h/alt.test/7", URL{Scheme: "nntp", Host: "h", NNTP: &NNTP{Group: "alt.test", Article: 7}}},
 		{"mailto:a%25b@c.dom", URL{Scheme: "mailto", Mailto: &Mailto{Addr: "a%b@c.dom"}}},
 		{"wais://h:210/db/TEXT/doc%2Fid", URL{Scheme: "wais", Host: "h", Port: 210, WAIS: &WAIS{Database: "db", WType: "TEXT", WPath: "doc/id", RawWPath: "doc%2Fid"}}},
-		{"wais://h/db?a+b", URL{Scheme: "wais", Host: "h", WAIS: &WAIS{Database: "db", Search: "a+b", HasSearch: true}}},
+		{"wais://h/db?a+b", URL{Scheme: "wais", Host: "h", WAIS: &WAIS{Database: "db", Search: "a+b", RawSearch: "a+b", HasSearch: true}}},
 		{"file://localhost/etc/motd", URL{Scheme: "file", Host: "localhost", File: &File{Path: "/etc/motd"}}},
 		{"file:///tmp/a%20b", URL{Scheme: "file", File: &File{Path: "/tmp/a b"}}},
 		{"prospero://host.dom//pros/name", URL{Scheme: "prospero", Host: "host.dom", Prospero: &Prospero{HSOName: "/pros/name"}}},

@@ -63,8 +63,11 @@ func newTarget(u *schemes.URL) (*target, error) {
 	case w.HasSearch:
 		t.mode = modeSearch
 		// The search part is words joined by '+', as the W3C client
-		// writes it (and as an HTTP ISINDEX query is).
+		// writes it (and as an HTTP ISINDEX query is); %2B is a plus.
 		t.words = strings.ReplaceAll(w.Search, "+", " ")
+		if w.RawSearch != "" && schemes.Decode(w.RawSearch) == w.Search {
+			t.words = schemes.Decode(strings.ReplaceAll(w.RawSearch, "+", " "))
+		}
 		t.hasWords = strings.TrimSpace(t.words) != ""
 	case w.WType != "" || w.WPath != "":
 		t.mode = modeDocument

@@ -275,6 +275,7 @@ func TestPlan(t *testing.T) {
 		{"wais://h/test?fox", "", `SearchRequest database="test" query-type=3 seed-words="fox" date-factor=1 max-documents=40`},
 		{"wais://h/test?", "", `SearchRequest database="test" query-type=3 seed-words="<query>" date-factor=1 max-documents=40`},
 		{"wais://h/test?a+b", "", `SearchRequest database="test" query-type=3 seed-words="a b" date-factor=1 max-documents=40`},
+		{"wais://h/test?c%2B%2B+go", "", `SearchRequest database="test" query-type=3 seed-words="c++ go" date-factor=1 max-documents=40`},
 		{"wais://h/test", "dog", `SearchRequest database="test" query-type=3 seed-words="dog" date-factor=1 max-documents=40`},
 		{"wais://h/test", "", `SearchRequest database="test" query-type=3 seed-words="" date-factor=1 max-documents=40`},
 		{"wais://h/test/TEXT/1=h%3A210;7=%00;", "",
