@@ -88,7 +88,8 @@ func (g *Guard) checkPort(u *schemes.URL) error {
 // CheckParts applies the injection policy alone: after decoding, no part of
 // u that goes into a line-based command may hold CR, LF or NUL; Gopher
 // selector and search may not hold TAB; a telnet user may not hold IAC; the
-// Gopher+ string must have one of its allowed shapes (CheckPlusString).
+// Gopher+ string must have one of its allowed shapes (CheckPlusString); a
+// wais database, search or type may not hold NUL, RS or US (CheckWAISField).
 // Refusals are *InjectionError naming the part and the byte.
 func CheckParts(u *schemes.URL) error {
 	if err := CheckLine(u.Scheme+" host", u.Host); err != nil {
