@@ -7,6 +7,7 @@ import (
 	"github.com/goferurl/gofer/schemes/http"
 	"github.com/goferurl/gofer/schemes/nntp"
 	"github.com/goferurl/gofer/schemes/telnet"
+	"github.com/goferurl/gofer/schemes/wais"
 )
 
 // registerShipped wires the schemes gofer ships, explicitly.
@@ -27,4 +28,5 @@ func registerShipped(c *Client) {
 	c.Register("rlogin", t)
 	c.Register("tn3270", t)
 	c.Register("file", file.New())
+	c.Register("wais", wais.New())
 }

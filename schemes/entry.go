@@ -60,6 +60,13 @@ type Entry struct {
 	Description string
 	Low, High   int64
 	Status      string
+
+	// WAIS: a search hit's relevance score and the document type the
+	// server named (TEXT, HTML, ...), which its retrieval sends back.
+	// Lines and Date carry the hit's line count and date.
+	WAIS     bool
+	Score    int64
+	WAISType string
 }
 
 type entryJSON struct {
@@ -87,6 +94,8 @@ type entryJSON struct {
 	Low         int64   `json:"low,omitempty"`
 	High        int64   `json:"high,omitempty"`
 	Status      string  `json:"status,omitempty"`
+	Score       *int64  `json:"score,omitempty"`
+	WAISType    string  `json:"wais_type,omitempty"`
 }
 
 // MarshalJSON writes the entry in the --json contract: numbers as numbers,
@@ -113,6 +122,10 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 	if !e.Modified.IsZero() {
 		m := e.Modified.UTC().Format(time.RFC3339)
 		j.Modified = &m
+	}
+	if e.WAIS {
+		score := e.Score
+		j.Score, j.WAISType = &score, e.WAISType
 	}
 	if e.Gopher {
 		gt, plus, sel := e.GopherType, e.Plus, e.Selector

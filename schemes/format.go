@@ -139,12 +139,20 @@ func (u *URL) writePath(b *strings.Builder) {
 		switch {
 		case w.HasSearch:
 			b.WriteByte('?')
-			b.WriteString(escape(w.Search, keepGopher))
+			if w.RawSearch != "" && Decode(w.RawSearch) == w.Search {
+				b.WriteString(canonical(w.RawSearch))
+			} else {
+				b.WriteString(escape(w.Search, keepGopher))
+			}
 		case w.WType != "" || w.WPath != "":
 			b.WriteByte('/')
 			b.WriteString(escape(w.WType, keepSegment))
 			b.WriteByte('/')
-			b.WriteString(escape(w.WPath, keepSegment))
+			if w.RawWPath != "" && Decode(w.RawWPath) == w.WPath {
+				b.WriteString(canonical(w.RawWPath))
+			} else {
+				b.WriteString(escape(w.WPath, keepSegment))
+			}
 		}
 	case u.File != nil:
 		p := u.File.Path

@@ -448,7 +448,7 @@ func (p *parser) wais(u *URL, path string) {
 	path = path[1:]
 	if q := strings.IndexByte(path, '?'); q >= 0 {
 		w.Database = Decode(path[:q])
-		w.Search, w.HasSearch = Decode(path[q+1:]), true
+		w.Search, w.RawSearch, w.HasSearch = Decode(path[q+1:]), path[q+1:], true
 		return
 	}
 	parts := strings.SplitN(path, "/", 3)
@@ -457,7 +457,7 @@ func (p *parser) wais(u *URL, path string) {
 		w.WType = Decode(parts[1])
 	}
 	if len(parts) > 2 {
-		w.WPath = Decode(parts[2])
+		w.WPath, w.RawWPath = Decode(parts[2]), parts[2]
 	}
 }
 

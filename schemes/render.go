@@ -47,7 +47,23 @@ func (lt *listingText) line(e Entry) string {
 		lt.n++
 		return fmt.Sprintf("%4d %-7s %s  %s\n", lt.n, e.Type, Printable(e.Name), e.URL)
 	}
+	switch {
+	case e.Type == TypeInfo:
+		return "     " + Printable(e.Name) + "\n"
+	case e.WAIS:
+		return waisLine(e) + "\n"
+	}
 	return entryLine(e) + "\n"
+}
+
+// waisLine is the readable form of one WAIS search hit: type, score,
+// size, headline and the URL that retrieves the document.
+func waisLine(e Entry) string {
+	size := "-"
+	if e.Size >= 0 {
+		size = fmt.Sprint(e.Size)
+	}
+	return fmt.Sprintf("%-7s %5d %10s  %s  %s", e.Type, e.Score, size, Printable(e.Name), e.URL)
 }
 
 // entryLine is the readable form of one non-Gopher entry: type, size,

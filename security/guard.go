@@ -89,7 +89,8 @@ func (g *Guard) checkPort(u *schemes.URL) error {
 // CheckParts applies the injection policy alone: after decoding, no part of
 // u that goes into a line-based command may hold CR, LF or NUL; Gopher
 // selector and search may not hold TAB; a telnet user may not hold IAC; the
-// Gopher+ string must have one of its allowed shapes (CheckPlusString).
+// Gopher+ string must have one of its allowed shapes (CheckPlusString); a
+// wais database, search or type may not hold NUL, RS or US (CheckWAISField).
 // Refusals are *InjectionError naming the part and the byte.
 func CheckParts(u *schemes.URL) error {
 	if err := CheckLine(u.Scheme+" host", u.Host); err != nil {
@@ -114,8 +115,22 @@ func CheckParts(u *schemes.URL) error {
 			return err
 		}
 		return checkTelnetField(u.Scheme+" password", u.Password)
+	case u.WAIS != nil:
+		return checkWAIS(u.WAIS)
 	}
 	return nil
+}
+
+// checkWAIS checks the text parts of a wais URL. The wpath is a binary
+// document id that travels length-prefixed: any byte may be in it.
+func checkWAIS(w *schemes.WAIS) error {
+	if err := CheckWAISField("wais database", w.Database); err != nil {
+		return err
+	}
+	if err := CheckWAISField("wais search", w.Search); err != nil {
+		return err
+	}
+	return CheckWAISField("wais type", w.WType)
 }
 
 func checkFTP(u *schemes.URL) error {

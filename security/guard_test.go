@@ -23,6 +23,14 @@ func httpURL(path, search string) *schemes.URL {
 	return &schemes.URL{Scheme: "http", Host: "127.0.0.80", HTTP: &schemes.HTTP{Path: path, Search: search, HasSearch: search != ""}}
 }
 
+func waisURL(db, search, wtype string) *schemes.URL {
+	w := &schemes.WAIS{Database: db, Search: search, HasSearch: search != "", WType: wtype}
+	if wtype != "" {
+		w.WPath = "3=x;"
+	}
+	return &schemes.URL{Scheme: "wais", Host: "127.0.0.210", WAIS: w}
+}
+
 // TestInjectionRefusals asserts that each part bound for a line protocol is
 // checked and that the refusal names that part and the byte.
 func TestInjectionRefusals(t *testing.T) {
@@ -55,6 +63,11 @@ func TestInjectionRefusals(t *testing.T) {
 		{"http search encoded LF", httpURL("/", "q=%0aX"), "http search", '\n'},
 		{"https path encoded NUL", &schemes.URL{Scheme: "https", Host: "127.0.0.1", HTTP: &schemes.HTTP{Path: "/%00"}}, "https path", 0},
 		{"host with CR", &schemes.URL{Scheme: "http", Host: "a\rb", HTTP: &schemes.HTTP{}}, "http host", '\r'},
+		{"wais database NUL", waisURL("te\x00st", "", ""), "wais database", 0},
+		{"wais database US", waisURL("test\x1fother", "", ""), "wais database", 0x1F},
+		{"wais database RS", waisURL("test\x1eother", "", ""), "wais database", 0x1E},
+		{"wais search NUL", waisURL("test", "fox\x00", ""), "wais search", 0},
+		{"wais type US", waisURL("test", "", "TEXT\x1f"), "wais type", 0x1F},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,6 +104,9 @@ func TestCleanPartsPass(t *testing.T) {
 		{Scheme: "file", File: &schemes.File{Path: "/etc/motd"}},
 		{Scheme: "mailto", Mailto: &schemes.Mailto{Addr: "a@b"}},
 		{Scheme: "x-thing", Opaque: "a%0Db"},
+		waisURL("test", "fox and hounds", ""),
+		// A document id is binary: NUL (field 7 of freeWAIS ids), CR and LF pass.
+		{Scheme: "wais", Host: "127.0.0.210", WAIS: &schemes.WAIS{Database: "test", WType: "TEXT", WPath: "3=a\r\nb;7=\x00;"}},
 	}
 	for _, u := range tests {
 		var warned []string

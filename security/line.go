@@ -41,6 +41,10 @@ func byteName(b byte) string {
 		return "TAB (%09)"
 	case 0xFF:
 		return "IAC (%FF)"
+	case 0x1E:
+		return "RS (%1E)"
+	case 0x1F:
+		return "US (%1F)"
 	}
 	return fmt.Sprintf("byte %%%02X", b)
 }
@@ -62,6 +66,21 @@ func CheckGopherField(part, value string) error {
 	for i := 0; i < len(value); i++ {
 		switch value[i] {
 		case '\r', '\n', 0, '\t':
+			return &InjectionError{Part: part, Byte: value[i]}
+		}
+	}
+	return nil
+}
+
+// CheckWAISField refuses NUL, 0x1E and 0x1F in a WAIS database name,
+// search words or document type: NUL ends the C string a WAIS server reads
+// the field into, and 0x1F and 0x1E separate database names and element
+// sets inside a SearchRequest (Z39.50-1988 as WAIS uses it), so either
+// would make the server read another request than the one meant.
+func CheckWAISField(part, value string) error {
+	for i := 0; i < len(value); i++ {
+		switch value[i] {
+		case 0, 0x1E, 0x1F:
 			return &InjectionError{Part: part, Byte: value[i]}
 		}
 	}

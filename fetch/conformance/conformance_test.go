@@ -22,6 +22,7 @@ func adapters() map[string]Adapter {
 		"rlogin": handoffAdapter("rlogin"),
 		"telnet": telnetAdapter(),
 		"tn3270": handoffAdapter("tn3270"),
+		"wais":   waisAdapter(),
 	}
 }
 
