@@ -11,7 +11,9 @@ import (
 
 // follow fetches u and then every redirect target, by the policy of
 // DESIGN.md: at most MaxRedirects hops, no loops, only http, https and ftp
-// targets, credentials kept to their own host, the guard on every hop.
+// targets (a prospero resolution also gopher, wais, news and nntp ones:
+// security.CheckRedirectFrom), credentials kept to their own host, the
+// guard on every hop.
 func (c *Client) follow(ctx context.Context, r *Request, u *schemes.URL) (*Response, error) {
 	max := c.opts.MaxRedirects
 	if max == 0 {
@@ -44,7 +46,7 @@ func (c *Client) follow(ctx context.Context, r *Request, u *schemes.URL) (*Respo
 		if err != nil {
 			return fail(u, err)
 		}
-		if err := security.CheckRedirect(next); err != nil {
+		if err := security.CheckRedirectFrom(u, next); err != nil {
 			return fail(u, err)
 		}
 		carryCredentials(u, next)

@@ -6,6 +6,7 @@ import (
 	"github.com/goferurl/gofer/schemes/gopher"
 	"github.com/goferurl/gofer/schemes/http"
 	"github.com/goferurl/gofer/schemes/nntp"
+	"github.com/goferurl/gofer/schemes/prospero"
 	"github.com/goferurl/gofer/schemes/telnet"
 )
 
@@ -27,4 +28,5 @@ func registerShipped(c *Client) {
 	c.Register("rlogin", t)
 	c.Register("tn3270", t)
 	c.Register("file", file.New())
+	c.Register("prospero", prospero.New())
 }
