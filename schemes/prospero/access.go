@@ -164,7 +164,7 @@ func splitHost(h string) (host string, port int, err error) {
 	default:
 		host = h
 	}
-	if host == "" || strings.ContainsAny(host, " \t/@") {
+	if host == "" || strings.ContainsAny(host, " \t/@()") {
 		return "", 0, fmt.Errorf("host %q is not a host name", h)
 	}
 	if ps != "" {

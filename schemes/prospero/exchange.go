@@ -147,7 +147,7 @@ func (a *ardpConn) roundTrip(ctx context.Context, msg []byte) ([]byte, error) {
 			return nil, schemes.Errorf(schemes.ErrTooLarge, "prospero %s: reply of more than %d packets", a.addr, maxPackets)
 		}
 		if _, dup := parts[p.seq]; !dup {
-			parts[p.seq] = p.data
+			parts[p.seq] = append([]byte{}, p.data...) // buf is read into again
 			for parts[rcvdThru+1] != nil {
 				rcvdThru++
 			}

@@ -3,10 +3,8 @@ package prospero
 import (
 	"bytes"
 	"context"
-	"errors"
-	"io"
 	"net"
-	"strings"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -27,7 +25,7 @@ func startServer(t *testing.T) (*prosperod.Server, string) {
 		t.Fatal(err)
 	}
 	addr := pc.LocalAddr().(*net.UDPAddr)
-	srv := prosperod.New(prosperod.Catalog(testHosts, addr.IP.String()+"("+itoa(addr.Port)+")"), nil)
+	srv := prosperod.New(prosperod.Catalog(testHosts, addr.IP.String()+"("+strconv.Itoa(addr.Port)+")"), nil)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -38,20 +36,6 @@ func startServer(t *testing.T) (*prosperod.Server, string) {
 		<-done
 	})
 	return srv, addr.String()
-}
-
-func itoa(n int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(n)) }
-
-func fmtInt(n int) string {
-	var b []byte
-	if n == 0 {
-		return "0"
-	}
-	for n > 0 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-		n /= 10
-	}
-	return string(b)
 }
 
 type netDialer struct{}
@@ -89,18 +73,13 @@ func request(t *testing.T, raw string, idle time.Duration) (*schemes.Request, *l
 	return &schemes.Request{URL: u, Dialer: netDialer{}, IdleTimeout: idle, Email: "tester@example.org", Transcript: tr}, tr
 }
 
-func TestResolveFTP(t *testing.T) {
-	_, addr := startServer(t)
-	req, tr := request(t, "prospero://"+addr+"//ftp/README.txt", 5*time.Second)
+// fetch resolves raw against the in-process server.
+func fetch(t *testing.T, raw string, idle time.Duration) (*schemes.Response, *lockedBuffer, error) {
+	t.Helper()
+	req, tr := request(t, raw, idle)
 	resp, err := New().Fetch(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
+	if (resp == nil) == (err == nil) {
+		t.Fatalf("response %v with error %v", resp, err)
 	}
-	defer resp.Close()
-	if resp.Kind != schemes.KindRedirect || resp.Location != "ftp://127.0.0.21/%2Farchive/README.txt;type=i" {
-		t.Fatalf("kind %v location %q", resp.Kind, resp.Location)
-	}
-	t.Log(tr.String())
-	_ = io.EOF
-	_ = errors.New
+	return resp, tr, err
 }
