@@ -28,6 +28,7 @@ const (
 	NNTPHost       = "127.0.0.119" // INN on 119
 	TelnetHost     = "127.0.0.23"  // inetutils-telnetd behind socat on 23
 	HTTPHost       = "127.0.0.80"  // nginx on 80 and 443 (self-signed)
+	ProsperoHost   = "127.0.0.15"  // scripted Prospero server (integration/cmd/prosperod), UDP 1525
 
 	// LocalUser and LocalPassword log in to vsftpd and telnetd.
 	LocalUser     = "gofer"

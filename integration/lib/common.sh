@@ -4,7 +4,7 @@
 
 STATE=${GOFER_IT_STATE:-/tmp/gofer-it}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-ALL_SERVICES=(ftp gopher news telnet http proxy)
+ALL_SERVICES=(ftp gopher news telnet http proxy prospero)
 
 # Addresses: the same facts as integration/itest/itest.go.
 FTP_ADDR=127.0.0.21
@@ -14,6 +14,7 @@ GOPHER_ADDR=127.0.0.71
 NNTP_ADDR=127.0.0.119
 TELNET_ADDR=127.0.0.23
 HTTP_ADDR=127.0.0.80
+PROSPERO_ADDR=127.0.0.15
 SOCKS_ADDR=127.0.0.108
 SOCKS_AUTH_ADDR=127.0.0.109
 SOCKS_PORT=1080

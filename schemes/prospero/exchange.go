@@ -194,7 +194,7 @@ func (a *ardpConn) send(ps ...packet) error {
 }
 
 func (a *ardpConn) timeoutError(tries int, rcvdThru, total uint16, unreachable bool) error {
-	waited := schedule(a.idle) * time.Duration(1<<tries-1)
+	waited := (schedule(a.idle) * time.Duration(1<<tries-1)).Round(time.Millisecond)
 	switch {
 	case rcvdThru > 0 || total > 0:
 		return schemes.Errorf(schemes.ErrTimeout, "prospero %s: reply stopped after packet %d of %d (%d tries in %s)", a.addr, rcvdThru, total, tries, waited)
