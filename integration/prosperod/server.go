@@ -361,7 +361,7 @@ func quote(tok string) string {
 	return "'" + strings.ReplaceAll(tok, "'", "''") + "'"
 }
 
-// tokens splits a line on unquoted blanks; quotes group, ” is a quote.
+// tokens splits a line on unquoted blanks; quotes group, and two quotes inside quotes are one.
 func tokens(l string) ([]string, error) {
 	var toks []string
 	var cur []byte

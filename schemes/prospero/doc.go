@@ -25,7 +25,7 @@
 // latest version. Every other ;field=value of the URL identifies the target
 // further, as a SELECT line on that field. Tokens holding spaces or quotes
 // are quoted with single quotes, a quote inside doubled; an empty token is
-// ”. A part of the URL holding CR, LF or NUL is refused before anything is
+// two quotes with nothing between. A part of the URL holding CR, LF or NUL is refused before anything is
 // sent.
 //
 // The reply is lines too: ATTRIBUTE applies-to namespace name [value-type]

@@ -7,7 +7,7 @@ import (
 
 // quote writes one token of a Prospero line: as it is when it needs no
 // quoting, else between single quotes with each quote doubled. The empty
-// token is ”.
+// token is two quotes with nothing between.
 func quote(tok string) string {
 	if tok != "" && !strings.ContainsAny(tok, " \t\n\r'") {
 		return tok
