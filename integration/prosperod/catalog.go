@@ -64,6 +64,7 @@ func Catalog(h Hosts, self string) map[string]*Object {
 			Fault:      Reverse,
 		},
 		"/lossy":   {Info: []string{file(), aftp(h.FTP, "/archive/text/plain.txt", "BINARY")}, Fault: DropFirst},
+		"/busy":    {Info: []string{file(), aftp(h.FTP, "/archive/text/plain.txt", "BINARY")}, Fault: Busy},
 		"/badport": {Info: []string{file(), aftp(h.FTP+"(25)", "/archive/README.txt", "BINARY")}},
 		"/nomethod": {Info: []string{file(), local,
 			attr("INTRINSIC", "ACCESS-METHOD", "NFS", "INTERNET-D", h.FTP, "ASCII", "/archive/README.txt", "/export")}},

@@ -49,6 +49,9 @@ const (
 	Cut
 	// Reverse: the packets of the reply are sent last first.
 	Reverse
+	// Busy: the first request gets only a control packet saying the reply
+	// will take a second; the request sent again gets the reply.
+	Busy
 )
 
 // Object is one entry of the catalogue.
@@ -87,6 +90,7 @@ type conn struct {
 	reply    [][]byte // encoded reply packets, in packet order
 	fault    Fault
 	dropped  bool
+	busy     bool // the Busy fault's control packet went out
 }
 
 // New returns a server for the catalogue objects (hsoname to object); log,
@@ -183,6 +187,7 @@ func (s *Server) handle(peer string, b []byte) [][]byte {
 	}
 	if c.reply != nil {
 		// The request again: the client lost the reply, or part of it.
+		s.requests = append(s.requests, string(data))
 		return s.transmit(c, h.rcvdThru)
 	}
 	if h.total != 0 {
@@ -214,6 +219,12 @@ func (s *Server) handle(peer string, b []byte) [][]byte {
 		return [][]byte{{0x3f, byte(h.cid >> 8), byte(h.cid)}}
 	case BadText:
 		text = "HELLO THIS IS NOT PROSPERO\n"
+	case Busy:
+		c.reply = packets(h.cid, []byte(text), size)
+		c.busy = true
+		s.logf("fault: busy, asked the client to wait 1 s")
+		// Octets 9-10: the expected wait, in seconds.
+		return [][]byte{{11, byte(h.cid >> 8), byte(h.cid), 0, 0, 0, 0, 0, 0, 0, 1}}
 	}
 	c.reply = packets(h.cid, []byte(text), size)
 	return s.transmit(c, 0)

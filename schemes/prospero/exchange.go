@@ -71,7 +71,19 @@ func (a *ardpConn) roundTrip(ctx context.Context, msg []byte) ([]byte, error) {
 		deadline    = time.Now().Add(timeout)
 		unreachable bool
 		buf         = make([]byte, maxDatagram)
+		// progress is when new data last came (or the request went): no
+		// wait ever reaches past progress + idle.
+		progress = time.Now()
 	)
+	// wait returns when a wait of d from now ends: never past the idle
+	// timeout since the last progress.
+	wait := func(d time.Duration) time.Time {
+		t := time.Now().Add(d)
+		if limit := progress.Add(a.idle); t.After(limit) {
+			return limit
+		}
+		return t
+	}
 	for {
 		a.conn.SetReadDeadline(deadline)
 		n, err := a.conn.Read(buf)
@@ -90,12 +102,12 @@ func (a *ardpConn) roundTrip(ctx context.Context, msg []byte) ([]byte, error) {
 			case !errors.Is(err, os.ErrDeadlineExceeded):
 				return nil, schemes.Errorf(schemes.ErrInterrupted, "prospero %s: read reply: %v", a.addr, err)
 			}
-			if tries > retries {
-				return nil, a.timeoutError(tries, rcvdThru, total, unreachable)
+			if tries > retries || !time.Now().Before(progress.Add(a.idle)) {
+				return nil, a.timeoutError(tries, time.Since(progress), rcvdThru, total, unreachable)
 			}
 			tries++
 			timeout *= 2
-			deadline = time.Now().Add(timeout)
+			deadline = wait(timeout)
 			if len(parts) == 0 {
 				a.note(fmt.Sprintf("no answer, sending the request again (try %d of %d, waiting %s)", tries, retries+1, timeout))
 				if err := a.send(request...); err != nil {
@@ -128,12 +140,10 @@ func (a *ardpConn) roundTrip(ctx context.Context, msg []byte) ([]byte, error) {
 		}
 		if p.seq == 0 || p.flags&flagCtl != 0 {
 			// A control packet: the server has the request and may say how
-			// long it expects to take. Waiting that long is progress, but
-			// never longer than the idle timeout.
+			// long it expects to take. The current try waits that long, but
+			// never past the idle timeout since the last progress.
 			if p.wait != 0 {
-				timeout = min(time.Duration(p.wait)*time.Second, a.idle)
-				deadline = time.Now().Add(timeout)
-				tries = 1
+				deadline = wait(time.Duration(p.wait) * time.Second)
 			}
 			continue
 		}
@@ -153,7 +163,8 @@ func (a *ardpConn) roundTrip(ctx context.Context, msg []byte) ([]byte, error) {
 			}
 			// New data: the peer is alive, the schedule starts again.
 			tries, timeout = 1, schedule(a.idle)
-			deadline = time.Now().Add(timeout)
+			progress = time.Now()
+			deadline = progress.Add(timeout)
 		}
 		done := total != 0 && rcvdThru == total
 		if p.flags&flagAck != 0 || done {
@@ -193,8 +204,8 @@ func (a *ardpConn) send(ps ...packet) error {
 	return nil
 }
 
-func (a *ardpConn) timeoutError(tries int, rcvdThru, total uint16, unreachable bool) error {
-	waited := (schedule(a.idle) * time.Duration(1<<tries-1)).Round(time.Millisecond)
+func (a *ardpConn) timeoutError(tries int, waited time.Duration, rcvdThru, total uint16, unreachable bool) error {
+	waited = waited.Round(10 * time.Millisecond)
 	switch {
 	case rcvdThru > 0 || total > 0:
 		return schemes.Errorf(schemes.ErrTimeout, "prospero %s: reply stopped after packet %d of %d (%d tries in %s)", a.addr, rcvdThru, total, tries, waited)

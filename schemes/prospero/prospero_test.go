@@ -295,3 +295,24 @@ func TestPlan(t *testing.T) {
 		t.Errorf("notes %v", p.Notes)
 	}
 }
+
+// TestServerWait: a server that says it needs a second is given that
+// second before the request goes again, instead of the 200 ms first wait.
+func TestServerWait(t *testing.T) {
+	srv, addr := startServer(t)
+	start := time.Now()
+	resp, tr, err := fetch(t, "prospero://"+addr+"//busy", 3*time.Second)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, tr)
+	}
+	resp.Close()
+	if d := time.Since(start); d < 900*time.Millisecond {
+		t.Errorf("the request went again after %s, before the server's 1 s", d)
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Errorf("server received the request %d times, want 2", n)
+	}
+	if !strings.Contains(tr.String(), "< [ARDP control cid ") || !strings.Contains(tr.String(), "wait 1s]") {
+		t.Errorf("transcript:\n%s", tr)
+	}
+}
