@@ -124,7 +124,7 @@ func (s *Server) Serve(pc net.PacketConn) error {
 			}
 			return err
 		}
-		for _, out := range s.handle(peer.String(), append([]byte(nil), buf[:n]...)) {
+		for _, out := range s.Handle(peer.String(), append([]byte(nil), buf[:n]...)) {
 			pc.WriteTo(out, peer)
 		}
 	}
@@ -159,8 +159,10 @@ func parseHeader(b []byte) (header, []byte, bool) {
 	return h, b[n:], true
 }
 
-// handle takes one packet from peer and returns the packets to send back.
-func (s *Server) handle(peer string, b []byte) [][]byte {
+// Handle takes one packet from peer (any string naming the sender) and
+// returns the packets to send back. Serve calls it for each datagram; a
+// test may call it directly to run the server without a socket.
+func (s *Server) Handle(peer string, b []byte) [][]byte {
 	h, data, ok := parseHeader(b)
 	if !ok {
 		s.logf("%s: not an ARDP version 0 packet, ignored", peer)
