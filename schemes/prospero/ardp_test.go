@@ -1,8 +1,11 @@
 package prospero
 
 import (
+	"context"
+	"net"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParsePacketDefaults(t *testing.T) {
@@ -137,5 +140,27 @@ func TestDecodeReply(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want an error saying %q", clip(in), err, want)
 		}
+	}
+}
+
+// TestSequencedControlPacket: a sequenced control packet counts in the
+// order (the reply completes) but gives no text.
+func TestSequencedControlPacket(t *testing.T) {
+	client, server := net.Pipe()
+	defer client.Close()
+	defer server.Close()
+	a := &ardpConn{conn: client, addr: "pipe", cid: 9, idle: 5 * time.Second}
+	go func() {
+		buf := make([]byte, 2048)
+		if _, err := server.Read(buf); err != nil {
+			return
+		}
+		server.Write(packet{cid: 9, seq: 1, total: 2, flags: flagCtl, data: []byte("IGNORED\n")}.encode())
+		server.Write(packet{cid: 9, seq: 2, total: 2, data: []byte("NONE-FOUND\n")}.encode())
+		server.Read(buf) // the acknowledgement
+	}()
+	got, err := a.roundTrip(context.Background(), []byte("VERSION 5\n"))
+	if err != nil || string(got) != "NONE-FOUND\n" {
+		t.Fatalf("%q, %v", got, err)
 	}
 }

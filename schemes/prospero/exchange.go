@@ -138,14 +138,19 @@ func (a *ardpConn) roundTrip(ctx context.Context, msg []byte) ([]byte, error) {
 		case optRedirect:
 			return nil, schemes.Errorf(schemes.ErrRefused, "prospero %s: the server redirects the request elsewhere; gofer does not follow ARDP redirects", a.addr)
 		}
-		if p.seq == 0 || p.flags&flagCtl != 0 {
-			// A control packet: the server has the request and may say how
-			// long it expects to take. The current try waits that long, but
-			// never past the idle timeout since the last progress.
-			if p.wait != 0 {
-				deadline = wait(time.Duration(p.wait) * time.Second)
-			}
-			continue
+		if p.wait != 0 {
+			// The server has the request and says how long it expects to
+			// take. The current try waits that long, but never past the
+			// idle timeout since the last progress.
+			deadline = wait(time.Duration(p.wait) * time.Second)
+		}
+		if p.seq == 0 {
+			continue // an unsequenced control packet: nothing more to take
+		}
+		if p.flags&flagCtl != 0 {
+			// A sequenced control packet takes its place in the order but
+			// carries nothing for the application.
+			p.data = nil
 		}
 		if p.total != 0 {
 			if total != 0 && p.total != total {
