@@ -1,8 +1,7 @@
 // Package prospero is gofer's fetcher for prospero URLs (RFC 1738 §3.11):
-// a client of the Prospero Directory Service, protocol version 5 (Neuman,
-// Augart and Upasani, "The Prospero Protocol", USC/ISI, with its appendix
-// "Asynchronous Reliable Delivery Protocol"), over ARDP version 0 on UDP,
-// port 1525 by default.
+// a client of the Prospero Directory Service, protocol version 5 ("The
+// Prospero Protocol", USC/ISI, with its appendix "Asynchronous Reliable
+// Delivery Protocol"), over ARDP version 0 on UDP, port 1525 by default.
 //
 // # What a fetch does
 //
@@ -31,7 +30,7 @@
 // The reply is lines too: ATTRIBUTE applies-to namespace name [value-type]
 // values... for each attribute value, or NONE-FOUND, or a failure (FAILURE,
 // ERROR, VERSION-NOT-SUPPORTED, FORWARDED, UNRESOLVED: the server refused,
-// exit code 5); WARNING lines become warnings. An ACCESS-METHOD value is a
+// schemes.ErrRefused); WARNING lines become warnings. An ACCESS-METHOD value is a
 // tuple: method, host type, host, name type, name, then the method's own
 // elements; an empty host or name means the object's own server or hsoname,
 // and a host may carry a port as "host(port)". The first value gofer can
