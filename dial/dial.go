@@ -9,7 +9,10 @@ import (
 	"context"
 	"net"
 	"os"
+	"strings"
 	"time"
+
+	"github.com/goferurl/gofer/schemes"
 )
 
 // DefaultConnectTimeout bounds establishing a connection when
@@ -57,7 +60,9 @@ func (d *Dialer) For(scheme string) *Dialer {
 }
 
 // DialContext connects to addr on the named network, honouring ctx, through
-// the proxy that applies to addr, if any.
+// the proxy that applies to addr, if any. A "udp" dial goes direct when no
+// proxy applies and is refused (schemes.ErrUsage) when one does, since a
+// proxy carries streams only.
 func (d *Dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	t := d.ConnectTimeout
 	if t == 0 {
@@ -68,6 +73,12 @@ func (d *Dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	p, err := d.proxyFor(addr)
 	if err != nil {
 		return nil, err
+	}
+	if p != nil && strings.HasPrefix(network, "udp") {
+		// SOCKS5 UDP ASSOCIATE is not offered by golang.org/x/net/proxy and
+		// a CONNECT tunnel is a byte stream: neither can carry datagrams.
+		// Going around a proxy the user chose would be worse than failing.
+		return nil, schemes.Errorf(schemes.ErrUsage, "%s proxy %s cannot carry UDP to %s; set NO_PROXY to reach it directly", p.kind, p.addr, addr)
 	}
 	var conn net.Conn
 	if p == nil {

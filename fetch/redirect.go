@@ -10,9 +10,10 @@ import (
 )
 
 // follow fetches u and then every redirect target: at most MaxRedirects
-// hops, no loops, only http, https and ftp targets (never file: a server
-// must not make the client read local files), credentials kept to their
-// own host, the guard on every hop.
+// hops, no loops, only http, https and ftp targets (a prospero resolution
+// also gopher, wais, news and nntp ones: security.CheckRedirectFrom), never
+// file (a server must not make the client read local files), credentials
+// kept to their own host, the guard on every hop.
 func (c *Client) follow(ctx context.Context, r *Request, u *schemes.URL) (*Response, error) {
 	max := c.opts.MaxRedirects
 	if max == 0 {
@@ -46,7 +47,7 @@ func (c *Client) follow(ctx context.Context, r *Request, u *schemes.URL) (*Respo
 		if err != nil {
 			return fail(u, err)
 		}
-		if err := security.CheckRedirect(next); err != nil {
+		if err := security.CheckRedirectFrom(u, next); err != nil {
 			return fail(u, err)
 		}
 		carryCredentials(u, next)

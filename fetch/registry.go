@@ -6,6 +6,7 @@ import (
 	"github.com/goferurl/gofer/schemes/gopher"
 	"github.com/goferurl/gofer/schemes/http"
 	"github.com/goferurl/gofer/schemes/nntp"
+	"github.com/goferurl/gofer/schemes/prospero"
 	"github.com/goferurl/gofer/schemes/telnet"
 	"github.com/goferurl/gofer/schemes/wais"
 )
@@ -29,4 +30,5 @@ func registerShipped(c *Client) {
 	c.Register("tn3270", t)
 	c.Register("file", file.New())
 	c.Register("wais", wais.New())
+	c.Register("prospero", prospero.New())
 }

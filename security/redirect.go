@@ -6,14 +6,20 @@ import (
 	"github.com/goferurl/gofer/schemes"
 )
 
-// RedirectError is a redirect the policy forbids: to a scheme other than
-// http, https or ftp. It matches ErrRedirect.
+// RedirectError is a redirect the policy forbids: an HTTP redirect to a
+// scheme other than http, https or ftp, or a Prospero resolution to a
+// scheme other than those CheckRedirectFrom lists. It matches ErrRedirect.
 type RedirectError struct {
 	Scheme string
 	Target string // redacted
+	// From is the scheme of the URL that redirected ("" means http).
+	From string
 }
 
 func (e *RedirectError) Error() string {
+	if e.From == "prospero" {
+		return fmt.Sprintf("refused: prospero resolution to a %s: URL (%s); only ftp, gopher, wais, http, https, news and nntp are followed", e.Scheme, e.Target)
+	}
 	return fmt.Sprintf("refused: redirect to a %s: URL (%s); only http, https and ftp are followed", e.Scheme, e.Target)
 }
 
@@ -29,4 +35,21 @@ func CheckRedirect(to *schemes.URL) error {
 		return nil
 	}
 	return &RedirectError{Scheme: to.Scheme, Target: to.Redacted()}
+}
+
+// CheckRedirectFrom applies the policy of the scheme that redirected. A
+// Prospero resolution names where a directory service says an object
+// lives, by any of the retrieval protocols its access methods name: ftp,
+// gopher, wais, http, https, news and nntp are followed; never file: (local
+// files), telnet, rlogin or tn3270 (interactive sessions), nor any other.
+// Every other redirect (HTTP's) follows CheckRedirect.
+func CheckRedirectFrom(from, to *schemes.URL) error {
+	if from.Scheme != "prospero" {
+		return CheckRedirect(to)
+	}
+	switch to.Scheme {
+	case "ftp", "gopher", "wais", "http", "https", "news", "nntp":
+		return nil
+	}
+	return &RedirectError{Scheme: to.Scheme, Target: to.Redacted(), From: from.Scheme}
 }

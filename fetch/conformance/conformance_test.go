@@ -10,19 +10,20 @@ import (
 // registered in fetch without a line here fails TestConformance.
 func adapters() map[string]Adapter {
 	return map[string]Adapter{
-		"file":   fileAdapter(),
-		"ftp":    ftpAdapter(false),
-		"ftps":   ftpAdapter(true),
-		"gopher": gopherAdapter(),
-		"http":   httpAdapter(false),
-		"https":  httpAdapter(true),
-		"news":   newsAdapter(),
-		"nntp":   nntpAdapter(false),
-		"nntps":  nntpAdapter(true),
-		"rlogin": handoffAdapter("rlogin"),
-		"telnet": telnetAdapter(),
-		"tn3270": handoffAdapter("tn3270"),
-		"wais":   waisAdapter(),
+		"file":     fileAdapter(),
+		"ftp":      ftpAdapter(false),
+		"ftps":     ftpAdapter(true),
+		"gopher":   gopherAdapter(),
+		"http":     httpAdapter(false),
+		"https":    httpAdapter(true),
+		"news":     newsAdapter(),
+		"nntp":     nntpAdapter(false),
+		"nntps":    nntpAdapter(true),
+		"prospero": prosperoAdapter(),
+		"rlogin":   handoffAdapter("rlogin"),
+		"telnet":   telnetAdapter(),
+		"tn3270":   handoffAdapter("tn3270"),
+		"wais":     waisAdapter(),
 	}
 }
 

@@ -29,6 +29,7 @@ const (
 	TelnetHost     = "127.0.0.23"  // inetutils-telnetd behind socat on 23
 	HTTPHost       = "127.0.0.80"  // nginx on 80 and 443 (self-signed)
 	WAISHost       = "127.0.0.210" // the scripted WAIS server (integration/waisd) on 210
+	ProsperoHost   = "127.0.0.15"  // scripted Prospero server (integration/cmd/prosperod), UDP 1525
 
 	// LocalUser and LocalPassword log in to vsftpd and telnetd.
 	LocalUser     = "gofer"

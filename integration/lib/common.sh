@@ -4,7 +4,7 @@
 
 STATE=${GOFER_IT_STATE:-/tmp/gofer-it}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-ALL_SERVICES=(ftp gopher news telnet http proxy wais)
+ALL_SERVICES=(ftp gopher news telnet http proxy wais prospero)
 
 # Addresses: the same facts as integration/itest/itest.go.
 FTP_ADDR=127.0.0.21
@@ -15,6 +15,7 @@ NNTP_ADDR=127.0.0.119
 TELNET_ADDR=127.0.0.23
 HTTP_ADDR=127.0.0.80
 WAIS_ADDR=127.0.0.210
+PROSPERO_ADDR=127.0.0.15
 SOCKS_ADDR=127.0.0.108
 SOCKS_AUTH_ADDR=127.0.0.109
 SOCKS_PORT=1080

@@ -1,0 +1,49 @@
+package security
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/goferurl/gofer/schemes"
+)
+
+func TestCheckRedirectFrom(t *testing.T) {
+	tests := []struct {
+		from, to string
+		ok       bool
+	}{
+		{"http://h/", "ftp://h/x", true},
+		{"http://h/", "https://h/x", true},
+		{"http://h/", "gopher://h/", false},
+		{"http://h/", "news:a@b", false},
+		{"http://h/", "file:///etc/passwd", false},
+		{"prospero://h//o", "ftp://h/x", true},
+		{"prospero://h//o", "gopher://h/0x", true},
+		{"prospero://h//o", "wais://h/db", true},
+		{"prospero://h//o", "http://h/x", true},
+		{"prospero://h//o", "https://h/x", true},
+		{"prospero://h//o", "news:a@b", true},
+		{"prospero://h//o", "nntp://h/g/1", true},
+		{"prospero://h//o", "file:///etc/passwd", false},
+		{"prospero://h//o", "telnet://h/", false},
+		{"prospero://h//o", "rlogin://h/", false},
+		{"prospero://h//o", "tn3270://h/", false},
+		{"prospero://h//o", "prospero://h//p", false},
+		{"prospero://h//o", "mailto:a@b", false},
+	}
+	for _, tt := range tests {
+		from, _ := schemes.Parse(tt.from)
+		to, _ := schemes.Parse(tt.to)
+		err := CheckRedirectFrom(from, to)
+		if (err == nil) != tt.ok {
+			t.Errorf("%s -> %s: %v, want ok=%v", tt.from, tt.to, err, tt.ok)
+		}
+		if err != nil && !errors.Is(err, ErrRedirect) {
+			t.Errorf("%s -> %s: %v does not match ErrRedirect", tt.from, tt.to, err)
+		}
+		if err != nil && from.Scheme == "prospero" && !strings.Contains(err.Error(), "prospero resolution") {
+			t.Errorf("%s -> %s: %q does not say it was a prospero resolution", tt.from, tt.to, err)
+		}
+	}
+}
