@@ -5,6 +5,7 @@ import (
 	"github.com/goferurl/gofer/schemes/ftp"
 	"github.com/goferurl/gofer/schemes/gopher"
 	"github.com/goferurl/gofer/schemes/http"
+	"github.com/goferurl/gofer/schemes/mailto"
 	"github.com/goferurl/gofer/schemes/nntp"
 	"github.com/goferurl/gofer/schemes/telnet"
 )
@@ -27,4 +28,5 @@ func registerShipped(c *Client) {
 	c.Register("rlogin", t)
 	c.Register("tn3270", t)
 	c.Register("file", file.New())
+	c.Register("mailto", mailto.New())
 }
