@@ -135,7 +135,7 @@ up_smtp() {
 	if ! sasldblistusers2 -f "$SMTP_ETC/sasldb2" 2>/dev/null | grep -q "^$SMTP_USER@$SMTP_DOMAIN:"; then
 		printf '%s' "$SMTP_PASSWORD" | saslpasswd2 -p -c -f "$SMTP_ETC/sasldb2" -u "$SMTP_DOMAIN" "$SMTP_USER"
 	fi
-	chown postfix "$SMTP_ETC/sasldb2"
+	chown root:postfix "$SMTP_ETC/sasldb2"
 	chmod 640 "$SMTP_ETC/sasldb2"
 	fresh_logs smtp postfix.log
 	postfix -c "$SMTP_ETC" set-permissions >/dev/null 2>&1 || true
