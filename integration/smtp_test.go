@@ -3,6 +3,7 @@ package integration_test
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"encoding/hex"
 	"os"
 	"path/filepath"
@@ -212,6 +213,34 @@ func TestMailtoLibrary(t *testing.T) {
 	}
 	msg := delivered(t, tok)
 	if !strings.Contains(msg, " id "+rc.QueueID+"\n") || !strings.HasSuffix(msg, "\n\nfrom the library\n") {
+		t.Errorf("delivered:\n%s", msg)
+	}
+}
+
+// TestMailtoJSON: --json prints the receipt with the documented fields.
+func TestMailtoJSON(t *testing.T) {
+	itest.Require(t, smtpAddr+":25")
+	tok := token(t)
+	r := itest.Run(t, strings.NewReader("json\n"), nil, "get", "--json", "--from", "tester@example.org", "--smtp-server", smtpAddr,
+		"mailto:"+smtpInbox+"?subject="+tok)
+	if r.Code != 0 {
+		t.Fatalf("exit %d %s", r.Code, r.Stderr)
+	}
+	var rc struct {
+		Recipients []string `json:"recipients"`
+		QueueID    string   `json:"queue_id"`
+		Server     string   `json:"server"`
+		Transport  string   `json:"transport"`
+		MessageID  string   `json:"message_id"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &rc); err != nil {
+		t.Fatalf("%v: %s", err, r.Stdout)
+	}
+	if rc.QueueID == "" || rc.Server != smtpAddr+":25" || rc.Transport != "smtp" || len(rc.Recipients) != 1 || rc.Recipients[0] != smtpInbox {
+		t.Errorf("receipt %+v", rc)
+	}
+	msg := delivered(t, tok)
+	if !strings.Contains(msg, " id "+rc.QueueID+"\n") || !strings.Contains(msg, "Message-ID: "+rc.MessageID+"\n") {
 		t.Errorf("delivered:\n%s", msg)
 	}
 }
