@@ -75,7 +75,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		if err := f.pipe(ctx, m); err != nil {
 			return nil, err
 		}
-		return &schemes.Response{URL: req.URL, Kind: schemes.KindInfo, Info: rc, Size: -1}, nil
+		return rc.response(req), nil
 	}
 	srv, err := parseServer(req.SMTPServer)
 	if err != nil {
@@ -95,7 +95,16 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		return nil, err
 	}
 	rc.Transport, rc.Server, rc.Reply, rc.QueueID = "smtp", srv.addr(), reply, QueueID(reply)
-	return &schemes.Response{URL: req.URL, Kind: schemes.KindInfo, Info: rc, Size: -1}, nil
+	return rc.response(req), nil
+}
+
+// response wraps the receipt: Info for programs, Body its readable form
+// for a caller that only reads bodies.
+func (r *Receipt) response(req *schemes.Request) *schemes.Response {
+	var b strings.Builder
+	r.WriteText(&b)
+	return &schemes.Response{URL: req.URL, Kind: schemes.KindInfo, Info: r, Size: -1,
+		Body: io.NopCloser(strings.NewReader(b.String()))}
 }
 
 func (m *message) field(name string) string {
