@@ -60,6 +60,14 @@ type Options struct {
 	Proxy string
 	// NNTPServer is "host[:port]" for news: URLs; "" means $NNTPSERVER.
 	NNTPServer string
+	// From is the sender of mailto messages; "" means $EMAIL.
+	From string
+	// SMTPServer is "host[:port]" that mailto messages go through; ""
+	// means $SMTP_SERVER, else the local sendmail program.
+	SMTPServer string
+	// SMTPUser logs in to the SMTP server; its password comes from Netrc
+	// or Prompt.
+	SMTPUser string
 	// Netrc is a netrc file to take logins from; "" means none.
 	Netrc string
 	// Prompt asks the person at a terminal; nil means there is none.
@@ -97,6 +105,10 @@ type Request struct {
 	// SkipMetadata says the caller knows size and time already and wants
 	// only the body (see schemes.Request.SkipMetadata).
 	SkipMetadata bool
+	// Body is the text of a mailto message (read to its end); nil means none.
+	Body io.Reader
+	// Headers are extra "Name: value" lines of a mailto message.
+	Headers []string
 }
 
 // Client retrieves URLs. It is safe for concurrent use once configured:
@@ -260,6 +272,18 @@ func (c *Client) schemeRequest(r *Request, u *schemes.URL, g *security.Guard) (*
 		AutoLogin:       o.AutoLogin,
 		Linger:          o.Linger,
 		Transcript:      o.Transcript,
+		Body:            r.Body,
+		Headers:         r.Headers,
+		From:            o.From,
+		SMTPServer:      o.SMTPServer,
+		SMTPUser:        o.SMTPUser,
+		CheckPort:       g.CheckServerPort,
+	}
+	if req.From == "" {
+		req.From = os.Getenv("EMAIL")
+	}
+	if req.SMTPServer == "" {
+		req.SMTPServer = os.Getenv("SMTP_SERVER")
 	}
 	req.Dialer = c.dialerFor(u.Scheme)
 	if req.NNTPServer == "" {

@@ -5,6 +5,7 @@ import (
 	"github.com/goferurl/gofer/schemes/ftp"
 	"github.com/goferurl/gofer/schemes/gopher"
 	"github.com/goferurl/gofer/schemes/http"
+	"github.com/goferurl/gofer/schemes/mailto"
 	"github.com/goferurl/gofer/schemes/nntp"
 	"github.com/goferurl/gofer/schemes/prospero"
 	"github.com/goferurl/gofer/schemes/telnet"
@@ -31,4 +32,5 @@ func registerShipped(c *Client) {
 	c.Register("file", file.New())
 	c.Register("wais", wais.New())
 	c.Register("prospero", prospero.New())
+	c.Register("mailto", mailto.New())
 }

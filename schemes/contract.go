@@ -105,6 +105,23 @@ type Request struct {
 	// server that refuses it is an error, never a plain-text fall back.
 	RequireTLS bool
 
+	// Body is the text of the message a mailto URL sends, after the URL's
+	// own body (RFC 6068 "body"); nil means none. It is read to its end.
+	Body io.Reader
+	// From is the sender's address of a mailto message.
+	From string
+	// Headers are extra header lines, "Name: value", of a mailto message.
+	Headers []string
+	// SMTPServer is "host[:port]" that mailto messages are sent through;
+	// "" means the local sendmail program.
+	SMTPServer string
+	// SMTPUser logs in to the SMTP server (AUTH); the password comes from
+	// Credentials or Prompt. "" means the netrc login for the server, if any.
+	SMTPUser string
+	// CheckPort applies the guard's port policy to a server named outside
+	// the URL (the SMTP server); nil means allow.
+	CheckPort func(protocol string, port int) error
+
 	// AutoLogin lets telnet answer login prompts with the URL's user and password.
 	AutoLogin bool
 	// Linger is how long a piped telnet session waits after stdin ends (0: 5 s).

@@ -18,18 +18,19 @@ func unreserved(b byte) bool {
 type keepSet string
 
 const (
-	keepLogin    keepSet = ";?&="      // user, password
-	keepFTP      keepSet = "?:@&="     // fsegment
-	keepFilePath keepSet = "/?:@&=;"   // file path (one string, '/' stays)
-	keepGopher   keepSet = ";/?:@&="   // selector, search, Gopher+ string
-	keepMailto   keepSet = ";/?:@&="   // encoded822addr
-	keepNews     keepSet = ";/?:@&="   // group and article
-	keepSegment  keepSet = ";?:@&="    // nntp group, wais parts
-	keepProspero keepSet = "/?:@&="    // hsoname and version
-	keepField    keepSet = "?:@&"      // prospero field name
-	keepValue    keepSet = "?:@&="     // prospero field value
-	keepFragment keepSet = ";/?:@&=~"  // fragment
-	keepLoose    keepSet = ";/?:@&=~%" // as-written parts; '%' starts a validated escape
+	keepLogin        keepSet = ";?&="      // user, password
+	keepFTP          keepSet = "?:@&="     // fsegment
+	keepFilePath     keepSet = "/?:@&=;"   // file path (one string, '/' stays)
+	keepGopher       keepSet = ";/?:@&="   // selector, search, Gopher+ string
+	keepMailtoAddr   keepSet = ";/:@&="    // encoded822addr; '?' starts RFC 6068 hfields
+	keepMailtoHeader keepSet = ";/?:@"     // hfname, hfvalue: '&', '=' delimit them
+	keepNews         keepSet = ";/?:@&="   // group and article
+	keepSegment      keepSet = ";?:@&="    // nntp group, wais parts
+	keepProspero     keepSet = "/?:@&="    // hsoname and version
+	keepField        keepSet = "?:@&"      // prospero field name
+	keepValue        keepSet = "?:@&="     // prospero field value
+	keepFragment     keepSet = ";/?:@&=~"  // fragment
+	keepLoose        keepSet = ";/?:@&=~%" // as-written parts; '%' starts a validated escape
 )
 
 // escape encodes every octet of s that keep does not allow, as %HH.

@@ -20,7 +20,17 @@ func (u *URL) format(redact bool) string {
 	b.WriteByte(':')
 	switch {
 	case u.Mailto != nil:
-		b.WriteString(escape(u.Mailto.Addr, keepMailto))
+		b.WriteString(escape(u.Mailto.Addr, keepMailtoAddr))
+		for i, h := range u.Mailto.Headers {
+			if i == 0 {
+				b.WriteByte('?')
+			} else {
+				b.WriteByte('&')
+			}
+			b.WriteString(escape(h.Name, keepMailtoHeader))
+			b.WriteByte('=')
+			b.WriteString(escape(h.Value, keepMailtoHeader))
+		}
 	case u.News != nil:
 		n := u.News
 		switch {

@@ -10,7 +10,7 @@ import "encoding/json"
 //	ftp:      segments, type_code ("a", "i", "d" or "")
 //	http:     path, search
 //	gopher:   gopher_type, selector, search, plus
-//	mailto:   addr
+//	mailto:   addr, headers [{name, value}] (when the URL has any)
 //	news:     group | message_id | all
 //	nntp:     group, article
 //	wais:     database, search, wtype, wpath
@@ -73,6 +73,13 @@ func (u *URL) parts() map[string]any {
 		}
 	case u.Mailto != nil:
 		m["addr"] = u.Mailto.Addr
+		if len(u.Mailto.Headers) > 0 {
+			hs := make([]map[string]string, len(u.Mailto.Headers))
+			for i, h := range u.Mailto.Headers {
+				hs[i] = map[string]string{"name": h.Name, "value": h.Value}
+			}
+			m["headers"] = hs
+		}
 	case u.News != nil:
 		switch {
 		case u.News.All:

@@ -199,7 +199,23 @@ func (p *parser) mailto(u *URL, rest string, off int) error {
 	if rest == "" {
 		return p.errAt(off, "empty mail address")
 	}
-	u.Mailto.Addr = Decode(rest)
+	// RFC 6068 §2: '?' starts the header fields, '&' separates them; an
+	// address or value holding either has it percent-encoded.
+	addr, hfields, hasQuery := strings.Cut(rest, "?")
+	u.Mailto.Addr = Decode(addr)
+	if !hasQuery {
+		return nil
+	}
+	for _, f := range strings.Split(hfields, "&") {
+		if f == "" {
+			continue
+		}
+		name, value, _ := strings.Cut(f, "=")
+		u.Mailto.Headers = append(u.Mailto.Headers, Header{Name: Decode(name), Value: Decode(value)})
+	}
+	if u.Mailto.Addr == "" && len(u.Mailto.Headers) == 0 {
+		return p.errAt(off, "empty mail address")
+	}
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package schemes
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -310,5 +311,33 @@ func TestDefaultPorts(t *testing.T) {
 	}
 	if got := mustParse(t, "nntp://h/g").EffectivePort(); got != 119 {
 		t.Errorf("EffectivePort = %d", got)
+	}
+}
+
+// TestParseMailtoHeaders: RFC 6068 hfields are split on the raw '?', '&'
+// and '=' before decoding, so encoded delimiters stay data.
+func TestParseMailtoHeaders(t *testing.T) {
+	u := mustParse(t, "mailto:a@b,c%3Fd@e?subject=x%26y%3Dz&cc=f@g&body=l1%0D%0Al2&flag")
+	want := &Mailto{Addr: "a@b,c?d@e", Headers: []Header{
+		{"subject", "x&y=z"}, {"cc", "f@g"}, {"body", "l1\r\nl2"}, {"flag", ""},
+	}}
+	if !reflect.DeepEqual(u.Mailto, want) {
+		t.Fatalf("got %+v\nwant %+v", u.Mailto, want)
+	}
+	if s := u.String(); s != "mailto:a@b,c%3Fd@e?subject=x%26y%3Dz&cc=f@g&body=l1%0D%0Al2&flag=" {
+		t.Errorf("String: %s", s)
+	}
+	checkRoundTrip(t, "mailto:?to=a@b&subject=%23hash")
+	if u := mustParse(t, "mailto:?to=a@b"); u.Mailto.Addr != "" || len(u.Mailto.Headers) != 1 {
+		t.Errorf("empty address with a to header: %+v", u.Mailto)
+	}
+	for _, bad := range []string{"mailto:", "mailto:?", "mailto:?&&"} {
+		if _, err := Parse(bad); err == nil {
+			t.Errorf("Parse(%q) accepted", bad)
+		}
+	}
+	b, _ := json.Marshal(mustParse(t, "mailto:a@b?subject=hi"))
+	if !strings.Contains(string(b), `"headers":[{"name":"subject","value":"hi"}]`) {
+		t.Errorf("JSON %s", b)
 	}
 }

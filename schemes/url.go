@@ -91,9 +91,21 @@ type Gopher struct {
 	HasPlus    bool
 }
 
-// Mailto is the typed view of a mailto URL (RFC 1738 §3.5).
+// Mailto is the typed view of a mailto URL (RFC 1738 §3.5, RFC 6068).
 type Mailto struct {
-	Addr string // decoded RFC 822 addr-spec
+	// Addr is the decoded address part before '?': one addr-spec, or
+	// several separated by commas (RFC 6068 §2); empty when only a "to"
+	// header names the recipients.
+	Addr string
+	// Headers are the decoded "name=value" pairs after '?' (RFC 6068
+	// hfields), in URL order; "body" is among them. They are data: which
+	// of them a message may carry is the mailto fetcher's decision.
+	Headers []Header
+}
+
+// Header is one hfield of a mailto URL.
+type Header struct {
+	Name, Value string
 }
 
 // News is the typed view of a news URL (RFC 1738 §3.6): exactly one of

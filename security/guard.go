@@ -110,6 +110,8 @@ func CheckParts(u *schemes.URL) error {
 		return CheckLine("news message-id", u.News.MessageID)
 	case u.NNTP != nil:
 		return CheckLine("nntp group", u.NNTP.Group)
+	case u.Mailto != nil:
+		return checkMailto(u.Mailto)
 	case u.Telnet != nil:
 		if err := checkTelnetField(u.Scheme+" user", u.User); err != nil {
 			return err
@@ -187,5 +189,115 @@ func checkTelnetField(part, value string) error {
 			return &InjectionError{Part: part, Byte: 0xFF}
 		}
 	}
+	return nil
+}
+
+// checkMailto refuses CR, LF and NUL in the address and in every header
+// name and value of a mailto URL: a line end there would add header lines
+// or recipients of the URL's choosing (RFC 6068 §6). The body is text, not
+// a header: RFC 6068 §2 writes its line breaks as %0D%0A, so it may hold CR
+// LF pairs, never a lone CR or LF (which SMTP servers read differently, the
+// way SMTP smuggling hides a second message) nor NUL.
+func checkMailto(m *schemes.Mailto) error {
+	if err := CheckLine("mailto address", m.Addr); err != nil {
+		return err
+	}
+	for _, h := range m.Headers {
+		if err := CheckLine("mailto header name", h.Name); err != nil {
+			return err
+		}
+		part := "mailto header " + h.Name
+		if equalFoldASCII(h.Name, "body") {
+			if err := CheckText("mailto body", h.Value); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := CheckLine(CleanPart(part), h.Value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckText refuses NUL and any CR or LF that is not part of a CR LF pair
+// in value, text whose lines are sent as they are (a mail body).
+func CheckText(part, value string) error {
+	for i := 0; i < len(value); i++ {
+		switch value[i] {
+		case 0:
+			return &InjectionError{Part: part, Byte: 0}
+		case '\r':
+			if i+1 >= len(value) || value[i+1] != '\n' {
+				return &InjectionError{Part: part, Byte: '\r'}
+			}
+			i++
+		case '\n':
+			return &InjectionError{Part: part, Byte: '\n'}
+		}
+	}
+	return nil
+}
+
+// CleanPart makes a part name taken from input safe to print in an error:
+// control bytes become '?'.
+func CleanPart(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c < 0x20 || c == 0x7f {
+			b[i] = '?'
+		}
+	}
+	return string(b)
+}
+
+func equalFoldASCII(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i]|0x20, b[i]|0x20
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// serverPorts are the ports a protocol's servers listen on, for a server
+// named outside the URL (--smtp-server): any of them passes silently.
+func serverPorts(protocol string) []int {
+	switch protocol {
+	case "smtp":
+		return []int{25, 587, 465} // relay, submission (RFC 6409), submissions (RFC 8314)
+	}
+	return nil
+}
+
+// CheckServerPort applies the port policy to a server of protocol named
+// outside the URL, such as the SMTP server a mailto URL is sent through:
+// the protocol's own ports pass silently, another protocol's well-known
+// port is refused (*PortError, matching ErrPort) unless AllowPorts lifts
+// it, and any other port draws a warning.
+func (g *Guard) CheckServerPort(protocol string, port int) error {
+	own := serverPorts(protocol)
+	for _, p := range own {
+		if p == port {
+			return nil
+		}
+	}
+	def := 0
+	if len(own) > 0 {
+		def = own[0]
+	}
+	proto := PortProtocol(port)
+	if proto != "" && family(proto) != family(protocol) {
+		if !g.allowed(port) {
+			return &PortError{Scheme: protocol, Port: port, Default: def, Protocol: proto, Server: true}
+		}
+		g.warn(fmt.Sprintf("%s server port %d (the %s port, allowed), not its default %d", protocol, port, proto, def))
+		return nil
+	}
+	g.warn(fmt.Sprintf("%s server port %d, not its default %d", protocol, port, def))
 	return nil
 }

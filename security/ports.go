@@ -68,6 +68,8 @@ func family(name string) string {
 		return "telnet"
 	case "rlogin":
 		return "rlogin"
+	case "smtp", "submission", "smtps":
+		return "smtp"
 	}
 	return name
 }
@@ -79,12 +81,18 @@ type PortError struct {
 	Port     int
 	Default  int
 	Protocol string
+	// Server says the port is a server's named outside the URL
+	// (--smtp-server), not the URL's own.
+	Server bool
 }
 
 func (e *PortError) Error() string {
 	def := ""
 	if e.Default != 0 {
 		def = fmt.Sprintf("; %s's default port is %d", e.Scheme, e.Default)
+	}
+	if e.Server {
+		return fmt.Sprintf("refused: the %s server's port %d is the %s port%s (--allow-port %d lifts this)", e.Scheme, e.Port, e.Protocol, def, e.Port)
 	}
 	return fmt.Sprintf("refused: %s URL names port %d, the %s port%s", e.Scheme, e.Port, e.Protocol, def)
 }

@@ -28,7 +28,21 @@ func (c *cli) getCommand() *cobra.Command {
   gofer get gopher://gopher.floodgap.com/1/world
   gofer get --query 'rfc 1738' gopher://gopher.floodgap.com/7/v2/vs
   gofer get --nntp-server news.example.org news:comp.infosystems.gopher
-  gofer get --json ftp://ftp.example.org/pub/`,
+  gofer get --json ftp://ftp.example.org/pub/
+  echo 'Hello' | gofer get --from me@example.org --smtp-server mail.example.org:587 \
+      --smtp-user me 'mailto:you@example.org?subject=Hi'`,
+		Long: `Retrieve URLs: a body goes to stdout or a file, a listing prints as text or JSON.
+
+A mailto: URL sends a message (RFC 6068): the recipients are the URL's
+addresses and its to= and cc= fields; subject, keywords, in-reply-to and
+references come from the URL (other fields are left out with a warning);
+the text is the URL's body= followed by stdin when stdin is not a terminal.
+--from ADDR (default $EMAIL) is the sender, --header 'Name: value' adds a
+header line. The message goes through --smtp-server HOST[:PORT] (default
+$SMTP_SERVER; port 25, STARTTLS when offered; 587 needs STARTTLS and a login
+from --smtp-user or netrc; 465 is TLS from the first byte), else through
+/usr/sbin/sendmail. gofer prints the queue id the server gave. A CR, LF or
+NUL in any address or header value is refused before anything is sent (exit 3).`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return &usageError{msg: "get needs at least one URL"}
@@ -103,6 +117,12 @@ func (c *cli) getOne(ctx context.Context, client *fetch.Client, raw string, hasQ
 		URL: raw, Parsed: u, Offset: t.offset,
 		Query: c.query, HasQuery: hasQuery,
 		Form: c.forms,
+	}
+	if u.Scheme == "mailto" {
+		req.Headers = c.headers
+		if f, ok := c.stdin.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
+			req.Body = c.stdin
+		}
 	}
 	switch {
 	case c.head:

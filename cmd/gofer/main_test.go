@@ -212,3 +212,22 @@ func TestPrintable(t *testing.T) {
 		t.Errorf("printable mangled UTF-8: %q", got)
 	}
 }
+
+// TestParseMailto: gofer parse shows the SMTP commands and the header block
+// of a mailto send, with no network, and refuses an injected header.
+func TestParseMailto(t *testing.T) {
+	code, out, errOut := gofer(t, "", "parse", "--from", "me@example.org", "--smtp-server", "127.0.0.25:587", "--smtp-user", "me",
+		"mailto:you@example.org?subject=Hi&body=text")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"  STARTTLS\n", "  AUTH PLAIN ****\n", "  MAIL FROM:<me@example.org>\n", "  RCPT TO:<you@example.org>\n", "  Subject: Hi\n", "  text\n", "  QUIT\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("parse output lacks %q:\n%s", want, out)
+		}
+	}
+	code, _, errOut = gofer(t, "", "parse", "--from", "me@example.org", "mailto:you@example.org?subject=a%0D%0ABcc:x@y")
+	if code != 3 || !strings.Contains(errOut, "mailto header subject holds CR") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}

@@ -49,6 +49,10 @@ type cli struct {
 	linger       time.Duration
 	proxy        string
 	showProgress bool
+	from         string
+	headers      []string
+	smtpServer   string
+	smtpUser     string
 
 	jobs     int
 	depth    int
@@ -101,6 +105,10 @@ refused, 6 authentication failed, 7 timed out, 8 transfer interrupted.`,
 	pf.BoolVar(&c.body, "body", false, "news: only the article's body")
 	pf.BoolVar(&c.autoLogin, "auto-login", false, "telnet: answer login prompts with the URL's user and password")
 	pf.StringVar(&c.proxy, "proxy", "", "connect through this proxy `URL` (socks5://, socks5h://, http:// CONNECT); default from ALL_PROXY and <scheme>_proxy")
+	pf.StringVar(&c.from, "from", "", "mailto: sender `ADDR` (default $EMAIL)")
+	pf.StringArrayVar(&c.headers, "header", nil, "mailto: add a header line `'Name: value'` (repeatable)")
+	pf.StringVar(&c.smtpServer, "smtp-server", "", "mailto: send through this SMTP server `HOST[:PORT]` (default $SMTP_SERVER, else /usr/sbin/sendmail)")
+	pf.StringVar(&c.smtpUser, "smtp-user", "", "mailto: log in to the SMTP server as `USER` (password from netrc or asked)")
 	pf.DurationVar(&c.linger, "linger", 0, "telnet without a terminal: end this long after stdin ends (default 5s)")
 
 	root.AddCommand(c.getCommand(), c.mirrorCommand(), c.parseCommand(), c.extractCommand(), c.versionCommand())
@@ -132,6 +140,9 @@ func (c *cli) client() (*fetch.Client, error) {
 		RequireTLS:  c.ftpSSL,
 		AutoLogin:   c.autoLogin,
 		Linger:      c.linger,
+		From:        c.from,
+		SMTPServer:  c.smtpServer,
+		SMTPUser:    c.smtpUser,
 	}
 	if c.timeout > 0 {
 		opts.ConnectTimeout = c.timeout

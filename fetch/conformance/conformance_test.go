@@ -16,6 +16,7 @@ func adapters() map[string]Adapter {
 		"gopher":   gopherAdapter(),
 		"http":     httpAdapter(false),
 		"https":    httpAdapter(true),
+		"mailto":   mailtoAdapter(),
 		"news":     newsAdapter(),
 		"nntp":     nntpAdapter(false),
 		"nntps":    nntpAdapter(true),

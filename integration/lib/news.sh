@@ -10,6 +10,16 @@ NEWS_VAR=$STATE/srv/news
 # initialises the private database instead of failing on a hostname
 # without a domain.
 prepare_news() {
+	# inn2 needs a mail transport agent: dma, unless Postfix (the smtp
+	# service) is wanted or installed; the two conflict, and Postfix
+	# serves INN as well.
+	if [[ " ${services[*]:-} " == *" smtp "* ]] || [[ -z $(pkg_missing postfix) ]]; then
+		local p kept=()
+		for p in "${NEWS_PACKAGES[@]}"; do
+			[[ $p == dma ]] || kept+=("$p")
+		done
+		NEWS_PACKAGES=("${kept[@]}")
+	fi
 	mkdir -p "$NEWS_ETC" "$NEWS_VAR"/{db,run,http,spool/articles,spool/overview,spool/incoming/tmp,spool/outgoing,spool/archive}
 	mkdir -p "$STATE/log/news"
 	chown -R news:news "$NEWS_VAR" "$STATE/log/news"
