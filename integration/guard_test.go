@@ -170,12 +170,13 @@ var badPorts = []int{1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43
 var otherDefaults = []int{21, 80, 70, 119, 23, 210, 1525, 513, 443, 563, 990}
 
 // sameProtocol lists, per scheme, the ports that belong to its own
-// protocol: its default and its TLS twin's, which draw only a warning.
+// protocol: its default and its TLS twin's, which draw only a warning
+// (except nntp on 563, refused: TestNNTPOnTLSPort).
 var sameProtocol = map[string][]int{
 	"ftp":    {21, 990},
 	"http":   {80, 443},
 	"gopher": {70},
-	"nntp":   {119, 563},
+	"nntp":   {119},
 	"telnet": {23},
 }
 
@@ -231,6 +232,33 @@ func TestPortRefusals(t *testing.T) {
 		if got := recs[p].received(t); len(got) == 0 {
 			t.Errorf("%s with --allow-port: no connection reached the listener", url)
 		}
+	}
+}
+
+// nntp:// on 563 would start a session in the clear with a server that
+// expects a TLS handshake: refused (exit 3, nothing sent) unless
+// --allow-port 563 says it is meant.
+func TestNNTPOnTLSPort(t *testing.T) {
+	rec := listenRecorder(t, "127.0.0.251:563")
+	url := "nntp://127.0.0.251:563/gofer.test/1"
+	r := itest.Run(t, nil, nil, "get", "--timeout", "2s", url)
+	if r.Code != 3 {
+		t.Fatalf("%s: exit %d, want 3 (%q)", url, r.Code, r.Stderr)
+	}
+	for _, want := range []string{"563", "nntps"} {
+		if !strings.Contains(r.Reason(), want) {
+			t.Errorf("%s: reason %q does not name %s", url, r.Reason(), want)
+		}
+	}
+	if got := rec.received(t); len(got) > 0 {
+		t.Fatalf("%s: the listener received %v", url, got)
+	}
+	r = itest.Run(t, nil, nil, "get", "--timeout", "2s", "--allow-port", "563", url)
+	if r.Code == 3 || !strings.Contains(r.Stderr, "warning") {
+		t.Errorf("%s --allow-port 563: exit %d, %q; want a warning and a connection", url, r.Code, r.Stderr)
+	}
+	if got := rec.received(t); len(got) == 0 {
+		t.Errorf("%s --allow-port 563: no connection reached the listener", url)
 	}
 }
 

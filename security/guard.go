@@ -72,7 +72,7 @@ func (g *Guard) checkPort(u *schemes.URL) error {
 		return nil
 	}
 	proto := PortProtocol(u.Port)
-	if proto != "" && family(proto) != family(u.Scheme) && !g.allowed(u.Port) {
+	if proto != "" && (family(proto) != family(u.Scheme) || clearOnTLSPort(u.Scheme, proto)) && !g.allowed(u.Port) {
 		return &PortError{Scheme: u.Scheme, Port: u.Port, Default: def, Protocol: proto}
 	}
 	switch {

@@ -151,7 +151,8 @@ func TestPortPolicy(t *testing.T) {
 		{"https", 443, nil, "", false},
 		{"https", 993, nil, "imaps", false},
 		{"nntp", 119, nil, "", false},
-		{"nntp", 563, nil, "", true},
+		{"nntp", 563, nil, "nntps", false}, // in the clear on the TLS port
+		{"nntp", 563, []int{563}, "", true},
 		{"nntp", 23, nil, "telnet", false},
 		{"nntps", 563, nil, "", false},
 		{"telnet", 23, nil, "", false},

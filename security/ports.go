@@ -74,6 +74,15 @@ func family(name string) string {
 	return name
 }
 
+// clearOnTLSPort reports whether a URL of scheme, a protocol in the clear,
+// names the port where the same protocol is spoken only inside TLS from
+// the first byte: nntp on 563 (nntps). The server there reads a TLS
+// handshake, not "GROUP", so the URL cannot mean what it says; it is
+// refused like another protocol's port.
+func clearOnTLSPort(scheme, proto string) bool {
+	return scheme == "nntp" && proto == "nntps"
+}
+
 // PortError is a refused port: Port belongs to Protocol, not to Scheme
 // (whose default is Default, 0 when it has none). It matches ErrPort.
 type PortError struct {
@@ -93,6 +102,9 @@ func (e *PortError) Error() string {
 	}
 	if e.Server {
 		return fmt.Sprintf("refused: the %s server's port %d is the %s port%s (--allow-port %d lifts this)", e.Scheme, e.Port, e.Protocol, def, e.Port)
+	}
+	if clearOnTLSPort(e.Scheme, e.Protocol) {
+		def += fmt.Sprintf("; for TLS use %s:// (--allow-port %d lifts this)", e.Protocol, e.Port)
 	}
 	return fmt.Sprintf("refused: %s URL names port %d, the %s port%s", e.Scheme, e.Port, e.Protocol, def)
 }
