@@ -464,7 +464,7 @@ func (p *parser) wais(u *URL, path string) {
 	path = path[1:]
 	if q := strings.IndexByte(path, '?'); q >= 0 {
 		w.Database = Decode(path[:q])
-		w.Search, w.RawSearch, w.HasSearch = Decode(path[q+1:]), path[q+1:], true
+		w.Search, w.RawSearch, w.HasSearch = Decode(path[q+1:]), canonical(path[q+1:]), true
 		return
 	}
 	parts := strings.SplitN(path, "/", 3)
@@ -473,7 +473,7 @@ func (p *parser) wais(u *URL, path string) {
 		w.WType = Decode(parts[1])
 	}
 	if len(parts) > 2 {
-		w.WPath, w.RawWPath = Decode(parts[2]), parts[2]
+		w.WPath, w.RawWPath = Decode(parts[2]), canonical(parts[2])
 	}
 }
 

@@ -134,10 +134,10 @@ type WAIS struct {
 	HasSearch bool
 	WType     string
 	WPath     string // opaque WAIS document id, decoded
-	// RawSearch is the search as written, escapes kept: a '+' there
+	// RawSearch is the search as written (in canonical escapes), escapes kept: a '+' there
 	// joins words, an encoded one (%2B) is a plus sign.
 	RawSearch string
-	// RawWPath is the wpath as written, escapes kept: its fields are
+	// RawWPath is the wpath as written (in canonical escapes), escapes kept: its fields are
 	// "N=value;" with ';' and '=' inside a value encoded, which decoding
 	// the whole wpath would confuse with the delimiters.
 	RawWPath string
