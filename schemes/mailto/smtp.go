@@ -11,10 +11,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/lineproto"
 )
 
 // Ports with a meaning of their own (RFC 6409, RFC 8314).
@@ -110,36 +110,23 @@ func (a *plainAuth) Next(_ []byte, more bool) ([]byte, error) {
 	return nil, nil
 }
 
-// session is one SMTP connection.
+// session is one SMTP connection, carried by the line-protocol kit's Conn:
+// idle deadlines on every read and write, closed when the context ends.
 type session struct {
 	srv  server
-	raw  net.Conn
+	conn *lineproto.Conn
 	log  *wireLog
 	tls  bool
 	c    *smtp.Client
-	mu   sync.Mutex
-	gone error // the context's end, once it closed the connection
 	// lastStep names the command in progress, for errors.
 	lastStep string
 }
 
-func (s *session) abort(err error) {
-	s.mu.Lock()
-	if s.gone == nil {
-		s.gone = err
-	}
-	s.mu.Unlock()
-	s.raw.Close()
-}
-
 // fail turns an error of the conversation into one of gofer's kinds.
-func (s *session) fail(err error, what string) error {
-	s.mu.Lock()
-	gone := s.gone
-	s.mu.Unlock()
+func (s *session) fail(ctx context.Context, err error, what string) error {
 	where := "smtp server " + s.srv.addr()
-	if gone != nil {
-		return dial.Classify(gone, where+": "+what)
+	if ctx.Err() != nil || s.conn.Cancelled() {
+		return s.conn.Classify(context.Cause(ctx), where+": "+what)
 	}
 	var te *textproto.Error
 	if errors.As(err, &te) {
@@ -158,26 +145,21 @@ func (s *session) fail(err error, what string) error {
 	if errors.As(err, &ke) {
 		return err
 	}
-	return dial.Classify(err, where+": "+what)
+	return s.conn.Classify(err, where+": "+what)
 }
 
 // send submits m over SMTP and returns the server's reply to the end of
 // DATA.
 func send(ctx context.Context, req *schemes.Request, srv server, lg *login, m *message) (string, error) {
-	raw, err := req.Dialer.DialContext(ctx, "tcp", srv.addr())
+	conn, err := lineproto.Dial(ctx, req, "tcp", srv.addr())
 	if err != nil {
-		return "", dial.Classify(err, "connect to smtp server "+srv.addr())
+		return "", err
 	}
-	s := &session{srv: srv, raw: raw, log: &wireLog{w: req.Transcript, limit: req.LineLimit()}}
-	stop := context.AfterFunc(ctx, func() { s.abort(context.Cause(ctx)) })
-	defer stop()
-	defer raw.Close()
+	defer conn.Close()
+	s := &session{srv: srv, conn: conn, log: &wireLog{w: req.Transcript, limit: req.LineLimit()}}
 	reply, err := s.run(ctx, req, lg, m)
 	if err != nil {
-		if ctx.Err() != nil {
-			s.abort(ctx.Err())
-		}
-		return "", s.fail(err, s.lastStep)
+		return "", s.fail(ctx, err, s.lastStep)
 	}
 	return reply, nil
 }
@@ -196,8 +178,8 @@ func helloName(c net.Conn) string {
 }
 
 func (s *session) run(ctx context.Context, req *schemes.Request, lg *login, m *message) (string, error) {
-	idle := dial.IdleConn(s.raw, req.Idle())
-	name := helloName(s.raw)
+	idle := net.Conn(s.conn)
+	name := helloName(s.conn)
 	tlsCfg := dial.TLSConfig(req.TLSConfig, s.srv.host)
 	var top net.Conn = &wireConn{Conn: idle, log: s.log}
 	if s.srv.port == portSubmissions {

@@ -143,10 +143,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if err != nil {
 		return nil, err
 	}
-	if req.Dialer == nil {
-		return nil, schemes.Errorf(schemes.ErrConnect, "no dialer for prospero://%s", t.addr())
-	}
-	conn, err := req.Dialer.DialContext(ctx, "udp", t.addr())
+	conn, err := dial.Default(req.Dialer).DialContext(ctx, "udp", t.addr())
 	if err != nil {
 		return nil, dial.Classify(err, "prospero: open UDP to "+t.addr())
 	}

@@ -6,64 +6,35 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"sync"
-	"sync/atomic"
 
 	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/lineproto"
 )
 
 // conn is one connection to a WAIS server, used for one request at a time.
+// The line-protocol kit's Conn carries it: idle deadlines on every read and
+// write, closed when the context ends, and its errors classified.
 type conn struct {
-	c    net.Conn
+	c    *lineproto.Conn
 	br   *bufio.Reader
-	stop func() bool
 	tr   io.Writer
 	addr string
-	once sync.Once
-	// cancelled holds the context's error once cancelling it has closed c,
-	// so that the read that fails because of it says why.
-	cancelled atomic.Value
 }
 
 func connect(ctx context.Context, req *schemes.Request, t *target) (*conn, error) {
 	addr := t.addr()
-	if req.Dialer == nil {
-		return nil, schemes.Errorf(schemes.ErrConnect, "no dialer for wais://%s", addr)
-	}
-	nc, err := req.Dialer.DialContext(ctx, "tcp", addr)
+	lc, err := lineproto.Dial(ctx, req, "tcp", addr)
 	if err != nil {
-		return nil, dial.Classify(err, "connect to "+addr)
+		return nil, err
 	}
-	nc = dial.IdleConn(nc, req.Idle())
-	c := &conn{c: nc, br: bufio.NewReader(nc), tr: req.Transcript, addr: addr}
-	c.stop = context.AfterFunc(ctx, func() {
-		c.cancelled.Store(ctx.Err())
-		nc.Close()
-	})
-	return c, nil
+	return &conn{c: lc, br: bufio.NewReader(lc), tr: req.Transcript, addr: addr}, nil
 }
 
 // Close ends the connection; closing twice is harmless.
-func (c *conn) Close() error {
-	var err error
-	c.once.Do(func() {
-		c.stop()
-		err = c.c.Close()
-	})
-	return err
-}
+func (c *conn) Close() error { return c.c.Close() }
 
-func (c *conn) classify(err error, what string) error {
-	if cause, ok := c.cancelled.Load().(error); ok {
-		return dial.Classify(cause, what)
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return schemes.Errorf(schemes.ErrInterrupted, "%s: the server closed the connection", what)
-	}
-	return dial.Classify(err, what)
-}
+func (c *conn) classify(err error, what string) error { return c.c.Classify(err, what) }
 
 // send writes one message and reads the answer's header; it returns the
 // length of the answer's body, which is next on c.br. what is the

@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net"
 	"strings"
 	"testing"
 
 	"github.com/goferurl/gofer/integration/waisd"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/lineproto"
 )
 
 // The answers below are built by the scripted server's own encoder, which
@@ -119,7 +121,11 @@ func scanMessage(msg []byte) (*textReader, *SearchResponse, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	c := &conn{br: bufio.NewReader(bytes.NewReader(msg[HeaderSize:])), addr: "test"}
+	// The decoder reads from br; the connection only classifies errors.
+	a, b := net.Pipe()
+	a.Close()
+	b.Close()
+	c := &conn{c: lineproto.NewConn(a, 0), br: bufio.NewReader(bytes.NewReader(msg[HeaderSize:])), addr: "test"}
 	m := &message{c: c, left: h.Length}
 	return m.scanToText()
 }
