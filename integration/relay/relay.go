@@ -1,0 +1,492 @@
+// Package relay is a latency instrument: a userspace TCP relay that puts a
+// configurable round-trip time (and, if asked, a bandwidth cap) between a
+// client and a server on loopback, where a round trip otherwise costs
+// microseconds. This machine's kernel has no netem, so the delay is made
+// here, in the relay, for every tool alike: gofer, curl, lftp and wget
+// connect to the relay's address instead of the server's.
+//
+// The model of one connection, with d = RTT/2 the one-way delay:
+//
+//   - a TCP connection costs what its handshake costs on a real network:
+//     the relay dials the server 1.5 RTT after it accepted the client
+//     (SYN, SYN-ACK, ACK, each d), so a server that speaks first is heard
+//     2 RTT after the client's connect, as on a real link;
+//   - every byte is delivered d after the relay read it, in order, in each
+//     direction; a direction holds at most Window bytes in flight (a TCP
+//     window: throughput is at most Window per RTT);
+//   - with Rate set, each direction also moves at most Rate bytes a second;
+//   - a half-close is passed on, after d, like the data before it.
+//
+// FTP (RFC 959, RFC 2428): on a connection made FTP-aware, the relay reads
+// the server's replies and rewrites 227 (PASV) and 229 (EPSV) so that the
+// data connection also comes through the relay, on a listener it opens for
+// that reply alone, with the same delays. Active mode (PORT) is not
+// relayed.
+//
+// The relay counts, per listener, the connections it accepted and the
+// client's turns: a turn is a send by the client after it has heard from
+// the server (or its first send), the round trips a client waits for.
+// Pipelined commands are one turn; a command sent only after the previous
+// reply is one turn each.
+package relay
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Config is a relay's link.
+type Config struct {
+	RTT    time.Duration // round-trip time added to every connection
+	Rate   int64         // bytes per second per direction; 0: no cap
+	Window int           // bytes in flight per direction; 0: DefaultWindow
+}
+
+// DefaultWindow is the bytes in flight per direction when Config.Window is
+// 0: a TCP window of 4 MiB, which at 50 ms RTT allows 80 MiB/s.
+const DefaultWindow = 4 << 20
+
+// Counts is what one listener saw.
+type Counts struct {
+	Conns int64 // connections accepted (data connections included)
+	Turns int64 // client turns, over every connection
+	Up    int64 // bytes client to server
+	Down  int64 // bytes server to client
+}
+
+// Relay forwards every connection to its listener to one server.
+type Relay struct {
+	cfg    Config
+	ln     net.Listener
+	target string
+	ftp    bool
+	parent *Relay // for an FTP data listener: the control relay it counts into
+	single bool   // accept one connection only (an FTP data listener)
+
+	conns, turns, up, down atomic.Int64
+
+	mu     sync.Mutex
+	closed bool
+	open   map[net.Conn]bool
+	wg     sync.WaitGroup
+}
+
+// Listen starts a relay on listen (host:port, port 0 for any) to target.
+// With ftp set, the server's PASV and EPSV replies are rewritten so that
+// data connections come through the relay too.
+func Listen(listen, target string, ftp bool, cfg Config) (*Relay, error) {
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return nil, err
+	}
+	r := newRelay(ln, target, ftp, cfg, nil)
+	r.start()
+	return r, nil
+}
+
+func newRelay(ln net.Listener, target string, ftp bool, cfg Config, parent *Relay) *Relay {
+	if cfg.Window <= 0 {
+		cfg.Window = DefaultWindow
+	}
+	return &Relay{cfg: cfg, ln: ln, target: target, ftp: ftp, parent: parent, open: map[net.Conn]bool{}}
+}
+
+// Addr is where clients connect.
+func (r *Relay) Addr() string { return r.ln.Addr().String() }
+
+// Counts returns what the relay saw so far.
+func (r *Relay) Counts() Counts {
+	return Counts{Conns: r.conns.Load(), Turns: r.turns.Load(), Up: r.up.Load(), Down: r.down.Load()}
+}
+
+// Reset sets the counts back to zero.
+func (r *Relay) Reset() {
+	r.conns.Store(0)
+	r.turns.Store(0)
+	r.up.Store(0)
+	r.down.Store(0)
+}
+
+// Close stops the listener and every connection, and waits for them.
+func (r *Relay) Close() error {
+	err := r.ln.Close()
+	r.mu.Lock()
+	r.closed = true
+	conns := make([]net.Conn, 0, len(r.open))
+	for c := range r.open {
+		conns = append(conns, c)
+	}
+	r.mu.Unlock()
+	for _, c := range conns {
+		c.Close()
+	}
+	r.wg.Wait()
+	return err
+}
+
+// counter is the relay whose counts a connection adds to.
+func (r *Relay) counter() *Relay {
+	if r.parent != nil {
+		return r.parent
+	}
+	return r
+}
+
+// track registers c to be closed by Close; it reports false when the relay
+// is already closed.
+func (r *Relay) track(c net.Conn) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return false
+	}
+	r.open[c] = true
+	return true
+}
+
+func (r *Relay) untrack(c net.Conn) {
+	r.mu.Lock()
+	delete(r.open, c)
+	r.mu.Unlock()
+}
+
+func (r *Relay) start() {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		for {
+			c, err := r.ln.Accept()
+			if err != nil {
+				return
+			}
+			if !r.track(c) {
+				c.Close()
+				return
+			}
+			if r.single {
+				r.ln.Close()
+			}
+			r.counter().conns.Add(1)
+			r.wg.Add(1)
+			go func() {
+				defer r.wg.Done()
+				defer r.untrack(c)
+				defer c.Close()
+				r.serve(c, time.Now())
+			}()
+		}
+	}()
+}
+
+// serve relays one accepted connection.
+func (r *Relay) serve(client net.Conn, accepted time.Time) {
+	d := r.cfg.RTT / 2
+	// The client's bytes start on their way now; the server is dialled
+	// when the handshake would have reached it.
+	up := newLink(r.cfg, d)
+	down := newLink(r.cfg, d)
+	var sawServer atomic.Bool
+	sawServer.Store(true) // the client's first send is a turn
+	cnt := r.counter()
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		up.read(client, func(n int) {
+			cnt.up.Add(int64(n))
+			if sawServer.Swap(false) {
+				cnt.turns.Add(1)
+			}
+		})
+	}()
+	time.Sleep(time.Until(accepted.Add(3 * d)))
+	server, err := net.Dial("tcp", r.target)
+	if err != nil {
+		up.abort()
+		<-readDone
+		return
+	}
+	if !r.track(server) {
+		server.Close()
+		up.abort()
+		<-readDone
+		return
+	}
+	defer r.untrack(server)
+	defer server.Close()
+
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { defer wg.Done(); up.write(server) }()
+	var src io.Reader = server
+	var rw *ftpRewriter
+	if r.ftp {
+		rw = &ftpRewriter{r: r, serverHost: hostOf(r.target)}
+		defer rw.close()
+	}
+	go func() {
+		defer wg.Done()
+		down.read(src, func(n int) {
+			cnt.down.Add(int64(n))
+			sawServer.Store(true)
+		})
+	}()
+	go func() {
+		defer wg.Done()
+		if rw != nil {
+			down.writeFTP(client, rw)
+			return
+		}
+		down.write(client)
+	}()
+	<-readDone
+	wg.Wait()
+}
+
+func hostOf(addr string) string {
+	h, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	return h
+}
+
+// chunk is bytes read at one moment, due at another; a nil data is the
+// end of the direction (err says how it ended).
+type chunk struct {
+	data []byte
+	due  time.Time
+	err  error
+}
+
+// link is one direction of a connection: what was read, queued with the
+// moment it is due on the other side.
+type link struct {
+	cfg    Config
+	delay  time.Duration
+	q      chan chunk
+	window chan struct{} // one token per byte-block in flight
+	rateAt time.Time     // when the rate cap lets the next byte leave
+	stop   chan struct{}
+	once   sync.Once
+}
+
+// block is the unit of the in-flight window.
+const block = 16 << 10
+
+func newLink(cfg Config, delay time.Duration) *link {
+	n := cfg.Window / block
+	if n < 1 {
+		n = 1
+	}
+	return &link{cfg: cfg, delay: delay, q: make(chan chunk, n+1), window: make(chan struct{}, n), stop: make(chan struct{})}
+}
+
+// abort ends a link whose other side never came.
+func (l *link) abort() { l.once.Do(func() { close(l.stop) }) }
+
+// read moves src's bytes into the queue, each due delay after it came,
+// and calls seen with every read's length.
+func (l *link) read(src io.Reader, seen func(int)) {
+	for {
+		select {
+		case l.window <- struct{}{}:
+		case <-l.stop:
+			return
+		}
+		buf := make([]byte, block)
+		n, err := src.Read(buf)
+		now := time.Now()
+		if n > 0 {
+			seen(n)
+			due := now.Add(l.delay)
+			if l.cfg.Rate > 0 {
+				if l.rateAt.Before(now) {
+					l.rateAt = now
+				}
+				l.rateAt = l.rateAt.Add(time.Duration(int64(n) * int64(time.Second) / l.cfg.Rate))
+				if at := l.rateAt.Add(l.delay); at.After(due) {
+					due = at
+				}
+			}
+			select {
+			case l.q <- chunk{data: buf[:n], due: due}:
+			case <-l.stop:
+				return
+			}
+		} else {
+			<-l.window
+		}
+		if err != nil {
+			select {
+			case l.q <- chunk{due: now.Add(l.delay), err: err}:
+			case <-l.stop:
+			}
+			return
+		}
+	}
+}
+
+// next returns the next chunk once it is due, or false when the link
+// stopped.
+func (l *link) next() (chunk, bool) {
+	select {
+	case c := <-l.q:
+		if wait := time.Until(c.due); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-l.stop:
+				t.Stop()
+				return chunk{}, false
+			}
+		}
+		if c.data != nil {
+			<-l.window
+		}
+		return c, true
+	case <-l.stop:
+		return chunk{}, false
+	}
+}
+
+// write delivers the queue to dst; at the end it half-closes dst (or
+// closes it when the source failed) and stops the link.
+func (l *link) write(dst net.Conn) {
+	defer l.abort()
+	for {
+		c, ok := l.next()
+		if !ok {
+			return
+		}
+		if c.data == nil {
+			endWrite(dst, c.err)
+			return
+		}
+		if _, err := dst.Write(c.data); err != nil {
+			dst.Close()
+			return
+		}
+	}
+}
+
+// writeFTP is write for a server's FTP control replies: each complete
+// line passes through rw, which may rewrite a PASV or EPSV reply.
+func (l *link) writeFTP(dst net.Conn, rw *ftpRewriter) {
+	defer l.abort()
+	var pending []byte
+	for {
+		c, ok := l.next()
+		if !ok {
+			return
+		}
+		if c.data == nil {
+			if len(pending) > 0 {
+				dst.Write(pending)
+			}
+			endWrite(dst, c.err)
+			return
+		}
+		pending = append(pending, c.data...)
+		var out []byte
+		for {
+			i := bytes.IndexByte(pending, '\n')
+			if i < 0 {
+				break
+			}
+			out = append(out, rw.line(pending[:i+1])...)
+			pending = pending[i+1:]
+		}
+		if len(out) > 0 {
+			if _, err := dst.Write(out); err != nil {
+				dst.Close()
+				return
+			}
+		}
+		pending = append([]byte(nil), pending...)
+	}
+}
+
+// endWrite passes the end of a direction on: a half-close after a clean
+// end, a close after a failure.
+func endWrite(c net.Conn, err error) {
+	if errors.Is(err, io.EOF) {
+		if tc, ok := c.(*net.TCPConn); ok {
+			tc.CloseWrite()
+			return
+		}
+	}
+	c.Close()
+}
+
+// ftpRewriter rewrites a control connection's passive-mode replies.
+type ftpRewriter struct {
+	r          *Relay
+	serverHost string
+	data       []*Relay
+}
+
+var (
+	pasvReply = regexp.MustCompile(`^227 .*?\(?(\d+),(\d+),(\d+),(\d+),(\d+),(\d+)\)?`)
+	epsvReply = regexp.MustCompile(`^229 .*\(\|\|\|(\d+)\|\)`)
+)
+
+// line returns the line to deliver for one line of the server's.
+func (f *ftpRewriter) line(l []byte) []byte {
+	s := string(l)
+	if m := pasvReply.FindStringSubmatch(s); m != nil {
+		p1, _ := strconv.Atoi(m[5])
+		p2, _ := strconv.Atoi(m[6])
+		target := net.JoinHostPort(strings.Join(m[1:5], "."), strconv.Itoa(p1*256+p2))
+		dr, err := f.dataRelay(target)
+		if err != nil {
+			return []byte("425 relay: " + err.Error() + "\r\n")
+		}
+		host, port := splitAddr(dr.Addr())
+		return []byte(fmt.Sprintf("227 Entering Passive Mode (%s,%d,%d).\r\n", strings.ReplaceAll(host, ".", ","), port/256, port%256))
+	}
+	if m := epsvReply.FindStringSubmatch(s); m != nil {
+		dr, err := f.dataRelay(net.JoinHostPort(f.serverHost, m[1]))
+		if err != nil {
+			return []byte("425 relay: " + err.Error() + "\r\n")
+		}
+		_, port := splitAddr(dr.Addr())
+		return []byte(fmt.Sprintf("229 Entering Extended Passive Mode (|||%d|)\r\n", port))
+	}
+	return l
+}
+
+// dataRelay opens a relay for one data connection, on the control
+// listener's address and a free port.
+func (f *ftpRewriter) dataRelay(target string) (*Relay, error) {
+	host, _ := splitAddr(f.r.Addr())
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return nil, err
+	}
+	dr := newRelay(ln, target, false, f.r.cfg, f.r.counter())
+	dr.single = true
+	dr.start()
+	f.data = append(f.data, dr)
+	return dr, nil
+}
+
+func (f *ftpRewriter) close() {
+	for _, d := range f.data {
+		d.Close()
+	}
+}
+
+func splitAddr(addr string) (string, int) {
+	h, p, _ := net.SplitHostPort(addr)
+	n, _ := strconv.Atoi(p)
+	return h, n
+}
