@@ -59,9 +59,11 @@ func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
 	if resp == nil {
 		var err error
 		// With size and time from the listing, the body alone is asked for
-		// (FTP then skips SIZE and MDTM: half the round trips of a small file).
+		// (FTP then skips SIZE and MDTM: half the round trips of a small
+		// file); a time known only to the minute or day is asked for (MDTM).
+		known := j.Size >= 0 && !j.Mod.IsZero()
 		resp, err = e.c.Do(ctx, &fetch.Request{URL: j.URL, Offset: offset,
-			SkipMetadata: j.Size >= 0 && !j.Mod.IsZero()})
+			SkipMetadata: known && exactTime(j.Prec), SkipSize: known})
 		if err != nil {
 			e.fail(j.URL, j.Path, err)
 			return
@@ -74,7 +76,7 @@ func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
 // remote file is the one recorded. A time is required: a size alone cannot
 // tell two versions apart.
 func listingUnchanged(j job, rec record) bool {
-	if j.Mod.IsZero() || !j.Mod.Equal(rec.ListModified) {
+	if j.Mod.IsZero() || !sameListTime(j.Mod, j.Prec, rec.ListModified, rec.ListPrec) {
 		return false
 	}
 	return j.Size < 0 || j.Size == rec.ListSize
@@ -91,7 +93,7 @@ func planAction(exists bool) string {
 func (e *engine) keep(j job, rec record) {
 	rec.Run, rec.From, rec.URL = e.run, j.From, j.URL
 	if !j.Mod.IsZero() {
-		rec.ListModified = j.Mod
+		rec.ListModified, rec.ListPrec = j.Mod, j.Prec
 	}
 	if j.Size >= 0 {
 		rec.ListSize = j.Size
@@ -122,11 +124,13 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 	}
 	mod := resp.Modified
 	if mod.IsZero() {
-		mod = j.Mod
+		mod = e.listTime(j.Mod, j.Prec)
+	} else {
+		e.calibrate(j.Mod, j.Prec, mod)
 	}
 	resumable := size >= resumeMin && !j.Mod.IsZero()
 	partial := record{URL: j.URL, Kind: kindFile, Partial: true, Tmp: tmp, ListSize: j.Size,
-		ListModified: j.Mod, Run: e.run, From: j.From}
+		ListModified: j.Mod, ListPrec: j.Prec, Run: e.run, From: j.From}
 	if resumable && !(rec.Partial && rec.Tmp == tmp) {
 		e.st.putFile(j.Path, partial)
 		e.st.putTemp(tmp, j.Path)
@@ -150,7 +154,7 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 		return false
 	}
 	done := record{URL: j.URL, Kind: kindFile, Size: got, Modified: mod, SHA256: sum,
-		ListSize: j.Size, ListModified: j.Mod, HTML: isHTML(resp), Run: e.run, From: j.From}
+		ListSize: j.Size, ListModified: j.Mod, ListPrec: j.Prec, HTML: isHTML(resp), Run: e.run, From: j.From}
 	if complete && rec.SHA256 == sum && rec.Size == got {
 		// Same bytes (a plain Gopher item fetched again): keep the file.
 		e.root.Remove(tmpPath(tmp))

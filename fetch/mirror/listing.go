@@ -96,19 +96,20 @@ func (e *engine) dirEntry(j job, key string, ent schemes.Entry, deeper bool) {
 	}
 	if ent.Type == schemes.TypeDir {
 		if deeper {
-			e.q.push(job{Op: opList, URL: ent.URL, Path: p, From: key, Depth: j.Depth + 1, Name: ent.Name, Size: -1})
+			e.q.push(job{Op: opList, URL: ent.URL, Path: p, From: key, Depth: j.Depth + 1, Name: ent.Name, Size: -1,
+				Mod: ent.Modified, Prec: ent.Precision})
 		}
 		return
 	}
 	e.filesTotal.Add(1)
 	e.q.push(job{Op: opFile, URL: binaryFTP(ent.URL), Path: p, From: key, Depth: j.Depth + 1,
-		Name: ent.Name, Size: ent.Size, Mod: ent.Modified})
+		Name: ent.Name, Size: ent.Size, Mod: ent.Modified, Prec: ent.Precision})
 }
 
 // seenListing records that this run's walk reached the listing key (its
 // parent named it), whether or not it can be read.
 func (e *engine) seenListing(key string, j job) listingRecord {
-	lr := listingRecord{URL: j.URL, Path: j.Path, From: j.From, Seen: e.run}
+	lr := listingRecord{URL: j.URL, Path: j.Path, From: j.From, Seen: e.run, Modified: j.Mod, Precision: j.Prec}
 	if old, ok := e.st.getListing(key); ok {
 		lr.Listed = old.Listed
 	}

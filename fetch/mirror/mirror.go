@@ -181,6 +181,7 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 	if e.site.mode == modeGopher {
 		e.robots = e.fetchRobots(ctx)
 	}
+	e.loadZone()
 
 	// The starting job is queued before any worker runs: a worker that
 	// found the queue empty with nothing pending would take the mirror for done.
@@ -201,6 +202,7 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 	if opts.Delete {
 		e.deleteVanished(ctx)
 	}
+	e.setDirTimes()
 	if err := e.st.flush(); err != nil {
 		return &e.sum, fmt.Errorf("mirror state in %s: %w", filepath.Join(dir, stateDir), err)
 	}
@@ -229,6 +231,11 @@ type engine struct {
 	dirs      map[string]struct{}
 	workers   []string
 	listFails int
+
+	// zone is the FTP server's offset of LIST times from UTC, once known.
+	zoneMu    sync.Mutex
+	zone      time.Duration
+	zoneKnown bool
 
 	filesDone, filesTotal, bytes atomic.Int64
 	logMu                        sync.Mutex

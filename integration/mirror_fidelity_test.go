@@ -1,0 +1,155 @@
+package integration_test
+
+// Mirror fidelity: modification times to the second (MDTM where LIST shows
+// only minutes or days, a server's time zone calibrated once), an
+// unchanged rerun that asks the server nothing per file.
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	goftp "github.com/jlaffaye/ftp"
+
+	"github.com/goferurl/gofer/fetch"
+	"github.com/goferurl/gofer/fetch/mirror"
+	"github.com/goferurl/gofer/integration/itest"
+)
+
+func mtime(t *testing.T, p string) time.Time {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.ModTime()
+}
+
+// TestMirrorFTPOtherZoneExactTimes: a server whose LIST shows times at
+// UTC+05:30 and MDTM in UTC; files get MDTM's second, directories the
+// LIST minute moved to UTC by the calibrated offset.
+func TestMirrorFTPOtherZoneExactTimes(t *testing.T) {
+	z := newZoneFTP(time.FixedZone("IST", 5*3600+30*60))
+	now := time.Now().UTC().Truncate(time.Second)
+	recent := now.Add(-10 * 24 * time.Hour).Truncate(time.Minute).Add(37 * time.Second)
+	older := now.Add(-40 * 24 * time.Hour).Truncate(time.Minute).Add(13 * time.Second)
+	ancient := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+	dirMod := now.Add(-5 * 24 * time.Hour).Truncate(time.Minute)
+	z.put("/pub/a.txt", "alpha\n", recent, dirMod)
+	z.put("/pub/sub/b.txt", "beta\n", older, dirMod)
+	z.put("/pub/sub/deeper/c.txt", "gamma\n", ancient, dirMod.Add(-time.Hour))
+	addr := z.start(t)
+	dir := t.TempDir()
+	c := mirrorClient()
+	defer c.Close()
+	sum := mirrorRun(t, c, "ftp://"+addr+"/pub/", dir, mirror.Options{Jobs: 2})
+	if sum.New != 3 {
+		t.Fatalf("summary %+v", sum)
+	}
+	for name, want := range map[string]time.Time{"a.txt": recent, "sub/b.txt": older, "sub/deeper/c.txt": ancient} {
+		if got := mtime(t, filepath.Join(dir, name)); !got.Equal(want) {
+			t.Errorf("%s: mtime %v, want the server's %v", name, got.UTC(), want)
+		}
+	}
+	for name, want := range map[string]time.Time{"sub": dirMod, "sub/deeper": dirMod.Add(-time.Hour)} {
+		if got := mtime(t, filepath.Join(dir, name)); !got.Equal(want) {
+			t.Errorf("directory %s: mtime %v, want %v (LIST's minute in UTC)", name, got.UTC(), want)
+		}
+	}
+	if n := len(z.commands("MDTM")); n != 3 {
+		t.Errorf("%d MDTM, want one per file fetched: %q", n, z.commands("MDTM"))
+	}
+	if n := len(z.commands("SIZE")); n != 0 {
+		t.Errorf("%d SIZE: the listing gave every size", n)
+	}
+
+	// Unchanged rerun: listings only, nothing asked per file.
+	before := map[string]int{"RETR": len(z.commands("RETR")), "MDTM": len(z.commands("MDTM")), "SIZE": len(z.commands("SIZE"))}
+	sum = mirrorRun(t, c, "ftp://"+addr+"/pub/", dir, mirror.Options{Jobs: 2})
+	if sum.Unchanged != 3 || sum.Transfers != 0 {
+		t.Errorf("rerun %+v", sum)
+	}
+	for verb, n := range before {
+		if got := len(z.commands(verb)); got != n {
+			t.Errorf("the unchanged rerun sent %d %s", got-n, verb)
+		}
+	}
+	// Directory times survive the rerun (set after its writes, from the
+	// offset kept in the state).
+	if got := mtime(t, filepath.Join(dir, "sub")); !got.Equal(dirMod) {
+		t.Errorf("after rerun: sub mtime %v, want %v", got.UTC(), dirMod)
+	}
+}
+
+// TestMirrorFTPTimesEqualMDTM mirrors the sample archive from vsftpd,
+// whose LIST shows only the day of these old files, and checks every
+// file's mtime against the server's MDTM; then an unchanged rerun, from a
+// loopback address of its own so that vsftpd's log tells its commands
+// apart, sends no RETR and no MDTM.
+func TestMirrorFTPTimesEqualMDTM(t *testing.T) {
+	itest.Require(t, itest.FTPHost+":21")
+	dir := t.TempDir()
+	c := mirrorClient()
+	defer c.Close()
+	sum := mirrorRun(t, c, "ftp://"+itest.FTPHost+"/archive/", dir, mirror.Options{Jobs: 8})
+	if sum.New != manifestFiles(t) {
+		t.Fatalf("new = %d, want %d", sum.New, manifestFiles(t))
+	}
+
+	sc, err := goftp.Dial(itest.FTPHost+":21", goftp.DialWithTimeout(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Quit()
+	if err := sc.Login("anonymous", "gofer@example.org"); err != nil {
+		t.Fatal(err)
+	}
+	wrong := 0
+	for name := range itest.Manifest(t) {
+		want, err := sc.GetTime("/archive/" + name)
+		if err != nil {
+			t.Fatalf("MDTM %s: %v", name, err)
+		}
+		if got := mtime(t, filepath.Join(dir, filepath.FromSlash(name))); !got.Equal(want) {
+			if wrong++; wrong <= 5 {
+				t.Errorf("%s: mtime %v, MDTM says %v", name, got.UTC(), want)
+			}
+		}
+	}
+	if wrong > 0 {
+		t.Errorf("%d of %d files differ from the server's MDTM", wrong, len(itest.Manifest(t)))
+	}
+
+	// The rerun dials from an address of its own: vsftpd logs the client's.
+	own := fmt.Sprintf("127.%d.%d.%d", 100+rand.IntN(100), rand.IntN(256), 1+rand.IntN(254))
+	c2 := fetch.NewClient(fetch.Options{Email: "gofer@example.org", Warn: func(string) {},
+		Dialer: &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(own)}, Timeout: 10 * time.Second}})
+	defer c2.Close()
+	since := itest.LogSince(t, "vsftpd.log")
+	sum = mirrorRun(t, c2, "ftp://"+itest.FTPHost+"/archive/", dir, mirror.Options{Jobs: 8})
+	if sum.Unchanged != manifestFiles(t) || sum.Transfers != 0 {
+		t.Errorf("rerun %+v", sum)
+	}
+	mine := 0
+	for _, line := range strings.Split(since(), "\n") {
+		if !strings.Contains(line, `Client "`+own+`"`) || !strings.Contains(line, "FTP command:") {
+			continue
+		}
+		mine++
+		if strings.Contains(line, `"RETR `) || strings.Contains(line, `"MDTM `) || strings.Contains(line, `"SIZE `) {
+			t.Errorf("unchanged rerun sent: %s", line)
+		}
+	}
+	if mine == 0 {
+		t.Fatalf("no command from %s in vsftpd's log: the check proves nothing", own)
+	}
+	// Directory times: the day LIST gives (vsftpd's MDTM dates files only).
+	if got := mtime(t, filepath.Join(dir, "tree")); got.UTC().Format(time.DateOnly) != "1994-12-20" {
+		t.Errorf("directory tree: mtime %v, want the listing's day 1994-12-20", got.UTC())
+	}
+}
