@@ -39,19 +39,44 @@ could not safely become local names are listed and never written (exit 3).`,
 	f.BoolVar(&c.dryRun, "dry-run", false, "list what would be fetched, fetch nothing")
 	f.BoolVar(&c.delete, "delete", false, "remove local files that vanished remotely")
 	f.BoolVar(&c.noParent, "no-parent", false, "keep to paths or selectors under the starting one")
+	f.Var(&filterFlag{list: &c.mf.filters}, "include", "mirror only what matches `GLOB` (repeatable; path relative to the start)")
+	f.Var(&filterFlag{list: &c.mf.filters, exclude: true}, "exclude", "leave out what matches `GLOB` (repeatable; --delete keeps it)")
 	return cmd
+}
+
+// mirrorFlags are the mirror's fidelity and politeness flags.
+type mirrorFlags struct {
+	filters []mirror.Filter
+}
+
+// filterFlag appends --include and --exclude rules to one list, in the
+// order given: the last rule that matches decides.
+type filterFlag struct {
+	list    *[]mirror.Filter
+	exclude bool
+}
+
+func (f *filterFlag) String() string { return "" }
+func (f *filterFlag) Type() string   { return "GLOB" }
+func (f *filterFlag) Set(glob string) error {
+	*f.list = append(*f.list, mirror.Filter{Exclude: f.exclude, Glob: glob})
+	return nil
 }
 
 func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
 	if c.jobs < 1 {
 		return &usageError{msg: "--jobs must be at least 1"}
 	}
+	if err := mirror.CheckFilters(c.mf.filters); err != nil {
+		return err
+	}
 	ctx, client, done, err := c.session(cmd)
 	if err != nil {
 		return err
 	}
 	defer done()
-	opts := mirror.Options{Jobs: c.jobs, Depth: c.depth, NoParent: c.noParent, DryRun: c.dryRun, Delete: c.delete}
+	opts := mirror.Options{Jobs: c.jobs, Depth: c.depth, NoParent: c.noParent, DryRun: c.dryRun, Delete: c.delete,
+		Filters: c.mf.filters}
 	if c.verbose {
 		opts.Log = func(format string, args ...any) { fmt.Fprintf(c.stderr, format+"\n", args...) }
 	}
@@ -123,6 +148,9 @@ func (c *cli) writeSummary(sum *mirror.Summary) error {
 		sum.Bytes, sum.Transfers, sum.Seconds)
 	if sum.Links > 0 || sum.Recorded > 0 || sum.Skipped > 0 {
 		fmt.Fprintf(w, "recorded, not fetched: %d symlinks, %d other items; %d excluded by robots.txt\n", sum.Links, sum.Recorded, sum.Skipped)
+	}
+	if sum.Excluded > 0 {
+		fmt.Fprintf(w, "left out by --include/--exclude: %d\n", sum.Excluded)
 	}
 	for _, r := range sum.Refusals {
 		fmt.Fprintf(c.stderr, "gofer: refused name %q (%s): %s\n", printable(r.Name), r.URL, r.Reason)

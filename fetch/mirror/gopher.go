@@ -110,6 +110,9 @@ func (e *engine) menuItem(j job, key string, ent schemes.Entry, deeper bool, mod
 			e.refuse(ent.Selector, ent.URL, err)
 			return ""
 		}
+		if e.filteredItem(p, ent, true) {
+			return ""
+		}
 		if deeper && e.visit("m:"+ent.Selector) {
 			e.q.push(job{Op: opMenu, URL: ent.URL, Path: p, From: key, Depth: j.Depth + 1, Name: ent.Name,
 				Sel: ent.Selector, Host: ent.Host, Port: ent.Port, Plus: ent.Plus, Size: -1})
@@ -119,6 +122,9 @@ func (e *engine) menuItem(j job, key string, ent schemes.Entry, deeper bool, mod
 	p, err := gopherItemPath(ent.Selector)
 	if err != nil {
 		e.refuse(ent.Selector, ent.URL, err)
+		return ""
+	}
+	if e.filteredItem(p, ent, false) {
 		return ""
 	}
 	if e.visit("f:" + ent.Selector) {

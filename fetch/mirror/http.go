@@ -185,6 +185,10 @@ func (e *engine) link(j job, key string, l *url.URL) {
 		e.refuse(l.EscapedPath(), ref, err)
 		return
 	}
+	// A link that ends in '/' names a directory.
+	if p != "" && e.excluded(p, ref, strings.HasSuffix(l.EscapedPath(), "/")) {
+		return
+	}
 	e.q.push(job{Op: opPage, URL: ref, Path: p, From: key, Depth: j.Depth + 1, Size: -1})
 }
 

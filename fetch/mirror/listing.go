@@ -94,6 +94,9 @@ func (e *engine) dirEntry(j job, key string, ent schemes.Entry, deeper bool) {
 		e.logf("recorded %s (%s, another server)", p, ent.URL)
 		return
 	}
+	if e.excluded(p, ent.URL, ent.Type == schemes.TypeDir) {
+		return
+	}
 	if ent.Type == schemes.TypeDir {
 		if deeper {
 			e.q.push(job{Op: opList, URL: ent.URL, Path: p, From: key, Depth: j.Depth + 1, Name: ent.Name, Size: -1,

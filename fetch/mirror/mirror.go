@@ -52,6 +52,9 @@ type Options struct {
 	NoParent bool // keep to selectors (paths) under the starting one
 	DryRun   bool // walk listings, write nothing, list what would change
 	Delete   bool // remove local files that vanished remotely
+	// Filters include and exclude items by glob (see Filter); --delete
+	// never removes a file they leave out.
+	Filters []Filter
 	// Progress, if set, is called often with a snapshot; calls are
 	// serialised, from one goroutine.
 	Progress func(Progress)
@@ -85,8 +88,9 @@ type Summary struct {
 	// items noted but not fetched (telnet, search and URL items, other hosts).
 	Links    int64 `json:"links"`
 	Recorded int64 `json:"recorded"`
-	// Skipped counts items robots.txt excludes.
-	Skipped int64 `json:"skipped"`
+	// Skipped counts items robots.txt excludes, Excluded those the filters leave out.
+	Skipped  int64 `json:"skipped"`
+	Excluded int64 `json:"excluded"`
 	// Bytes counts file body bytes received; Transfers the file bodies
 	// requested (listings, menus and pages are not counted).
 	Bytes     int64         `json:"bytes"`
@@ -152,6 +156,11 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 		e.sum.Duration = time.Since(start)
 		e.sum.Seconds = e.sum.Duration.Seconds()
 	}()
+	filt, err := compileFilters(opts.Filters)
+	if err != nil {
+		return &e.sum, err
+	}
+	e.filt = filt
 	if err := e.open(); err != nil {
 		return &e.sum, err
 	}
@@ -223,6 +232,7 @@ type engine struct {
 	site  site
 
 	robots   []string
+	filt     filters
 	rootResp atomic.Pointer[fetch.Response]
 
 	mu        sync.Mutex // guards sum, visited, dirs, workers, listFailed
