@@ -5,6 +5,7 @@ package integration_test
 // unchanged rerun that asks the server nothing per file.
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -151,5 +152,52 @@ func TestMirrorFTPTimesEqualMDTM(t *testing.T) {
 	// Directory times: the day LIST gives (vsftpd's MDTM dates files only).
 	if got := mtime(t, filepath.Join(dir, "tree")); got.UTC().Format(time.DateOnly) != "1994-12-20" {
 		t.Errorf("directory tree: mtime %v, want the listing's day 1994-12-20", got.UTC())
+	}
+}
+
+// TestMirrorRetriesTransientOnly: a file whose RETR is answered 450, then
+// 421, then served, is fetched after two retries; a file answered 550 is
+// asked for once.
+func TestMirrorRetriesTransientOnly(t *testing.T) {
+	z := newZoneFTP(time.UTC)
+	old := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+	z.put("/pub/flaky.txt", "served at the third try\n", old, old)
+	z.put("/pub/gone.txt", "never served\n", old, old)
+	z.put("/pub/fine.txt", "fine\n", old, old)
+	z.fails["/pub/flaky.txt"] = []string{"450 File busy, try later", "421 Too many users, closing"}
+	z.fails["/pub/gone.txt"] = []string{"550 Permission denied", "550 Permission denied", "550 Permission denied", "550 Permission denied"}
+	addr := z.start(t)
+	dir := t.TempDir()
+	r := itest.Run(t, nil, nil, "mirror", "--json", "--retries", "3", "ftp://"+addr+"/pub/", dir)
+	if r.Code != 5 {
+		t.Errorf("exit %d, want 5 (the 550): %s", r.Code, r.Stderr)
+	}
+	var sum mirror.Summary
+	if err := json.Unmarshal([]byte(r.Stdout), &sum); err != nil {
+		t.Fatalf("summary: %v\n%s", err, r.Stdout)
+	}
+	if sum.Retries != 2 || sum.New != 2 || sum.Failed != 1 {
+		t.Errorf("summary: %d retries, %d new, %d failed; want 2, 2, 1", sum.Retries, sum.New, sum.Failed)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "flaky.txt")); err != nil || string(b) != "served at the third try\n" {
+		t.Errorf("flaky.txt: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "gone.txt")); err == nil {
+		t.Errorf("gone.txt exists")
+	}
+	count := func(name string) int {
+		n := 0
+		for _, c := range z.commands("RETR") {
+			if strings.HasSuffix(c, name) {
+				n++
+			}
+		}
+		return n
+	}
+	if n := count("flaky.txt"); n != 3 {
+		t.Errorf("flaky.txt asked for %d times, want 3", n)
+	}
+	if n := count("gone.txt"); n != 1 {
+		t.Errorf("gone.txt asked for %d times: a 550 is final", n)
 	}
 }

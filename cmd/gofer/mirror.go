@@ -41,12 +41,14 @@ could not safely become local names are listed and never written (exit 3).`,
 	f.BoolVar(&c.noParent, "no-parent", false, "keep to paths or selectors under the starting one")
 	f.Var(&filterFlag{list: &c.mf.filters}, "include", "mirror only what matches `GLOB` (repeatable; path relative to the start)")
 	f.Var(&filterFlag{list: &c.mf.filters, exclude: true}, "exclude", "leave out what matches `GLOB` (repeatable; --delete keeps it)")
+	f.IntVar(&c.mf.retries, "retries", mirror.DefaultRetries, "try an item again up to `N` times after a transient failure (FTP 4xx, reset, timeout, HTTP 5xx/429)")
 	return cmd
 }
 
 // mirrorFlags are the mirror's fidelity and politeness flags.
 type mirrorFlags struct {
 	filters []mirror.Filter
+	retries int
 }
 
 // filterFlag appends --include and --exclude rules to one list, in the
@@ -70,13 +72,19 @@ func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
 	if err := mirror.CheckFilters(c.mf.filters); err != nil {
 		return err
 	}
+	if c.mf.retries < 0 {
+		return &usageError{msg: "--retries must be 0 or more"}
+	}
 	ctx, client, done, err := c.session(cmd)
 	if err != nil {
 		return err
 	}
 	defer done()
 	opts := mirror.Options{Jobs: c.jobs, Depth: c.depth, NoParent: c.noParent, DryRun: c.dryRun, Delete: c.delete,
-		Filters: c.mf.filters}
+		Filters: c.mf.filters, Retries: c.mf.retries}
+	if c.mf.retries == 0 {
+		opts.Retries = -1
+	}
 	if c.verbose {
 		opts.Log = func(format string, args ...any) { fmt.Fprintf(c.stderr, format+"\n", args...) }
 	}
@@ -148,6 +156,9 @@ func (c *cli) writeSummary(sum *mirror.Summary) error {
 		sum.Bytes, sum.Transfers, sum.Seconds)
 	if sum.Links > 0 || sum.Recorded > 0 || sum.Skipped > 0 {
 		fmt.Fprintf(w, "recorded, not fetched: %d symlinks, %d other items; %d excluded by robots.txt\n", sum.Links, sum.Recorded, sum.Skipped)
+	}
+	if sum.Retries > 0 {
+		fmt.Fprintf(w, "tried again after transient failures: %d times\n", sum.Retries)
 	}
 	if sum.Excluded > 0 {
 		fmt.Fprintf(w, "left out by --include/--exclude: %d\n", sum.Excluded)

@@ -56,20 +56,38 @@ func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
 		}
 	}
 	resp := pre
-	if resp == nil {
-		var err error
-		// With size and time from the listing, the body alone is asked for
-		// (FTP then skips SIZE and MDTM: half the round trips of a small
-		// file); a time known only to the minute or day is asked for (MDTM).
-		known := j.Size >= 0 && !j.Mod.IsZero()
-		resp, err = e.c.Do(ctx, &fetch.Request{URL: j.URL, Offset: offset,
-			SkipMetadata: known && exactTime(j.Prec), SkipSize: known})
-		if err != nil {
+	r := e.retrier()
+	for {
+		if resp == nil {
+			var err error
+			// With size and time from the listing, the body alone is asked for
+			// (FTP then skips SIZE and MDTM: half the round trips of a small
+			// file); a time known only to the minute or day is asked for (MDTM).
+			known := j.Size >= 0 && !j.Mod.IsZero()
+			resp, err = e.get(ctx, r, &fetch.Request{URL: j.URL, Offset: offset,
+				SkipMetadata: known && exactTime(j.Prec), SkipSize: known})
+			if err != nil {
+				e.fail(j.URL, j.Path, err)
+				return
+			}
+		}
+		err := e.save(j, resp, rec, complete, tmp, offset)
+		if err == nil {
+			return
+		}
+		if !r.again(ctx, err, j.URL) {
 			e.fail(j.URL, j.Path, err)
 			return
 		}
+		// A transfer that broke off goes on from where it stopped when its
+		// bytes were kept (a large file the listing dates), else starts over.
+		resp, offset = nil, 0
+		if j.Size >= resumeMin && !j.Mod.IsZero() {
+			if fi, err := e.root.Lstat(tmpPath(tmp)); err == nil && fi.Mode().IsRegular() && fi.Size() < j.Size {
+				offset = fi.Size()
+			}
+		}
 	}
-	e.save(j, resp, rec, complete, tmp, offset)
 }
 
 // listingUnchanged reports whether the listing's size and time show the
@@ -105,17 +123,16 @@ func (e *engine) keep(j job, rec record) {
 
 // save receives resp's body as the file at j.Path: into a temporary file,
 // verified against the announced size, and renamed into place only when
-// its bytes differ from what is there. It reports whether the file is now
-// complete on disk.
-func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tmp string, offset int64) bool {
+// its bytes differ from what is there. It returns nil when the file is now
+// complete on disk, else why not (the caller records the failure).
+func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tmp string, offset int64) error {
 	defer resp.Close()
 	if resp.NotModified {
 		e.keep(j, rec)
-		return true
+		return nil
 	}
 	if resp.Kind != schemes.KindFile || resp.Body == nil {
-		e.fail(j.URL, j.Path, schemes.Errorf(schemes.ErrRefused, "%s is not a file", j.URL))
-		return false
+		return schemes.Errorf(schemes.ErrRefused, "%s is not a file", j.URL)
 	}
 	e.count(&e.sum.Transfers)
 	size := resp.Size
@@ -150,8 +167,7 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 				e.st.delTemp(tmp)
 			}
 		}
-		e.fail(j.URL, j.Path, err)
-		return false
+		return err
 	}
 	done := record{URL: j.URL, Kind: kindFile, Size: got, Modified: mod, SHA256: sum,
 		ListSize: j.Size, ListModified: j.Mod, ListPrec: j.Prec, HTML: isHTML(resp), Run: e.run, From: j.From}
@@ -165,8 +181,7 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 		existed, err := e.install(tmp, j.Path, mod)
 		if err != nil {
 			e.root.Remove(tmpPath(tmp))
-			e.fail(j.URL, j.Path, fmt.Errorf("writing %s: %w", j.Path, err))
-			return false
+			return fmt.Errorf("writing %s: %w", j.Path, err)
 		}
 		e.st.putFile(j.Path, done)
 		if existed {
@@ -180,7 +195,7 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 	if resumable || rec.Partial {
 		e.st.delTemp(tmp)
 	}
-	return true
+	return nil
 }
 
 // isHTML reports whether a response is an HTML page (to read for links).

@@ -206,7 +206,7 @@ func (e *engine) saveMenu(ctx context.Context, j job, key string, idx *index) {
 		e.installMenuFile(j, key, idx.tmp, join(j.Path, indexFile), idx.size, idx.sum)
 	}
 	raw := gopherURL(e.site.scheme, j.Host, j.Port, '9', j.Sel, "")
-	resp, err := e.c.Do(ctx, &fetch.Request{URL: raw})
+	resp, err := e.get(ctx, nil, &fetch.Request{URL: raw})
 	if err != nil {
 		e.fail(raw, join(j.Path, menuFile), err)
 		return

@@ -52,7 +52,7 @@ func (e *engine) page(ctx context.Context, j job, pre *fetch.Response) {
 		if complete && !rec.Modified.IsZero() {
 			req.IfModifiedSince = rec.Modified
 		}
-		if resp, err = e.c.Do(ctx, req); err != nil {
+		if resp, err = e.get(ctx, nil, req); err != nil {
 			// Whatever it was, this run reached it: a page that fails
 			// proves none of its links gone.
 			e.seenListing(pageKey(dir, j.Path, target), j)
@@ -163,7 +163,11 @@ func (e *engine) pageFile(j job, target string, resp *fetch.Response, rec record
 		}
 		return true
 	}
-	return e.save(j, resp, rec, complete, tmpName(target), 0)
+	if err := e.save(j, resp, rec, complete, tmpName(target), 0); err != nil {
+		e.fail(j.URL, j.Path, err)
+		return false
+	}
+	return true
 }
 
 // link queues one link found on a page, if it lies under the starting path

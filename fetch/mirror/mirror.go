@@ -55,6 +55,11 @@ type Options struct {
 	// Filters include and exclude items by glob (see Filter); --delete
 	// never removes a file they leave out.
 	Filters []Filter
+	// Retries bounds how often an item that failed transiently is tried
+	// again (0: DefaultRetries, negative: never); RetryWait is the first
+	// wait (0: one second), doubled for each try after it.
+	Retries   int
+	RetryWait time.Duration
 	// Progress, if set, is called often with a snapshot; calls are
 	// serialised, from one goroutine.
 	Progress func(Progress)
@@ -93,12 +98,14 @@ type Summary struct {
 	Excluded int64 `json:"excluded"`
 	// Bytes counts file body bytes received; Transfers the file bodies
 	// requested (listings, menus and pages are not counted).
-	Bytes     int64         `json:"bytes"`
-	Transfers int64         `json:"transfers"`
-	Duration  time.Duration `json:"-"`
-	Seconds   float64       `json:"duration"` // Duration in seconds
-	Refusals  []Refusal     `json:"refusals"`
-	Failures  []Failure     `json:"failures"`
+	Bytes     int64 `json:"bytes"`
+	Transfers int64 `json:"transfers"`
+	// Retries counts tries again after transient failures.
+	Retries  int64         `json:"retries"`
+	Duration time.Duration `json:"-"`
+	Seconds  float64       `json:"duration"` // Duration in seconds
+	Refusals []Refusal     `json:"refusals"`
+	Failures []Failure     `json:"failures"`
 	// Planned lists, in a dry run, what a real run would fetch or delete
 	// (at most maxPlanned items; Options.Log receives every one).
 	Planned []Planned `json:"planned,omitempty"`
