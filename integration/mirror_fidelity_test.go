@@ -62,8 +62,8 @@ func TestMirrorFTPOtherZoneExactTimes(t *testing.T) {
 			t.Errorf("directory %s: mtime %v, want %v (LIST's minute in UTC)", name, got.UTC(), want)
 		}
 	}
-	if n := len(z.commands("MDTM")); n != 3 {
-		t.Errorf("%d MDTM, want one per file fetched: %q", n, z.commands("MDTM"))
+	if n := len(z.commands("MDTM")); n != 6 {
+		t.Errorf("%d MDTM, want two per file fetched (before and after its transfer): %q", n, z.commands("MDTM"))
 	}
 	if n := len(z.commands("SIZE")); n != 0 {
 		t.Errorf("%d SIZE: the listing gave every size", n)
@@ -199,5 +199,56 @@ func TestMirrorRetriesTransientOnly(t *testing.T) {
 	}
 	if n := count("gone.txt"); n != 1 {
 		t.Errorf("gone.txt asked for %d times: a 550 is final", n)
+	}
+}
+
+// TestMirrorFileChangingDuringTransfer: a file that changes during its
+// first transfer is fetched again and ends up as its new version; one that
+// changes during every transfer is reported unstable, exit 8, and nothing
+// lies under its name or in the state's temp directory.
+func TestMirrorFileChangingDuringTransfer(t *testing.T) {
+	z := newZoneFTP(time.UTC)
+	recent := time.Now().UTC().Add(-3 * 24 * time.Hour).Truncate(time.Second)
+	z.put("/pub/once.txt", "first version\n", recent, recent)
+	z.put("/pub/always.txt", "never still\n", recent, recent)
+	z.put("/pub/still.txt", "still\n", recent, recent)
+	z.churn["/pub/once.txt"] = 1
+	z.churn["/pub/always.txt"] = 1000
+	addr := z.start(t)
+	dir := t.TempDir()
+	r := itest.Run(t, nil, nil, "mirror", "--json", "-j", "1", "ftp://"+addr+"/pub/", dir)
+	if r.Code != 8 {
+		t.Errorf("exit %d, want 8 (unstable): %s", r.Code, r.Stderr)
+	}
+	var sum mirror.Summary
+	if err := json.Unmarshal([]byte(r.Stdout), &sum); err != nil {
+		t.Fatalf("summary: %v\n%s", err, r.Stdout)
+	}
+	if sum.Unstable != 1 || sum.Changed != 3 || sum.New != 2 || sum.Failed != 1 {
+		t.Errorf("summary: %d unstable, %d changed, %d new, %d failed; want 1, 3, 2, 1", sum.Unstable, sum.Changed, sum.New, sum.Failed)
+	}
+	if len(sum.Failures) != 1 || !strings.HasSuffix(sum.Failures[0].URL, "always.txt;type=i") || !strings.Contains(sum.Failures[0].Error, "unstable") {
+		t.Errorf("failures %+v, want always.txt reported unstable", sum.Failures)
+	}
+	once, _ := z.file("/pub/once.txt")
+	if b, err := os.ReadFile(filepath.Join(dir, "once.txt")); err != nil || string(b) != string(once.data) || string(b) != "first version\n changed" {
+		t.Errorf("once.txt = %q (%v), want its changed version", b, err)
+	}
+	if got := mtime(t, filepath.Join(dir, "once.txt")); !got.Equal(once.mod) {
+		t.Errorf("once.txt mtime %v, want the changed version's %v", got.UTC(), once.mod)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "always.txt")); err == nil {
+		t.Errorf("always.txt exists: an unstable file went under its name")
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, ".gofer", "tmp")); len(ents) != 0 {
+		t.Errorf("temp files left: %d", len(ents))
+	}
+	// once.txt: the transfer, the check that found it changed (stopped
+	// early), the transfer again; still.txt: one.
+	if n := z.retrCount("/pub/once.txt"); n != 3 {
+		t.Errorf("once.txt: %d transfers started, want 3", n)
+	}
+	if n := z.retrCount("/pub/still.txt"); n != 1 {
+		t.Errorf("still.txt: %d transfers, want 1", n)
 	}
 }

@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -57,13 +58,15 @@ func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
 	}
 	resp := pre
 	r := e.retrier()
+	refetched := 0
 	for {
 		if resp == nil {
 			var err error
 			// With size and time from the listing, the body alone is asked for
 			// (FTP then skips SIZE and MDTM: half the round trips of a small
-			// file); a time known only to the minute or day is asked for (MDTM).
-			known := j.Size >= 0 && !j.Mod.IsZero()
+			// file); a time known only to the minute or day is asked for
+			// (MDTM), and both after the file was seen to change.
+			known := j.Size >= 0 && !j.Mod.IsZero() && refetched == 0
 			resp, err = e.get(ctx, r, &fetch.Request{URL: j.URL, Offset: offset,
 				SkipMetadata: known && exactTime(j.Prec), SkipSize: known})
 			if err != nil {
@@ -71,8 +74,23 @@ func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
 				return
 			}
 		}
-		err := e.save(j, resp, rec, complete, tmp, offset)
+		err := e.save(j, resp, rec, complete, tmp, offset, func(resp *fetch.Response) error {
+			return e.stable(ctx, j, resp, refetched == 0)
+		})
 		if err == nil {
+			return
+		}
+		if errors.Is(err, errChanged) {
+			if refetched < maxRefetch {
+				refetched++
+				e.count(&e.sum.Changed)
+				e.logf("changed %s during its transfer (%v): fetching it again", j.Path, err)
+				resp, offset = nil, 0
+				continue
+			}
+			e.count(&e.sum.Unstable)
+			e.fail(j.URL, j.Path, schemes.Errorf(schemes.ErrInterrupted,
+				"unstable: it changed during each of %d transfers, the last: %w", refetched+1, err))
 			return
 		}
 		if !r.again(ctx, err, j.URL) {
@@ -125,7 +143,10 @@ func (e *engine) keep(j job, rec record) {
 // verified against the announced size, and renamed into place only when
 // its bytes differ from what is there. It returns nil when the file is now
 // complete on disk, else why not (the caller records the failure).
-func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tmp string, offset int64) error {
+//
+// check, if set, is asked before the file is installed whether the remote
+// file still is the one received; an error wrapping errChanged says it is not.
+func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tmp string, offset int64, check func(*fetch.Response) error) error {
 	defer resp.Close()
 	if resp.NotModified {
 		e.keep(j, rec)
@@ -154,10 +175,14 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 	}
 	got, sum, err := e.receive(resp, tmp, offset, true)
 	if err == nil && size >= 0 && got != size {
-		err = schemes.Errorf(schemes.ErrInterrupted, "received %d of %d bytes", got, size)
+		// The transfer ended cleanly, with other bytes than announced.
+		err = schemes.Errorf(schemes.ErrInterrupted, "received %d of %d bytes: %w", got, size, errChanged)
+	}
+	if err == nil && check != nil {
+		err = check(resp)
 	}
 	if err != nil {
-		if resumable && got > 0 {
+		if resumable && got > 0 && !errors.Is(err, errChanged) {
 			e.st.putFile(j.Path, partial)
 			e.st.putTemp(tmp, j.Path)
 		} else {

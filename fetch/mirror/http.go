@@ -163,7 +163,7 @@ func (e *engine) pageFile(j job, target string, resp *fetch.Response, rec record
 		}
 		return true
 	}
-	if err := e.save(j, resp, rec, complete, tmpName(target), 0); err != nil {
+	if err := e.save(j, resp, rec, complete, tmpName(target), 0, nil); err != nil {
 		e.fail(j.URL, j.Path, err)
 		return false
 	}

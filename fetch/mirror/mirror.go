@@ -100,8 +100,12 @@ type Summary struct {
 	// requested (listings, menus and pages are not counted).
 	Bytes     int64 `json:"bytes"`
 	Transfers int64 `json:"transfers"`
-	// Retries counts tries again after transient failures.
+	// Retries counts tries again after transient failures; Changed the
+	// files fetched again because they changed during their transfer,
+	// Unstable those that changed every time (failures, never installed).
 	Retries  int64         `json:"retries"`
+	Changed  int64         `json:"changed"`
+	Unstable int64         `json:"unstable"`
 	Duration time.Duration `json:"-"`
 	Seconds  float64       `json:"duration"` // Duration in seconds
 	Refusals []Refusal     `json:"refusals"`
