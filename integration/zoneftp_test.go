@@ -33,12 +33,49 @@ type zoneFTP struct {
 	fails map[string][]string  // RETR path -> replies to send instead, in turn ("" drops the connection)
 	churn map[string]int       // RETR path -> transfers during which the file changes
 	cmds  []string             // every command line received
+	at    []zoneCmd            // the same, with connection and time
 	retrs map[string]int       // RETR path -> transfers started
+
+	conns, peak, nconn int // control connections open, the most at once, ever
+	// hold, when set, keeps each RETR until three run at once or it passes.
+	hold    time.Duration
+	inRetr  int
+	crowded chan struct{}
+}
+
+type zoneCmd struct {
+	conn int
+	at   time.Time
+	line string
+}
+
+// held is what a RETR under hold waits for: three at once, or hold.
+func (z *zoneFTP) held() {
+	z.mu.Lock()
+	if z.hold <= 0 {
+		z.mu.Unlock()
+		return
+	}
+	z.inRetr++
+	if z.inRetr == 3 {
+		close(z.crowded)
+	}
+	crowded, hold := z.crowded, z.hold
+	z.mu.Unlock()
+	t := time.NewTimer(hold)
+	defer t.Stop()
+	select {
+	case <-crowded:
+	case <-t.C:
+	}
+	z.mu.Lock()
+	z.inRetr--
+	z.mu.Unlock()
 }
 
 func newZoneFTP(zone *time.Location) *zoneFTP {
 	return &zoneFTP{zone: zone, now: time.Now(), files: map[string]*zoneFile{}, dirs: map[string]time.Time{},
-		fails: map[string][]string{}, churn: map[string]int{}, retrs: map[string]int{}}
+		fails: map[string][]string{}, churn: map[string]int{}, retrs: map[string]int{}, crowded: make(chan struct{})}
 }
 
 // put adds a file (and its directories, dated dirMod).
@@ -158,6 +195,17 @@ func (z *zoneFTP) sent(p string) {
 }
 
 func (z *zoneFTP) serve(c *hostile.Conn) {
+	z.mu.Lock()
+	z.nconn++
+	id := z.nconn
+	z.conns++
+	z.peak = max(z.peak, z.conns)
+	z.mu.Unlock()
+	defer func() {
+		z.mu.Lock()
+		z.conns--
+		z.mu.Unlock()
+	}()
 	c.Send("220 scripted FTP in another zone\r\n")
 	cwd := "/"
 	var data net.Listener
@@ -186,6 +234,7 @@ func (z *zoneFTP) serve(c *hostile.Conn) {
 		}
 		z.mu.Lock()
 		z.cmds = append(z.cmds, line)
+		z.at = append(z.at, zoneCmd{id, time.Now(), line})
 		z.mu.Unlock()
 		verb, arg, _ := strings.Cut(line, " ")
 		target := arg
@@ -252,6 +301,7 @@ func (z *zoneFTP) serve(c *hostile.Conn) {
 					continue
 				}
 				body = b
+				z.held()
 			} else {
 				body = []byte(strings.Join(z.list(cwd), ""))
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,13 +43,39 @@ could not safely become local names are listed and never written (exit 3).`,
 	f.Var(&filterFlag{list: &c.mf.filters}, "include", "mirror only what matches `GLOB` (repeatable; path relative to the start)")
 	f.Var(&filterFlag{list: &c.mf.filters, exclude: true}, "exclude", "leave out what matches `GLOB` (repeatable; --delete keeps it)")
 	f.IntVar(&c.mf.retries, "retries", mirror.DefaultRetries, "try an item again up to `N` times after a transient failure (FTP 4xx, reset, timeout, HTTP 5xx/429)")
+	f.DurationVar(&c.mf.wait, "wait", 0, "wait `DURATION` between one connection's requests (e.g. 500ms)")
+	f.StringVar(&c.mf.limitRate, "limit-rate", "", "transfer at most `BYTES` per second over all connections (suffix k or m: KiB, MiB)")
+	f.IntVar(&c.mf.maxPerHost, "max-per-host", mirror.DefaultMaxPerHost, "open at most `N` connections to the server, whatever --jobs says")
 	return cmd
 }
 
 // mirrorFlags are the mirror's fidelity and politeness flags.
 type mirrorFlags struct {
-	filters []mirror.Filter
-	retries int
+	filters    []mirror.Filter
+	retries    int
+	wait       time.Duration
+	limitRate  string
+	maxPerHost int
+}
+
+// parseRate reads --limit-rate: bytes per second, with an optional k or m
+// suffix (KiB, MiB per second).
+func parseRate(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	orig, mult := s, int64(1)
+	switch s[len(s)-1] {
+	case 'k', 'K':
+		mult, s = 1<<10, s[:len(s)-1]
+	case 'm', 'M':
+		mult, s = 1<<20, s[:len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return 0, &usageError{msg: fmt.Sprintf("--limit-rate %q: want bytes per second, such as 500k", orig)}
+	}
+	return n * mult, nil
 }
 
 // filterFlag appends --include and --exclude rules to one list, in the
@@ -75,13 +102,23 @@ func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
 	if c.mf.retries < 0 {
 		return &usageError{msg: "--retries must be 0 or more"}
 	}
+	if c.mf.wait < 0 {
+		return &usageError{msg: "--wait must not be negative"}
+	}
+	if c.mf.maxPerHost < 1 {
+		return &usageError{msg: "--max-per-host must be at least 1"}
+	}
+	limit, err := parseRate(c.mf.limitRate)
+	if err != nil {
+		return err
+	}
 	ctx, client, done, err := c.session(cmd)
 	if err != nil {
 		return err
 	}
 	defer done()
 	opts := mirror.Options{Jobs: c.jobs, Depth: c.depth, NoParent: c.noParent, DryRun: c.dryRun, Delete: c.delete,
-		Filters: c.mf.filters, Retries: c.mf.retries}
+		Filters: c.mf.filters, Retries: c.mf.retries, Wait: c.mf.wait, LimitRate: limit, MaxPerHost: c.mf.maxPerHost}
 	if c.mf.retries == 0 {
 		opts.Retries = -1
 	}
@@ -159,6 +196,9 @@ func (c *cli) writeSummary(sum *mirror.Summary) error {
 	}
 	if sum.Retries > 0 {
 		fmt.Fprintf(w, "tried again after transient failures: %d times\n", sum.Retries)
+	}
+	if sum.Changed > 0 || sum.Unstable > 0 {
+		fmt.Fprintf(w, "changed during their transfer: %d fetched again, %d unstable (not installed)\n", sum.Changed, sum.Unstable)
 	}
 	if sum.Excluded > 0 {
 		fmt.Fprintf(w, "left out by --include/--exclude: %d\n", sum.Excluded)

@@ -164,7 +164,7 @@ const maxModDates = 1 << 16
 // fetched again. A server that does not answer gives none.
 func (e *engine) modDates(ctx context.Context, j job) map[string]time.Time {
 	ref := gopherURL(e.site.scheme, j.Host, j.Port, '1', j.Sel, "$")
-	resp, err := e.c.Do(ctx, &fetch.Request{URL: ref})
+	resp, err := e.paced(ctx, &fetch.Request{URL: ref})
 	if err != nil {
 		return nil
 	}

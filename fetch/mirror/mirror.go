@@ -36,6 +36,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
 	"github.com/goferurl/gofer/security"
@@ -60,6 +62,13 @@ type Options struct {
 	// wait (0: one second), doubled for each try after it.
 	Retries   int
 	RetryWait time.Duration
+	// Wait spaces one worker's requests (each worker keeps to one
+	// connection); LimitRate bounds the bytes per second of all transfers
+	// together (0: no bound); MaxPerHost caps the workers, and so the
+	// connections, whatever Jobs says (0: DefaultMaxPerHost).
+	Wait       time.Duration
+	LimitRate  int64
+	MaxPerHost int
 	// Progress, if set, is called often with a snapshot; calls are
 	// serialised, from one goroutine.
 	Progress func(Progress)
@@ -160,6 +169,7 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 	if opts.Jobs <= 0 {
 		opts.Jobs = 4
 	}
+	opts.Jobs = opts.workers()
 	e := &engine{c: c, opts: opts, dir: dir, start: start}
 	e.sum.URL, e.sum.Dir, e.sum.DryRun = rawURL, dir, opts.DryRun
 	defer func() {
@@ -172,6 +182,7 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 		return &e.sum, err
 	}
 	e.filt = filt
+	e.limiter = newLimiter(opts.LimitRate)
 	if err := e.open(); err != nil {
 		return &e.sum, err
 	}
@@ -194,6 +205,7 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 		e.fail(rawURL, "", err)
 		return &e.sum, err
 	}
+	resp.Body = e.throttle(ctx, resp.Body)
 	if err := e.site.init(rawURL, u, resp); err != nil {
 		resp.Close()
 		return &e.sum, err
@@ -244,6 +256,7 @@ type engine struct {
 
 	robots   []string
 	filt     filters
+	limiter  *rate.Limiter // the run's byte budget, nil for none
 	rootResp atomic.Pointer[fetch.Response]
 
 	mu        sync.Mutex // guards sum, visited, dirs, workers, listFailed
@@ -357,6 +370,7 @@ func (e *engine) worker(ctx context.Context, id int) {
 	// where is the directory this worker's last job left its connection
 	// in (job.dir).
 	where := ""
+	ctx = context.WithValue(ctx, pacerKey{}, &pacer{})
 	for {
 		j, ok := e.q.pop(ctx, where)
 		if !ok {

@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/goferurl/gofer/fetch"
@@ -77,9 +78,22 @@ func (e *engine) get(ctx context.Context, r *retrier, req *fetch.Request) (*fetc
 	}
 	for {
 		try := *req
-		resp, err := e.c.Do(ctx, &try)
+		resp, err := e.paced(ctx, &try)
 		if err == nil || !r.again(ctx, err, req.URL) {
 			return resp, err
 		}
 	}
+}
+
+// paced is Client.Do after the worker's --wait, with the body in the
+// run's byte budget.
+func (e *engine) paced(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
+	if !e.pace(ctx) {
+		return nil, fmt.Errorf("mirror %s: %w (%w)", req.URL, schemes.ErrInterrupted, context.Cause(ctx))
+	}
+	resp, err := e.c.Do(ctx, req)
+	if err == nil && resp.Body != nil {
+		resp.Body = e.throttle(ctx, resp.Body)
+	}
+	return resp, err
 }
