@@ -105,6 +105,9 @@ type Request struct {
 	// SkipMetadata says the caller knows size and time already and wants
 	// only the body (see schemes.Request.SkipMetadata).
 	SkipMetadata bool
+	// SkipSize says the caller knows the size but not the exact time (see
+	// schemes.Request.SkipSize).
+	SkipSize bool
 	// Body is the text of a mailto message (read to its end); nil means none.
 	Body io.Reader
 	// Headers are extra "Name: value" lines of a mailto message.
@@ -258,6 +261,7 @@ func (c *Client) schemeRequest(r *Request, u *schemes.URL, g *security.Guard) (*
 		Offset:          r.Offset,
 		IfModifiedSince: r.IfModifiedSince,
 		SkipMetadata:    r.SkipMetadata,
+		SkipSize:        r.SkipSize,
 		MaxBytes:        o.MaxBytes,
 		MaxLineLength:   o.MaxLineLength,
 		MaxEntries:      o.MaxEntries,

@@ -77,6 +77,10 @@ type Request struct {
 	// would only fetch them (FTP SIZE and MDTM) are left out, and
 	// Response.Size and Modified may then be unknown.
 	SkipMetadata bool
+	// SkipSize says the caller has the size (from a listing) but not the
+	// time to the second: only the size's round trip (FTP SIZE) is left
+	// out, and the time is still asked for (FTP MDTM).
+	SkipSize bool
 	// MaxBytes stops a transfer that grows past it (0: no limit).
 	MaxBytes int64
 	// MaxLineLength bounds one protocol line (0: DefaultMaxLineLength).

@@ -28,6 +28,14 @@ const (
 	TypeOther   = "other"
 )
 
+// Time precisions of Entry.Precision, the "modified_precision" of a --json
+// entry.
+const (
+	PrecisionDay    = "day"
+	PrecisionMinute = "minute"
+	PrecisionSecond = "second"
+)
+
 // Entry is one item of a listing: a directory entry, a menu item, an article
 // of a group or a group of a server. URL is the URL that fetches it.
 type Entry struct {
@@ -36,6 +44,10 @@ type Entry struct {
 	URL      string
 	Size     int64 // -1 when unknown
 	Modified time.Time
+	// Precision says how far Modified is known: PrecisionDay or
+	// PrecisionMinute for a listing that shows no more (an FTP LIST line),
+	// "" or PrecisionSecond for a time known to the second.
+	Precision string
 	// Target is a symlink's target as the listing gives it (never followed).
 	Target string
 
@@ -76,6 +88,7 @@ type entryJSON struct {
 	URL         string  `json:"url"`
 	Size        *int64  `json:"size,omitempty"`
 	Modified    *string `json:"modified,omitempty"`
+	Precision   string  `json:"modified_precision,omitempty"`
 	Target      string  `json:"target,omitempty"`
 	GopherType  *string `json:"gopher_type,omitempty"`
 	Plus        *string `json:"plus,omitempty"`
@@ -122,6 +135,7 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 	if !e.Modified.IsZero() {
 		m := e.Modified.UTC().Format(time.RFC3339)
 		j.Modified = &m
+		j.Precision = e.TimePrecision()
 	}
 	if e.WAIS {
 		score := e.Score
@@ -132,4 +146,29 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 		j.GopherType, j.Plus, j.Selector = &gt, &plus, &sel
 	}
 	return json.Marshal(j)
+}
+
+// TimePrecision is Precision with the default filled in: PrecisionSecond
+// when the entry names none.
+func (e Entry) TimePrecision() string {
+	if e.Precision == "" {
+		return PrecisionSecond
+	}
+	return e.Precision
+}
+
+// FormatModified writes Modified (in UTC) only as far as it is known:
+// "2006-01-02", "2006-01-02 15:04" or "2006-01-02 15:04:05"; "" when unknown.
+func (e Entry) FormatModified() string {
+	if e.Modified.IsZero() {
+		return ""
+	}
+	t := e.Modified.UTC()
+	switch e.Precision {
+	case PrecisionDay:
+		return t.Format(time.DateOnly)
+	case PrecisionMinute:
+		return t.Format("2006-01-02 15:04")
+	}
+	return t.Format(time.DateTime)
 }

@@ -2,6 +2,7 @@ package schemes
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 )
@@ -12,7 +13,9 @@ func TestEntryJSON(t *testing.T) {
 		want string
 	}{
 		{Entry{Name: "a.txt", Type: TypeFile, URL: "ftp://h/a.txt", Size: 0, Modified: time.Date(1994, 12, 20, 12, 0, 0, 0, time.UTC)},
-			`{"name":"a.txt","type":"file","url":"ftp://h/a.txt","size":0,"modified":"1994-12-20T12:00:00Z"}`},
+			`{"name":"a.txt","type":"file","url":"ftp://h/a.txt","size":0,"modified":"1994-12-20T12:00:00Z","modified_precision":"second"}`},
+		{Entry{Name: "old", Type: TypeFile, URL: "ftp://h/old", Size: 1, Modified: time.Date(1994, 12, 20, 0, 0, 0, 0, time.UTC), Precision: PrecisionDay},
+			`{"name":"old","type":"file","url":"ftp://h/old","size":1,"modified":"1994-12-20T00:00:00Z","modified_precision":"day"}`},
 		{Entry{Name: "d", Type: TypeDir, URL: "ftp://h/d/", Size: -1},
 			`{"name":"d","type":"dir","url":"ftp://h/d/"}`},
 		{Entry{Name: "Welcome", Type: TypeInfo, Size: -1, Gopher: true, GopherType: "i"},
@@ -37,6 +40,21 @@ func TestDecodeKeepsMalformedEscapes(t *testing.T) {
 	} {
 		if got := Decode(in); got != want {
 			t.Errorf("Decode(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestEntryLinePrintsTimeOnlyAsFarAsKnown(t *testing.T) {
+	mod := time.Date(1994, 12, 20, 12, 34, 56, 0, time.UTC)
+	for prec, want := range map[string]string{
+		PrecisionDay: "1994-12-20 ", PrecisionMinute: "1994-12-20 12:34 ", PrecisionSecond: "1994-12-20 12:34:56 ", "": "1994-12-20 12:34:56 ",
+	} {
+		line := entryLine(Entry{Name: "n", Type: TypeFile, Size: 1, Modified: mod, Precision: prec, URL: "ftp://h/n"})
+		if !strings.Contains(line, "  "+want) {
+			t.Errorf("precision %q: %q does not show %q", prec, line, want)
+		}
+		if prec == PrecisionDay && strings.Contains(line, "00:00") || prec == PrecisionMinute && strings.Contains(line, ":56") {
+			t.Errorf("precision %q: %q shows more than is known", prec, line)
 		}
 	}
 }

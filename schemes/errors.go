@@ -1,8 +1,10 @@
 package schemes
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // Error kinds a fetcher's error is matched against with errors.Is. The CLI
@@ -55,4 +57,38 @@ func (e *KindError) Unwrap() error { return e.Err }
 func Errorf(kind error, format string, args ...any) error {
 	err := fmt.Errorf(format, args...)
 	return &KindError{Kind: kind, Msg: err.Error(), Err: errors.Unwrap(err)}
+}
+
+// ReplyError is a server's numbered reply that refused a request: an FTP
+// reply code (RFC 959 §4.2) or an HTTP status (RFC 9110 §15). A fetcher
+// puts it under its error's kind, so that a caller that tries again (a
+// mirror) can tell a transient refusal from a permanent one.
+type ReplyError struct {
+	Code int
+	// Transient marks a reply worth another try: FTP 4yz ("transient
+	// negative completion"), HTTP 5xx and 429.
+	Transient bool
+}
+
+func (e *ReplyError) Error() string { return "reply " + strconv.Itoa(e.Code) }
+
+// ReplyErrorf is Errorf for an error that carries the server's reply code.
+func ReplyErrorf(kind error, reply *ReplyError, format string, args ...any) error {
+	return &KindError{Kind: kind, Msg: fmt.Sprintf(format, args...), Err: reply}
+}
+
+// Transient reports whether err is worth another try: a reply marked
+// transient, a connection that could not be made (but not a certificate
+// refused) or that broke off, a timeout. A reply not marked transient (FTP
+// 550, HTTP 404), a refused login, a limit, a usage error are permanent.
+func Transient(err error) bool {
+	var re *ReplyError
+	if errors.As(err, &re) {
+		return re.Transient
+	}
+	var ce *tls.CertificateVerificationError
+	if errors.As(err, &ce) {
+		return false
+	}
+	return errors.Is(err, ErrTimeout) || errors.Is(err, ErrInterrupted) || errors.Is(err, ErrConnect)
 }

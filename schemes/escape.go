@@ -18,8 +18,8 @@ func unreserved(b byte) bool {
 type keepSet string
 
 const (
-	keepLogin        keepSet = ";?&="      // user, password
-	keepFTP          keepSet = "?:@&="     // fsegment
+	keepLogin        keepSet = "&="        // user, password (below)
+	keepFTP          keepSet = ":@&="      // fsegment (below)
 	keepFilePath     keepSet = "/?:@&=;"   // file path (one string, '/' stays)
 	keepGopher       keepSet = ";/?:@&="   // selector, search, Gopher+ string
 	keepMailtoAddr   keepSet = ";/:@&="    // encoded822addr; '?' starts RFC 6068 hfields
@@ -32,6 +32,11 @@ const (
 	keepFragment     keepSet = ";/?:@&=~"  // fragment
 	keepLoose        keepSet = ";/?:@&=~%" // as-written parts; '%' starts a validated escape
 )
+
+// RFC 1738 lets ';' and '?' stand unencoded in a login and '?' in an FTP
+// segment, but the URL parsers of other clients (RFC 3986: curl, wget)
+// end the path at '?' and take ';' in a login for login options: a URL
+// gofer prints encodes them, so that it fetches the same object anywhere.
 
 // escape encodes every octet of s that keep does not allow, as %HH.
 func escape(s string, keep keepSet) string {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 	"unicode/utf8"
 )
 
@@ -88,7 +87,7 @@ func entryLine(e Entry) string {
 	}
 	mod := "-"
 	if !e.Modified.IsZero() {
-		mod = e.Modified.UTC().Format(time.DateTime)
+		mod = e.FormatModified()
 	}
 	name := Printable(e.Name)
 	if e.Target != "" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,19 +40,88 @@ could not safely become local names are listed and never written (exit 3).`,
 	f.BoolVar(&c.dryRun, "dry-run", false, "list what would be fetched, fetch nothing")
 	f.BoolVar(&c.delete, "delete", false, "remove local files that vanished remotely")
 	f.BoolVar(&c.noParent, "no-parent", false, "keep to paths or selectors under the starting one")
+	f.Var(&filterFlag{list: &c.mf.filters}, "include", "mirror only what matches `GLOB` (repeatable; path relative to the start)")
+	f.Var(&filterFlag{list: &c.mf.filters, exclude: true}, "exclude", "leave out what matches `GLOB` (repeatable; --delete keeps it)")
+	f.IntVar(&c.mf.retries, "retries", mirror.DefaultRetries, "try an item again up to `N` times after a transient failure (FTP 4xx, reset, timeout, HTTP 5xx/429)")
+	f.DurationVar(&c.mf.wait, "wait", 0, "wait `DURATION` between one connection's requests (e.g. 500ms)")
+	f.StringVar(&c.mf.limitRate, "limit-rate", "", "transfer at most `BYTES` per second over all connections (suffix k or m: KiB, MiB)")
+	f.IntVar(&c.mf.maxPerHost, "max-per-host", mirror.DefaultMaxPerHost, "open at most `N` connections to the server, whatever --jobs says")
 	return cmd
+}
+
+// mirrorFlags are the mirror's fidelity and politeness flags.
+type mirrorFlags struct {
+	filters    []mirror.Filter
+	retries    int
+	wait       time.Duration
+	limitRate  string
+	maxPerHost int
+}
+
+// parseRate reads --limit-rate: bytes per second, with an optional k or m
+// suffix (KiB, MiB per second).
+func parseRate(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	orig, mult := s, int64(1)
+	switch s[len(s)-1] {
+	case 'k', 'K':
+		mult, s = 1<<10, s[:len(s)-1]
+	case 'm', 'M':
+		mult, s = 1<<20, s[:len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return 0, &usageError{msg: fmt.Sprintf("--limit-rate %q: want bytes per second, such as 500k", orig)}
+	}
+	return n * mult, nil
+}
+
+// filterFlag appends --include and --exclude rules to one list, in the
+// order given: the last rule that matches decides.
+type filterFlag struct {
+	list    *[]mirror.Filter
+	exclude bool
+}
+
+func (f *filterFlag) String() string { return "" }
+func (f *filterFlag) Type() string   { return "GLOB" }
+func (f *filterFlag) Set(glob string) error {
+	*f.list = append(*f.list, mirror.Filter{Exclude: f.exclude, Glob: glob})
+	return nil
 }
 
 func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
 	if c.jobs < 1 {
 		return &usageError{msg: "--jobs must be at least 1"}
 	}
+	if err := mirror.CheckFilters(c.mf.filters); err != nil {
+		return err
+	}
+	if c.mf.retries < 0 {
+		return &usageError{msg: "--retries must be 0 or more"}
+	}
+	if c.mf.wait < 0 {
+		return &usageError{msg: "--wait must not be negative"}
+	}
+	if c.mf.maxPerHost < 1 {
+		return &usageError{msg: "--max-per-host must be at least 1"}
+	}
+	limit, err := parseRate(c.mf.limitRate)
+	if err != nil {
+		return err
+	}
 	ctx, client, done, err := c.session(cmd)
 	if err != nil {
 		return err
 	}
 	defer done()
-	opts := mirror.Options{Jobs: c.jobs, Depth: c.depth, NoParent: c.noParent, DryRun: c.dryRun, Delete: c.delete}
+	opts := mirror.Options{Jobs: c.jobs, Depth: c.depth, NoParent: c.noParent, DryRun: c.dryRun, Delete: c.delete,
+		Filters: c.mf.filters, Retries: c.mf.retries, Wait: c.mf.wait, LimitRate: limit, MaxPerHost: c.mf.maxPerHost}
+	if c.mf.retries == 0 {
+		opts.Retries = -1
+	}
 	if c.verbose {
 		opts.Log = func(format string, args ...any) { fmt.Fprintf(c.stderr, format+"\n", args...) }
 	}
@@ -123,6 +193,15 @@ func (c *cli) writeSummary(sum *mirror.Summary) error {
 		sum.Bytes, sum.Transfers, sum.Seconds)
 	if sum.Links > 0 || sum.Recorded > 0 || sum.Skipped > 0 {
 		fmt.Fprintf(w, "recorded, not fetched: %d symlinks, %d other items; %d excluded by robots.txt\n", sum.Links, sum.Recorded, sum.Skipped)
+	}
+	if sum.Retries > 0 {
+		fmt.Fprintf(w, "tried again after transient failures: %d times\n", sum.Retries)
+	}
+	if sum.Changed > 0 || sum.Unstable > 0 {
+		fmt.Fprintf(w, "changed during their transfer: %d fetched again, %d unstable (not installed)\n", sum.Changed, sum.Unstable)
+	}
+	if sum.Excluded > 0 {
+		fmt.Fprintf(w, "left out by --include/--exclude: %d\n", sum.Excluded)
 	}
 	for _, r := range sum.Refusals {
 		fmt.Fprintf(c.stderr, "gofer: refused name %q (%s): %s\n", printable(r.Name), r.URL, r.Reason)

@@ -59,6 +59,7 @@ type cli struct {
 	dryRun   bool
 	delete   bool
 	noParent bool
+	mf       mirrorFlags
 }
 
 func (c *cli) rootCommand() *cobra.Command {

@@ -49,7 +49,7 @@ func (e *engine) deleteVanished(ctx context.Context) {
 			}
 			rec = r
 		}
-		if ctx.Err() != nil || rec.Run == e.run || !complete(rec.From) {
+		if ctx.Err() != nil || rec.Run == e.run || !complete(rec.From) || e.keptByFilter(path) {
 			return
 		}
 		if e.opts.DryRun {

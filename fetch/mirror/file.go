@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -56,25 +57,62 @@ func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
 		}
 	}
 	resp := pre
-	if resp == nil {
-		var err error
-		// With size and time from the listing, the body alone is asked for
-		// (FTP then skips SIZE and MDTM: half the round trips of a small file).
-		resp, err = e.c.Do(ctx, &fetch.Request{URL: j.URL, Offset: offset,
-			SkipMetadata: j.Size >= 0 && !j.Mod.IsZero()})
-		if err != nil {
+	r := e.retrier()
+	refetched := 0
+	for {
+		if resp == nil {
+			var err error
+			// With size and time from the listing, the body alone is asked for
+			// (FTP then skips SIZE and MDTM: half the round trips of a small
+			// file); a time known only to the minute or day is asked for
+			// (MDTM), and both after the file was seen to change.
+			known := j.Size >= 0 && !j.Mod.IsZero() && refetched == 0
+			resp, err = e.get(ctx, r, &fetch.Request{URL: j.URL, Offset: offset,
+				SkipMetadata: known && exactTime(j.Prec), SkipSize: known})
+			if err != nil {
+				e.fail(j.URL, j.Path, err)
+				return
+			}
+		}
+		err := e.save(j, resp, rec, complete, tmp, offset, func(resp *fetch.Response) error {
+			return e.stable(ctx, j, resp, refetched == 0)
+		})
+		if err == nil {
+			return
+		}
+		if errors.Is(err, errChanged) {
+			if refetched < maxRefetch {
+				refetched++
+				e.count(&e.sum.Changed)
+				e.logf("changed %s during its transfer (%v): fetching it again", j.Path, err)
+				resp, offset = nil, 0
+				continue
+			}
+			e.count(&e.sum.Unstable)
+			e.fail(j.URL, j.Path, schemes.Errorf(schemes.ErrInterrupted,
+				"unstable: it changed during each of %d transfers, the last: %w", refetched+1, err))
+			return
+		}
+		if !r.again(ctx, err, j.URL) {
 			e.fail(j.URL, j.Path, err)
 			return
 		}
+		// A transfer that broke off goes on from where it stopped when its
+		// bytes were kept (a large file the listing dates), else starts over.
+		resp, offset = nil, 0
+		if j.Size >= resumeMin && !j.Mod.IsZero() {
+			if fi, err := e.root.Lstat(tmpPath(tmp)); err == nil && fi.Mode().IsRegular() && fi.Size() < j.Size {
+				offset = fi.Size()
+			}
+		}
 	}
-	e.save(j, resp, rec, complete, tmp, offset)
 }
 
 // listingUnchanged reports whether the listing's size and time show the
 // remote file is the one recorded. A time is required: a size alone cannot
 // tell two versions apart.
 func listingUnchanged(j job, rec record) bool {
-	if j.Mod.IsZero() || !j.Mod.Equal(rec.ListModified) {
+	if j.Mod.IsZero() || !sameListTime(j.Mod, j.Prec, rec.ListModified, rec.ListPrec) {
 		return false
 	}
 	return j.Size < 0 || j.Size == rec.ListSize
@@ -91,7 +129,7 @@ func planAction(exists bool) string {
 func (e *engine) keep(j job, rec record) {
 	rec.Run, rec.From, rec.URL = e.run, j.From, j.URL
 	if !j.Mod.IsZero() {
-		rec.ListModified = j.Mod
+		rec.ListModified, rec.ListPrec = j.Mod, j.Prec
 	}
 	if j.Size >= 0 {
 		rec.ListSize = j.Size
@@ -103,17 +141,19 @@ func (e *engine) keep(j job, rec record) {
 
 // save receives resp's body as the file at j.Path: into a temporary file,
 // verified against the announced size, and renamed into place only when
-// its bytes differ from what is there. It reports whether the file is now
-// complete on disk.
-func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tmp string, offset int64) bool {
+// its bytes differ from what is there. It returns nil when the file is now
+// complete on disk, else why not (the caller records the failure).
+//
+// check, if set, is asked before the file is installed whether the remote
+// file still is the one received; an error wrapping errChanged says it is not.
+func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tmp string, offset int64, check func(*fetch.Response) error) error {
 	defer resp.Close()
 	if resp.NotModified {
 		e.keep(j, rec)
-		return true
+		return nil
 	}
 	if resp.Kind != schemes.KindFile || resp.Body == nil {
-		e.fail(j.URL, j.Path, schemes.Errorf(schemes.ErrRefused, "%s is not a file", j.URL))
-		return false
+		return schemes.Errorf(schemes.ErrRefused, "%s is not a file", j.URL)
 	}
 	e.count(&e.sum.Transfers)
 	size := resp.Size
@@ -122,21 +162,27 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 	}
 	mod := resp.Modified
 	if mod.IsZero() {
-		mod = j.Mod
+		mod = e.listTime(j.Mod, j.Prec)
+	} else {
+		e.calibrate(j.Mod, j.Prec, mod)
 	}
 	resumable := size >= resumeMin && !j.Mod.IsZero()
 	partial := record{URL: j.URL, Kind: kindFile, Partial: true, Tmp: tmp, ListSize: j.Size,
-		ListModified: j.Mod, Run: e.run, From: j.From}
+		ListModified: j.Mod, ListPrec: j.Prec, Run: e.run, From: j.From}
 	if resumable && !(rec.Partial && rec.Tmp == tmp) {
 		e.st.putFile(j.Path, partial)
 		e.st.putTemp(tmp, j.Path)
 	}
 	got, sum, err := e.receive(resp, tmp, offset, true)
 	if err == nil && size >= 0 && got != size {
-		err = schemes.Errorf(schemes.ErrInterrupted, "received %d of %d bytes", got, size)
+		// The transfer ended cleanly, with other bytes than announced.
+		err = schemes.Errorf(schemes.ErrInterrupted, "received %d of %d bytes: %w", got, size, errChanged)
+	}
+	if err == nil && check != nil {
+		err = check(resp)
 	}
 	if err != nil {
-		if resumable && got > 0 {
+		if resumable && got > 0 && !errors.Is(err, errChanged) {
 			e.st.putFile(j.Path, partial)
 			e.st.putTemp(tmp, j.Path)
 		} else {
@@ -146,11 +192,10 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 				e.st.delTemp(tmp)
 			}
 		}
-		e.fail(j.URL, j.Path, err)
-		return false
+		return err
 	}
 	done := record{URL: j.URL, Kind: kindFile, Size: got, Modified: mod, SHA256: sum,
-		ListSize: j.Size, ListModified: j.Mod, HTML: isHTML(resp), Run: e.run, From: j.From}
+		ListSize: j.Size, ListModified: j.Mod, ListPrec: j.Prec, HTML: isHTML(resp), Run: e.run, From: j.From}
 	if complete && rec.SHA256 == sum && rec.Size == got {
 		// Same bytes (a plain Gopher item fetched again): keep the file.
 		e.root.Remove(tmpPath(tmp))
@@ -161,8 +206,7 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 		existed, err := e.install(tmp, j.Path, mod)
 		if err != nil {
 			e.root.Remove(tmpPath(tmp))
-			e.fail(j.URL, j.Path, fmt.Errorf("writing %s: %w", j.Path, err))
-			return false
+			return fmt.Errorf("writing %s: %w", j.Path, err)
 		}
 		e.st.putFile(j.Path, done)
 		if existed {
@@ -176,7 +220,7 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 	if resumable || rec.Partial {
 		e.st.delTemp(tmp)
 	}
-	return true
+	return nil
 }
 
 // isHTML reports whether a response is an HTML page (to read for links).

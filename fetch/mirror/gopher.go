@@ -110,6 +110,9 @@ func (e *engine) menuItem(j job, key string, ent schemes.Entry, deeper bool, mod
 			e.refuse(ent.Selector, ent.URL, err)
 			return ""
 		}
+		if e.filteredItem(p, ent, true) {
+			return ""
+		}
 		if deeper && e.visit("m:"+ent.Selector) {
 			e.q.push(job{Op: opMenu, URL: ent.URL, Path: p, From: key, Depth: j.Depth + 1, Name: ent.Name,
 				Sel: ent.Selector, Host: ent.Host, Port: ent.Port, Plus: ent.Plus, Size: -1})
@@ -119,6 +122,9 @@ func (e *engine) menuItem(j job, key string, ent schemes.Entry, deeper bool, mod
 	p, err := gopherItemPath(ent.Selector)
 	if err != nil {
 		e.refuse(ent.Selector, ent.URL, err)
+		return ""
+	}
+	if e.filteredItem(p, ent, false) {
 		return ""
 	}
 	if e.visit("f:" + ent.Selector) {
@@ -158,7 +164,7 @@ const maxModDates = 1 << 16
 // fetched again. A server that does not answer gives none.
 func (e *engine) modDates(ctx context.Context, j job) map[string]time.Time {
 	ref := gopherURL(e.site.scheme, j.Host, j.Port, '1', j.Sel, "$")
-	resp, err := e.c.Do(ctx, &fetch.Request{URL: ref})
+	resp, err := e.paced(ctx, &fetch.Request{URL: ref})
 	if err != nil {
 		return nil
 	}
@@ -200,7 +206,7 @@ func (e *engine) saveMenu(ctx context.Context, j job, key string, idx *index) {
 		e.installMenuFile(j, key, idx.tmp, join(j.Path, indexFile), idx.size, idx.sum)
 	}
 	raw := gopherURL(e.site.scheme, j.Host, j.Port, '9', j.Sel, "")
-	resp, err := e.c.Do(ctx, &fetch.Request{URL: raw})
+	resp, err := e.get(ctx, nil, &fetch.Request{URL: raw})
 	if err != nil {
 		e.fail(raw, join(j.Path, menuFile), err)
 		return

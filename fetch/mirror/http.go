@@ -52,7 +52,7 @@ func (e *engine) page(ctx context.Context, j job, pre *fetch.Response) {
 		if complete && !rec.Modified.IsZero() {
 			req.IfModifiedSince = rec.Modified
 		}
-		if resp, err = e.c.Do(ctx, req); err != nil {
+		if resp, err = e.get(ctx, nil, req); err != nil {
 			// Whatever it was, this run reached it: a page that fails
 			// proves none of its links gone.
 			e.seenListing(pageKey(dir, j.Path, target), j)
@@ -163,7 +163,11 @@ func (e *engine) pageFile(j job, target string, resp *fetch.Response, rec record
 		}
 		return true
 	}
-	return e.save(j, resp, rec, complete, tmpName(target), 0)
+	if err := e.save(j, resp, rec, complete, tmpName(target), 0, nil); err != nil {
+		e.fail(j.URL, j.Path, err)
+		return false
+	}
+	return true
 }
 
 // link queues one link found on a page, if it lies under the starting path
@@ -183,6 +187,10 @@ func (e *engine) link(j job, key string, l *url.URL) {
 	p, _, err := httpPath(e.site.prefix, l.EscapedPath())
 	if err != nil {
 		e.refuse(l.EscapedPath(), ref, err)
+		return
+	}
+	// A link that ends in '/' names a directory.
+	if p != "" && e.excluded(p, ref, strings.HasSuffix(l.EscapedPath(), "/")) {
 		return
 	}
 	e.q.push(job{Op: opPage, URL: ref, Path: p, From: key, Depth: j.Depth + 1, Size: -1})

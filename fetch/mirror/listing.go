@@ -50,7 +50,7 @@ func (e *engine) openListing(ctx context.Context, j job, pre *fetch.Response, wh
 	resp := pre
 	if resp == nil {
 		var err error
-		if resp, err = e.c.Do(ctx, &fetch.Request{URL: j.URL}); err != nil {
+		if resp, err = e.get(ctx, nil, &fetch.Request{URL: j.URL}); err != nil {
 			e.fail(j.URL, j.Path, err)
 			e.listingFailed()
 			return nil
@@ -94,21 +94,25 @@ func (e *engine) dirEntry(j job, key string, ent schemes.Entry, deeper bool) {
 		e.logf("recorded %s (%s, another server)", p, ent.URL)
 		return
 	}
+	if e.excluded(p, ent.URL, ent.Type == schemes.TypeDir) {
+		return
+	}
 	if ent.Type == schemes.TypeDir {
 		if deeper {
-			e.q.push(job{Op: opList, URL: ent.URL, Path: p, From: key, Depth: j.Depth + 1, Name: ent.Name, Size: -1})
+			e.q.push(job{Op: opList, URL: ent.URL, Path: p, From: key, Depth: j.Depth + 1, Name: ent.Name, Size: -1,
+				Mod: ent.Modified, Prec: ent.Precision})
 		}
 		return
 	}
 	e.filesTotal.Add(1)
 	e.q.push(job{Op: opFile, URL: binaryFTP(ent.URL), Path: p, From: key, Depth: j.Depth + 1,
-		Name: ent.Name, Size: ent.Size, Mod: ent.Modified})
+		Name: ent.Name, Size: ent.Size, Mod: ent.Modified, Prec: ent.Precision})
 }
 
 // seenListing records that this run's walk reached the listing key (its
 // parent named it), whether or not it can be read.
 func (e *engine) seenListing(key string, j job) listingRecord {
-	lr := listingRecord{URL: j.URL, Path: j.Path, From: j.From, Seen: e.run}
+	lr := listingRecord{URL: j.URL, Path: j.Path, From: j.From, Seen: e.run, Modified: j.Mod, Precision: j.Prec}
 	if old, ok := e.st.getListing(key); ok {
 		lr.Listed = old.Listed
 	}

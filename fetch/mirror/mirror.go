@@ -36,6 +36,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
 	"github.com/goferurl/gofer/security"
@@ -52,6 +54,21 @@ type Options struct {
 	NoParent bool // keep to selectors (paths) under the starting one
 	DryRun   bool // walk listings, write nothing, list what would change
 	Delete   bool // remove local files that vanished remotely
+	// Filters include and exclude items by glob (see Filter); --delete
+	// never removes a file they leave out.
+	Filters []Filter
+	// Retries bounds how often an item that failed transiently is tried
+	// again (0: DefaultRetries, negative: never); RetryWait is the first
+	// wait (0: one second), doubled for each try after it.
+	Retries   int
+	RetryWait time.Duration
+	// Wait spaces one worker's requests (each worker keeps to one
+	// connection); LimitRate bounds the bytes per second of all transfers
+	// together (0: no bound); MaxPerHost caps the workers, and so the
+	// connections, whatever Jobs says (0: DefaultMaxPerHost).
+	Wait       time.Duration
+	LimitRate  int64
+	MaxPerHost int
 	// Progress, if set, is called often with a snapshot; calls are
 	// serialised, from one goroutine.
 	Progress func(Progress)
@@ -85,16 +102,23 @@ type Summary struct {
 	// items noted but not fetched (telnet, search and URL items, other hosts).
 	Links    int64 `json:"links"`
 	Recorded int64 `json:"recorded"`
-	// Skipped counts items robots.txt excludes.
-	Skipped int64 `json:"skipped"`
+	// Skipped counts items robots.txt excludes, Excluded those the filters leave out.
+	Skipped  int64 `json:"skipped"`
+	Excluded int64 `json:"excluded"`
 	// Bytes counts file body bytes received; Transfers the file bodies
 	// requested (listings, menus and pages are not counted).
-	Bytes     int64         `json:"bytes"`
-	Transfers int64         `json:"transfers"`
-	Duration  time.Duration `json:"-"`
-	Seconds   float64       `json:"duration"` // Duration in seconds
-	Refusals  []Refusal     `json:"refusals"`
-	Failures  []Failure     `json:"failures"`
+	Bytes     int64 `json:"bytes"`
+	Transfers int64 `json:"transfers"`
+	// Retries counts tries again after transient failures; Changed the
+	// files fetched again because they changed during their transfer,
+	// Unstable those that changed every time (failures, never installed).
+	Retries  int64         `json:"retries"`
+	Changed  int64         `json:"changed"`
+	Unstable int64         `json:"unstable"`
+	Duration time.Duration `json:"-"`
+	Seconds  float64       `json:"duration"` // Duration in seconds
+	Refusals []Refusal     `json:"refusals"`
+	Failures []Failure     `json:"failures"`
 	// Planned lists, in a dry run, what a real run would fetch or delete
 	// (at most maxPlanned items; Options.Log receives every one).
 	Planned []Planned `json:"planned,omitempty"`
@@ -145,6 +169,7 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 	if opts.Jobs <= 0 {
 		opts.Jobs = 4
 	}
+	opts.Jobs = opts.workers()
 	e := &engine{c: c, opts: opts, dir: dir, start: start}
 	e.sum.URL, e.sum.Dir, e.sum.DryRun = rawURL, dir, opts.DryRun
 	defer func() {
@@ -152,6 +177,12 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 		e.sum.Duration = time.Since(start)
 		e.sum.Seconds = e.sum.Duration.Seconds()
 	}()
+	filt, err := compileFilters(opts.Filters)
+	if err != nil {
+		return &e.sum, err
+	}
+	e.filt = filt
+	e.limiter = newLimiter(opts.LimitRate)
 	if err := e.open(); err != nil {
 		return &e.sum, err
 	}
@@ -174,6 +205,7 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 		e.fail(rawURL, "", err)
 		return &e.sum, err
 	}
+	resp.Body = e.throttle(ctx, resp.Body)
 	if err := e.site.init(rawURL, u, resp); err != nil {
 		resp.Close()
 		return &e.sum, err
@@ -181,6 +213,7 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 	if e.site.mode == modeGopher {
 		e.robots = e.fetchRobots(ctx)
 	}
+	e.loadZone()
 
 	// The starting job is queued before any worker runs: a worker that
 	// found the queue empty with nothing pending would take the mirror for done.
@@ -201,6 +234,7 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 	if opts.Delete {
 		e.deleteVanished(ctx)
 	}
+	e.setDirTimes()
 	if err := e.st.flush(); err != nil {
 		return &e.sum, fmt.Errorf("mirror state in %s: %w", filepath.Join(dir, stateDir), err)
 	}
@@ -221,6 +255,8 @@ type engine struct {
 	site  site
 
 	robots   []string
+	filt     filters
+	limiter  *rate.Limiter // the run's byte budget, nil for none
 	rootResp atomic.Pointer[fetch.Response]
 
 	mu        sync.Mutex // guards sum, visited, dirs, workers, listFailed
@@ -229,6 +265,11 @@ type engine struct {
 	dirs      map[string]struct{}
 	workers   []string
 	listFails int
+
+	// zone is the FTP server's offset of LIST times from UTC, once known.
+	zoneMu    sync.Mutex
+	zone      time.Duration
+	zoneKnown bool
 
 	filesDone, filesTotal, bytes atomic.Int64
 	logMu                        sync.Mutex
@@ -329,6 +370,7 @@ func (e *engine) worker(ctx context.Context, id int) {
 	// where is the directory this worker's last job left its connection
 	// in (job.dir).
 	where := ""
+	ctx = context.WithValue(ctx, pacerKey{}, &pacer{})
 	for {
 		j, ok := e.q.pop(ctx, where)
 		if !ok {

@@ -331,7 +331,7 @@ func TestResumeOnlyWhatStateMarksPartial(t *testing.T) {
 	m.breakAt["small"] = 3
 	dir := t.TempDir()
 	c := newClient(m)
-	sum, err := Run(context.Background(), c, "x-ftp://127.0.0.1/", dir, Options{})
+	sum, err := Run(context.Background(), c, "x-ftp://127.0.0.1/", dir, Options{Retries: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

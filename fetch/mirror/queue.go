@@ -21,6 +21,7 @@ type job struct {
 	Name  string    `json:"n,omitempty"`
 	Size  int64     `json:"s"`
 	Mod   time.Time `json:"m,omitzero"`
+	Prec  string    `json:"mp,omitempty"` // how far Mod is known (schemes.Entry.Precision)
 	// Gopher items: where they live.
 	Sel  string `json:"sel,omitempty"`
 	Host string `json:"h,omitempty"`

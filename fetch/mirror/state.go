@@ -48,6 +48,7 @@ type record struct {
 	// they are on the next run (a listing's own precision, not the body's).
 	ListSize     int64     `json:"list_size"`
 	ListModified time.Time `json:"list_modified,omitzero"`
+	ListPrec     string    `json:"list_precision,omitempty"`
 	Target       string    `json:"target,omitempty"`
 	HTML         bool      `json:"html,omitempty"`
 	// Partial marks a file whose bytes so far wait in .gofer/tmp/Tmp; only
@@ -74,6 +75,10 @@ type listingRecord struct {
 	// read it to its end: only a listing read to its end proves a file gone.
 	Seen   uint64 `json:"seen"`
 	Listed uint64 `json:"listed"`
+	// Modified is the directory's time as its parent's listing gave it
+	// (Precision: how far it is known), set on the directory at the end.
+	Modified  time.Time `json:"modified,omitzero"`
+	Precision string    `json:"precision,omitempty"`
 }
 
 type storeOp struct {

@@ -160,7 +160,7 @@ func (b *body) finish() error {
 		// RFC 959 §4.2: 426 and 451 mean the transfer was aborted.
 		var te *textproto.Error
 		errors.As(err, &te)
-		return schemes.Errorf(schemes.ErrInterrupted, "%d %s", te.Code, lineproto.ServerText(te.Msg))
+		return replyError(schemes.ErrInterrupted, te.Code, "%d %s", te.Code, lineproto.ServerText(te.Msg))
 	}
 	if !b.ascii && b.size >= 0 && b.start+b.n != b.size {
 		b.f.put(b.c)

@@ -427,7 +427,7 @@ func (c *conn) classify(err error, what string) error {
 	}
 	var te *textproto.Error
 	if errors.As(err, &te) {
-		return schemes.Errorf(schemes.ErrRefused, "%d %s", te.Code, lineproto.ServerText(te.Msg))
+		return replyError(schemes.ErrRefused, te.Code, "%d %s", te.Code, lineproto.ServerText(te.Msg))
 	}
 	var pe textproto.ProtocolError
 	if errors.As(err, &pe) {
@@ -459,9 +459,15 @@ func (c *conn) loginError(ctx context.Context, err error, who login) error {
 		return schemes.Errorf(schemes.ErrAuth, "%d %s", code, lineproto.ServerText(text))
 	}
 	if c.log.lastCmd == "USER" || c.log.lastCmd == "PASS" {
-		return schemes.Errorf(schemes.ErrRefused, "ftp: login as %s: %d %s", who.user, code, lineproto.ServerText(text))
+		return replyError(schemes.ErrRefused, code, "ftp: login as %s: %d %s", who.user, code, lineproto.ServerText(text))
 	}
-	return schemes.Errorf(schemes.ErrRefused, "%d %s", code, lineproto.ServerText(text))
+	return replyError(schemes.ErrRefused, code, "%d %s", code, lineproto.ServerText(text))
+}
+
+// replyError is an error of kind that carries the server's reply code:
+// 4yz is transient (RFC 959 §4.2), worth another try.
+func replyError(kind error, code int, format string, args ...any) error {
+	return schemes.ReplyErrorf(kind, &schemes.ReplyError{Code: code, Transient: code/100 == 4}, format, args...)
 }
 
 // isReply reports whether err is the server's reply (the connection is

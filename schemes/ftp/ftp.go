@@ -291,8 +291,9 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 	size := int64(-1)
 	var modified time.Time
 	// A caller with size and time from a listing (a mirror) skips SIZE
-	// and MDTM: two round trips a file saved.
-	if !req.SkipMetadata {
+	// and MDTM: two round trips a file saved; one with the size only
+	// (SkipSize) still asks MDTM, for a time to the second.
+	if !req.SkipMetadata && !req.SkipSize {
 		if n, err := sc.FileSize(name); err == nil {
 			size = n
 		} else if !isReply(err) && !isParse(err) {

@@ -44,7 +44,7 @@ func parseMLSD(line string) (e schemes.Entry, ok bool) {
 			// RFC 3659 §2.3: YYYYMMDDHHMMSS[.sss], always UTC.
 			if len(v) >= 14 {
 				if t, err := time.Parse("20060102150405", v[:14]); err == nil {
-					e.Modified = t
+					e.Modified, e.Precision = t, schemes.PrecisionSecond
 				}
 			}
 		}
@@ -121,12 +121,12 @@ func parseUnix(line string, now time.Time) (e schemes.Entry, ok bool) {
 		if err != nil {
 			continue
 		}
-		t, ok := unixTime(m, day, fs[i+2].s, now)
+		t, prec, ok := unixTime(m, day, fs[i+2].s, now)
 		if !ok || fs[i+2].end+1 >= len(line) {
 			continue
 		}
 		name := line[fs[i+2].end+1:]
-		e = schemes.Entry{Name: name, Type: schemes.TypeFile, Size: size, Modified: t}
+		e = schemes.Entry{Name: name, Type: schemes.TypeFile, Size: size, Modified: t, Precision: prec}
 		switch line[0] {
 		case 'd':
 			e.Type, e.Size = schemes.TypeDir, -1
@@ -143,24 +143,27 @@ func parseUnix(line string, now time.Time) (e schemes.Entry, ok bool) {
 
 // unixTime reads ls's date: "1994" for an old file, "12:00" for one of the
 // last six months, whose year is the latest that does not lie in the future.
-func unixTime(m, day int, yt string, now time.Time) (time.Time, bool) {
+// The first is known to the day, the second to the minute (prec). Both are
+// in the server's time zone, read here as UTC: only an MDTM of the same
+// file tells the zone.
+func unixTime(m, day int, yt string, now time.Time) (time.Time, string, bool) {
 	if h, mi, found := strings.Cut(yt, ":"); found {
 		hh, err1 := strconv.Atoi(h)
 		mm, err2 := strconv.Atoi(mi)
 		if err1 != nil || err2 != nil || hh > 23 || mm > 59 {
-			return time.Time{}, false
+			return time.Time{}, "", false
 		}
 		t := time.Date(now.Year(), time.Month(m), day, hh, mm, 0, 0, time.UTC)
 		if t.After(now.Add(24 * time.Hour)) {
 			t = t.AddDate(-1, 0, 0)
 		}
-		return t, true
+		return t, schemes.PrecisionMinute, true
 	}
 	y, err := strconv.Atoi(yt)
 	if err != nil || y < 1900 || y > 9999 {
-		return time.Time{}, false
+		return time.Time{}, "", false
 	}
-	return time.Date(y, time.Month(m), day, 0, 0, 0, 0, time.UTC), true
+	return time.Date(y, time.Month(m), day, 0, 0, 0, 0, time.UTC), schemes.PrecisionDay, true
 }
 
 // parseDOS reads a DOS/IIS line: "01-02-24  03:04PM  <DIR>  name" or
@@ -182,7 +185,7 @@ func parseDOS(line string) (e schemes.Entry, ok bool) {
 		return e, false
 	}
 	name := strings.TrimLeft(line[fs[2].end:], " ")
-	e = schemes.Entry{Name: name, Type: schemes.TypeFile, Size: -1, Modified: t}
+	e = schemes.Entry{Name: name, Type: schemes.TypeFile, Size: -1, Modified: t, Precision: schemes.PrecisionMinute}
 	if fs[2].s == "<DIR>" {
 		e.Type = schemes.TypeDir
 	} else if n, err := strconv.ParseInt(fs[2].s, 10, 64); err == nil {

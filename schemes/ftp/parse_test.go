@@ -17,33 +17,33 @@ func TestParseListLines(t *testing.T) {
 	}{
 		// vsftpd's ls form, with odd names.
 		{"-rw-r--r--    1 0        0              41 Dec 20  1994 %41 not an escape.txt", true,
-			schemes.Entry{Name: "%41 not an escape.txt", Type: "file", Size: 41, Modified: day(1994, 12, 20, 0, 0)}},
+			schemes.Entry{Name: "%41 not an escape.txt", Type: "file", Size: 41, Modified: day(1994, 12, 20, 0, 0), Precision: "day"}},
 		{"-rw-r--r--    1 0        0              55 Dec 20  1994 two  spaces and trailing space .txt", true,
-			schemes.Entry{Name: "two  spaces and trailing space .txt", Type: "file", Size: 55, Modified: day(1994, 12, 20, 0, 0)}},
+			schemes.Entry{Name: "two  spaces and trailing space .txt", Type: "file", Size: 55, Modified: day(1994, 12, 20, 0, 0), Precision: "day"}},
 		{"-rw-r--r--    1 0        0               9 Dec 20  1994  leading space", true,
-			schemes.Entry{Name: " leading space", Type: "file", Size: 9, Modified: day(1994, 12, 20, 0, 0)}},
+			schemes.Entry{Name: " leading space", Type: "file", Size: 9, Modified: day(1994, 12, 20, 0, 0), Precision: "day"}},
 		{"drwxr-xr-x    2 0        0            4096 Dec 20  1994 dir with space", true,
-			schemes.Entry{Name: "dir with space", Type: "dir", Size: -1, Modified: day(1994, 12, 20, 0, 0)}},
+			schemes.Entry{Name: "dir with space", Type: "dir", Size: -1, Modified: day(1994, 12, 20, 0, 0), Precision: "day"}},
 		{"lrwxrwxrwx    1 0        0               5 Jan 02 10:30 up -> a.txt", true,
-			schemes.Entry{Name: "up", Type: "link", Target: "a.txt", Size: 5, Modified: day(2026, 1, 2, 10, 30)}},
+			schemes.Entry{Name: "up", Type: "link", Target: "a.txt", Size: 5, Modified: day(2026, 1, 2, 10, 30), Precision: "minute"}},
 		// A time of day later in the year than now is last year's.
 		{"-rw-r--r-- 1 ftp ftp 7 Nov 30 23:59 late", true,
-			schemes.Entry{Name: "late", Type: "file", Size: 7, Modified: day(2025, 11, 30, 23, 59)}},
+			schemes.Entry{Name: "late", Type: "file", Size: 7, Modified: day(2025, 11, 30, 23, 59), Precision: "minute"}},
 		// No group column.
 		{"-rw-r--r-- 1 owner 1234 Mar  1  2001 nogroup.bin", true,
-			schemes.Entry{Name: "nogroup.bin", Type: "file", Size: 1234, Modified: day(2001, 3, 1, 0, 0)}},
+			schemes.Entry{Name: "nogroup.bin", Type: "file", Size: 1234, Modified: day(2001, 3, 1, 0, 0), Precision: "day"}},
 		// A name that looks like a date.
 		{"-rw-r--r-- 1 0 0 3 Dec 20  1994 Jan 1 2000", true,
-			schemes.Entry{Name: "Jan 1 2000", Type: "file", Size: 3, Modified: day(1994, 12, 20, 0, 0)}},
+			schemes.Entry{Name: "Jan 1 2000", Type: "file", Size: 3, Modified: day(1994, 12, 20, 0, 0), Precision: "day"}},
 		{"total 1234", false, schemes.Entry{}},
 		{"drwxr-xr-x 2 0 0 4096 Dec 20  1994 .", false, schemes.Entry{}},
 		{"drwxr-xr-x 2 0 0 4096 Dec 20  1994 ..", false, schemes.Entry{}},
 		{"", false, schemes.Entry{}},
 		// DOS/IIS.
 		{"01-02-24  03:04PM       <DIR>          Program Files", true,
-			schemes.Entry{Name: "Program Files", Type: "dir", Size: -1, Modified: day(2024, 1, 2, 15, 4)}},
+			schemes.Entry{Name: "Program Files", Type: "dir", Size: -1, Modified: day(2024, 1, 2, 15, 4), Precision: "minute"}},
 		{"2024-01-02  15:04              1234 report.doc", true,
-			schemes.Entry{Name: "report.doc", Type: "file", Size: 1234, Modified: day(2024, 1, 2, 15, 4)}},
+			schemes.Entry{Name: "report.doc", Type: "file", Size: 1234, Modified: day(2024, 1, 2, 15, 4), Precision: "minute"}},
 	}
 	for _, tc := range tests {
 		got, ok := parseList(tc.line, now)
@@ -61,9 +61,9 @@ func TestParseMLSD(t *testing.T) {
 		want schemes.Entry
 	}{
 		{"type=file;size=42;modify=20240102030405; read me.txt", true,
-			schemes.Entry{Name: "read me.txt", Type: "file", Size: 42, Modified: mod}},
+			schemes.Entry{Name: "read me.txt", Type: "file", Size: 42, Modified: mod, Precision: "second"}},
 		{"Type=DIR;Modify=20240102030405.123;UNIX.mode=0755; src", true,
-			schemes.Entry{Name: "src", Type: "dir", Size: -1, Modified: mod}},
+			schemes.Entry{Name: "src", Type: "dir", Size: -1, Modified: mod, Precision: "second"}},
 		{"type=OS.unix=slink:/etc/motd;size=9; motd", true,
 			schemes.Entry{Name: "motd", Type: "link", Target: "/etc/motd", Size: 9}},
 		{"type=file;size=1; semi;colon; and space", true,

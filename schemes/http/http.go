@@ -258,7 +258,9 @@ func response(req *schemes.Request, resp *nethttp.Response, what string) (*schem
 		}
 		return nil, schemes.Errorf(schemes.ErrRefused, "%s: %s", what, statusLine)
 	case code >= 400:
-		return nil, schemes.Errorf(schemes.ErrRefused, "%s: %s", what, statusLine)
+		// 5xx and 429 (RFC 6585 §4) are worth another try; the rest is final.
+		reply := &schemes.ReplyError{Code: code, Transient: code >= 500 || code == nethttp.StatusTooManyRequests}
+		return nil, schemes.ReplyErrorf(schemes.ErrRefused, reply, "%s: %s", what, statusLine)
 	case code == nethttp.StatusPartialContent:
 		first, _, total, ok := contentRange(resp.Header.Get("Content-Range"))
 		if !ok {

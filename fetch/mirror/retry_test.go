@@ -1,0 +1,79 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goferurl/gofer/schemes"
+)
+
+func TestBrokenTransferRetriedFromWhereItStopped(t *testing.T) {
+	m := newMemFTP()
+	big := strings.Repeat("0123456789abcdef", (resumeMin+4096)/16)
+	m.file("big", big)
+	m.file("small", "small file")
+	m.breakAt["big"] = resumeMin / 2
+	m.breakAt["small"] = 3
+	dir := t.TempDir()
+	sum, err := Run(context.Background(), newClient(m), "x-ftp://127.0.0.1/", dir, Options{RetryWait: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed != 0 || sum.New != 2 || sum.Retries != 2 {
+		t.Fatalf("summary %+v", sum)
+	}
+	got := tree(t, dir)
+	if got["big"] != big || got["small"] != "small file" {
+		t.Errorf("files differ after the retries")
+	}
+	if m.bodyCount("big") != 2 || m.offs["big"] != resumeMin/2 {
+		t.Errorf("big: %d bodies, the last from %d; want the retry to resume at %d", m.bodyCount("big"), m.offs["big"], resumeMin/2)
+	}
+	if m.offs["small"] != 0 {
+		t.Errorf("small retried from %d, want 0", m.offs["small"])
+	}
+}
+
+func TestTransientOnlyIsRetried(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{schemes.ReplyErrorf(schemes.ErrRefused, &schemes.ReplyError{Code: 450, Transient: true}, "450 busy"), true},
+		{schemes.ReplyErrorf(schemes.ErrRefused, &schemes.ReplyError{Code: 550}, "550 no such file"), false},
+		{schemes.Errorf(schemes.ErrTimeout, "slow"), true},
+		{schemes.Errorf(schemes.ErrInterrupted, "reset"), true},
+		{schemes.Errorf(schemes.ErrAuth, "530"), false},
+		{schemes.Errorf(schemes.ErrRefused, "not a file"), false},
+		{errors.New("local disk full"), false},
+	} {
+		e := &engine{}
+		r := e.retrier()
+		r.wait = time.Millisecond
+		if got := r.again(context.Background(), tc.err, "u"); got != tc.want {
+			t.Errorf("again(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+	e := &engine{opts: Options{Retries: 2}}
+	r := e.retrier()
+	r.wait = time.Millisecond
+	busy := schemes.Errorf(schemes.ErrTimeout, "slow")
+	var tries []bool
+	for range 3 {
+		tries = append(tries, r.again(context.Background(), busy, "u"))
+	}
+	if !tries[0] || !tries[1] || tries[2] {
+		t.Errorf("--retries 2: tries again %v, want exactly two", tries)
+	}
+	if e.sum.Retries != 2 {
+		t.Errorf("summary counts %d retries", e.sum.Retries)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if (&engine{}).retrier().again(ctx, busy, "u") {
+		t.Errorf("retried after the context ended")
+	}
+}
