@@ -1,0 +1,271 @@
+package warc
+
+import (
+	"bufio"
+	"compress/gzip"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nlnwa/gowarc"
+)
+
+// DefaultMaxSize is the size past which a segmented Writer starts a new
+// segment when none is given.
+const DefaultMaxSize = 1 << 30
+
+// Info is what a file's warcinfo record says of the capture.
+type Info struct {
+	// Software is the program and its version, "gofer 1.2.3".
+	Software string
+	// Command is the command line, passwords already masked.
+	Command string
+}
+
+// Writer appends records to one WARC file, or to numbered segments
+// PREFIX-00000.warc.gz, PREFIX-00001.warc.gz, ... It is safe for
+// concurrent use: records are written whole, one at a time.
+type Writer struct {
+	mu      sync.Mutex
+	info    Info
+	path    string // one file; "" when segmented
+	prefix  string
+	maxSize int64
+	seq     int
+	f       *os.File
+	name    string
+	size    int64
+	infoID  string
+	err     error
+	gz      *gzip.Writer
+	// Written is called after each record with its segment's name, the
+	// offset and length of its gzip member and the record itself (an
+	// index builds on it); nil means nothing.
+	written func(seg string, offset, length int64, rec gowarc.WarcRecord)
+}
+
+// Create returns a Writer that writes one file, path, replacing it.
+func Create(path string, info Info) (*Writer, error) {
+	w := &Writer{info: info, path: path}
+	if err := w.open(path); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// CreateSegments returns a Writer of segments PREFIX-NNNNN.warc.gz, a new
+// one started when the current one has grown past maxSize (0:
+// DefaultMaxSize). Numbering goes on after the highest segment already
+// there, so a rerun never writes into an earlier run's files.
+func CreateSegments(prefix string, maxSize int64, info Info) (*Writer, error) {
+	if maxSize <= 0 {
+		maxSize = DefaultMaxSize
+	}
+	w := &Writer{info: info, prefix: prefix, maxSize: maxSize}
+	segs, err := Segments(prefix)
+	if err != nil {
+		return nil, err
+	}
+	if len(segs) > 0 {
+		var n int
+		fmt.Sscanf(strings.TrimSuffix(segs[len(segs)-1][len(prefix)+1:], ".warc.gz"), "%d", &n)
+		w.seq = n + 1
+	}
+	return w, nil
+}
+
+// Segments returns the segment files of prefix, in order.
+func Segments(prefix string) ([]string, error) {
+	m, err := filepath.Glob(globEscape(prefix) + "-[0-9][0-9][0-9][0-9][0-9]*.warc.gz")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(m)
+	return m, nil
+}
+
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// SegmentName is the name of segment n of prefix.
+func SegmentName(prefix string, n int) string {
+	return fmt.Sprintf("%s-%05d.warc.gz", prefix, n)
+}
+
+// open starts a file with its warcinfo record.
+func (w *Writer) open(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	w.f, w.name, w.size = f, path, 0
+	b := gowarc.NewRecordBuilder(gowarc.Warcinfo, recordOptions()...)
+	id := NewID()
+	b.AddWarcHeader(gowarc.WarcRecordID, id)
+	b.AddWarcHeaderTime(gowarc.WarcDate, time.Now())
+	b.AddWarcHeader(gowarc.WarcFilename, filepath.Base(path))
+	b.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationWarcFields)
+	fmt.Fprintf(b, "software: %s\r\n", w.info.Software)
+	fmt.Fprintf(b, "format: WARC File Format 1.1\r\n")
+	fmt.Fprintf(b, "conformsTo: https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n")
+	if w.info.Command != "" {
+		fmt.Fprintf(b, "description: %s\r\n", oneLine(w.info.Command))
+	}
+	rec, _, err := b.Build()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("warc: warcinfo: %w", err)
+	}
+	defer rec.Close()
+	w.infoID = ""
+	if err := w.writeLocked(rec); err != nil {
+		return err
+	}
+	w.infoID = id
+	return nil
+}
+
+func oneLine(s string) string {
+	return strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
+}
+
+func recordOptions() []gowarc.WarcRecordOption {
+	return []gowarc.WarcRecordOption{
+		gowarc.WithVersion(gowarc.V1_1),
+		gowarc.WithBufferMaxMemBytes(1 << 20),
+	}
+}
+
+// NewID returns a fresh record ID, "<urn:uuid:...>" (RFC 4122 version 4).
+func NewID() string {
+	var u [16]byte
+	rand.Read(u[:])
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	return fmt.Sprintf("<urn:uuid:%x-%x-%x-%x-%x>", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+}
+
+// Write appends rec as one gzip member, starting a new segment first when
+// the current one is full.
+func (w *Writer) Write(rec gowarc.WarcRecord) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if w.f != nil && w.path == "" && w.size >= w.maxSize {
+		if err := w.closeLocked(); err != nil {
+			return err
+		}
+	}
+	if w.f == nil {
+		if w.path != "" {
+			return errors.New("warc: write to a closed file")
+		}
+		if err := w.open(SegmentName(w.prefix, w.seq)); err != nil {
+			w.err = err
+			return err
+		}
+		w.seq++
+	}
+	if err := w.writeLocked(rec); err != nil {
+		w.err = err
+		return err
+	}
+	return nil
+}
+
+// writeLocked writes one record as one gzip member at the end of the file.
+func (w *Writer) writeLocked(rec gowarc.WarcRecord) error {
+	if w.infoID != "" {
+		rec.WarcHeader().Set(gowarc.WarcWarcinfoID, w.infoID)
+	}
+	start := w.size
+	cw := &countWriter{w: w.f}
+	bw := bufio.NewWriterSize(cw, 64<<10)
+	if w.gz == nil {
+		w.gz = gzip.NewWriter(bw)
+	} else {
+		w.gz.Reset(bw)
+	}
+	if _, _, err := gowarc.NewMarshaler().Marshal(w.gz, rec, 0); err != nil {
+		return w.undo(start, err)
+	}
+	if err := w.gz.Close(); err != nil {
+		return w.undo(start, err)
+	}
+	if err := bw.Flush(); err != nil {
+		return w.undo(start, err)
+	}
+	w.size += cw.n
+	if w.written != nil {
+		w.written(w.name, start, cw.n, rec)
+	}
+	return nil
+}
+
+// undo cuts a record that failed half way off the file, so that the file
+// ends with its last whole record.
+func (w *Writer) undo(at int64, err error) error {
+	if terr := w.f.Truncate(at); terr == nil {
+		w.f.Seek(at, io.SeekStart)
+	}
+	return fmt.Errorf("warc: write %s: %w", w.name, err)
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// Close ends the current file.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.closeLocked()
+}
+
+func (w *Writer) closeLocked() error {
+	if w.f == nil {
+		return nil
+	}
+	err := w.f.Sync()
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	w.f = nil
+	if err != nil {
+		return fmt.Errorf("warc: close %s: %w", w.name, err)
+	}
+	return nil
+}
+
+// Files returns the files written: the one file, or every segment of
+// the prefix, in order.
+func (w *Writer) Files() ([]string, error) {
+	if w.path != "" {
+		return []string{w.path}, nil
+	}
+	return Segments(w.prefix)
+}
