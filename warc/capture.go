@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/base32"
-	"errors"
 	"hash"
 	"io"
 	"net"
@@ -239,7 +238,5 @@ func (c *Capture) fail(err error) error {
 	}
 	return err
 }
-
-var errClosed = errors.New("warc: capture closed")
 
 var _ schemes.Capture = (*Capture)(nil)
