@@ -228,7 +228,7 @@ func (b *block) Commit() error {
 // FieldFetchedURI is the extension field naming the URL that fetched a
 // record whose target is another name for it (a news article's
 // news:<message-id>).
-const FieldFetchedURI = "Gofer-Fetched-URI"
+const FieldFetchedURI = "Gofer-Fetched-Uri"
 
 func (c *Capture) fail(err error) error {
 	c.mu.Lock()

@@ -39,7 +39,7 @@
 //     message/rfc822 holding the article as the server sent it with the
 //     dot-stuffing (RFC 3977 §3.1.1) undone and CR LF line ends kept; its
 //     target is news:<message-id>, and the nntp: or news: URL that
-//     fetched it is in the extension field Gofer-Fetched-URI.
+//     fetched it is in the extension field Gofer-Fetched-Uri.
 //
 // All records of one fetch after the first carry WARC-Concurrent-To naming
 // the first, so a file and its conversation, or a request and its

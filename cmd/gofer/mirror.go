@@ -31,7 +31,12 @@ could not safely become local names are listed and never written (exit 3).`,
 			}
 			return nil
 		},
-		RunE: c.runMirror,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := c.openWARC(true); err != nil {
+				return err
+			}
+			return c.closeWARC(c.runMirror(cmd, args))
+		},
 	}
 	f := cmd.Flags()
 	f.IntVarP(&c.jobs, "jobs", "j", 4, "parallel workers, each with its own connection")
@@ -39,6 +44,9 @@ could not safely become local names are listed and never written (exit 3).`,
 	f.BoolVar(&c.dryRun, "dry-run", false, "list what would be fetched, fetch nothing")
 	f.BoolVar(&c.delete, "delete", false, "remove local files that vanished remotely")
 	f.BoolVar(&c.noParent, "no-parent", false, "keep to paths or selectors under the starting one")
+	f.StringVar(&c.warc.prefix, "warc", "", "also capture every fetch into WARC/1.1 segments `PREFIX`-NNNNN.warc.gz")
+	f.BoolVar(&c.warc.only, "warc-only", false, "with --warc: write no tree, DIR holds only the state")
+	f.StringVar(&c.warc.maxSize, "warc-max-size", "", "start a new WARC segment past `SIZE` (default 1G)")
 	return cmd
 }
 
