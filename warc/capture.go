@@ -215,6 +215,16 @@ func (b *block) Commit() error {
 		}
 		return c.fail(err)
 	}
+	if t := rec.Type(); t == gowarc.Resource || t == gowarc.Response {
+		if prev, ok := c.w.previous(uri, rec.WarcHeader().Get(gowarc.WarcPayloadDigest)); ok {
+			rv, err := revisitOf(rec, prev)
+			rec.Close()
+			if err != nil {
+				return c.fail(err)
+			}
+			rec = rv
+		}
+	}
 	defer rec.Close()
 	if err := c.w.Write(rec); err != nil {
 		return c.fail(err)
@@ -240,3 +250,28 @@ func (c *Capture) fail(err error) error {
 }
 
 var _ schemes.Capture = (*Capture)(nil)
+
+// revisitOf returns the revisit record (identical-payload-digest profile,
+// WARC 1.1 §6.7.2) that stands for rec, whose payload prev recorded
+// already: the same fields, the payload left out. A response keeps its
+// HTTP header block, as the profile asks.
+func revisitOf(rec gowarc.WarcRecord, prev indexEntry) (gowarc.WarcRecord, error) {
+	h := rec.WarcHeader()
+	b := gowarc.NewRecordBuilder(gowarc.Revisit, recordOptions()...)
+	for _, f := range []string{gowarc.WarcRecordID, gowarc.WarcTargetURI, gowarc.WarcDate, gowarc.WarcIPAddress,
+		gowarc.WarcConcurrentTo, FieldFetchedURI, gowarc.WarcPayloadDigest} {
+		for _, v := range h.GetAll(f) {
+			b.AddWarcHeader(f, v)
+		}
+	}
+	b.AddWarcHeader(gowarc.WarcProfile, gowarc.ProfileIdenticalPayloadDigestV1_1)
+	b.AddWarcHeader(gowarc.WarcRefersTo, prev.ID)
+	b.AddWarcHeader(gowarc.WarcRefersToTargetURI, prev.URL)
+	b.AddWarcHeader(gowarc.WarcRefersToDate, prev.Date)
+	if ph, ok := rec.Block().(gowarc.ProtocolHeaderBlock); ok && rec.Type() == gowarc.Response {
+		b.AddWarcHeader(gowarc.ContentType, h.Get(gowarc.ContentType))
+		b.Write(ph.ProtocolHeaderBytes())
+	}
+	rv, _, err := b.Build()
+	return rv, err
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/base32"
+	"encoding/json"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -204,5 +205,89 @@ func TestStrictCatchesBadDigest(t *testing.T) {
 	os.WriteFile(path, []byte(good), 0o644)
 	if err := Walk(path, true, func(Entry, gowarc.WarcRecord) error { return nil }); err != nil {
 		t.Fatalf("strict walk refused a good record: %v", err)
+	}
+}
+
+// TestRecoverAndDedup: a segment cut in the middle of a record (a killed
+// run) is cut back to its last whole record and indexed by the next
+// writer, which then records a payload it has already as a revisit.
+func TestRecoverAndDedup(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "crawl")
+	w, err := CreateSegments(prefix, 0, Info{Software: "gofer test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"gopher://127.0.0.1/0/a", "gopher://127.0.0.1/0/b"} {
+		c := w.Capture(u)
+		record(t, c, schemes.CaptureRecord{Type: "resource", ContentType: "text/plain"}, strings.NewReader("payload of "+u))
+		c.Close()
+	}
+	// Kill: no Close, so no index; then half of the last member is lost.
+	seg := SegmentName(prefix, 0)
+	fi, err := os.Stat(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var offsets []int64
+	lines, _, err := Recover(seg)
+	if err != nil || len(lines) != 2 {
+		t.Fatalf("Recover of a whole segment: %d lines, %v", len(lines), err)
+	}
+	for _, l := range lines {
+		var e indexEntry
+		readJSON(t, l, &e)
+		offsets = append(offsets, e.Offset)
+	}
+	cutAt := offsets[1] + (fi.Size()-offsets[1])/2
+	if err := os.Truncate(seg, cutAt); err != nil {
+		t.Fatal(err)
+	}
+	w.f.Close() // the killed process's descriptor
+
+	w2, err := CreateSegments(prefix, 0, Info{Software: "gofer test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w2.Recovered) != 1 {
+		t.Errorf("Recovered = %v, want the cut segment", w2.Recovered)
+	}
+	if fi, _ := os.Stat(seg); fi.Size() != offsets[1] {
+		t.Errorf("segment cut back to %d bytes, want %d (the end of its last whole record)", fi.Size(), offsets[1])
+	}
+	if err := Walk(seg, true, func(Entry, gowarc.WarcRecord) error { return nil }); err != nil {
+		t.Fatalf("recovered segment does not read cleanly: %v", err)
+	}
+	// a is known: a revisit. b was lost: recorded again in full.
+	for _, u := range []string{"gopher://127.0.0.1/0/a", "gopher://127.0.0.1/0/b"} {
+		c := w2.Capture(u)
+		record(t, c, schemes.CaptureRecord{Type: "resource", ContentType: "text/plain"}, strings.NewReader("payload of "+u))
+		c.Close()
+	}
+	w2.Close()
+	types := map[string]string{}
+	var refersTo string
+	err = Walk(SegmentName(prefix, 1), true, func(e Entry, rec gowarc.WarcRecord) error {
+		types[e.URI] = e.Type
+		if e.Type == "revisit" {
+			refersTo = rec.WarcHeader().Get(gowarc.WarcRefersToTargetURI)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if types["gopher://127.0.0.1/0/a"] != "revisit" || types["gopher://127.0.0.1/0/b"] != "resource" || refersTo != "gopher://127.0.0.1/0/a" {
+		t.Errorf("second run recorded %v (revisit refers to %q), want a revisit of a and b in full", types, refersTo)
+	}
+	if _, err := os.Stat(IndexName(SegmentName(prefix, 1))); err != nil {
+		t.Errorf("closed segment has no index: %v", err)
+	}
+}
+
+func readJSON(t *testing.T, line string, v any) {
+	t.Helper()
+	i := strings.IndexByte(line, '{')
+	if err := json.Unmarshal([]byte(line[i:]), v); err != nil {
+		t.Fatal(err)
 	}
 }

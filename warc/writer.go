@@ -45,10 +45,14 @@ type Writer struct {
 	infoID  string
 	err     error
 	gz      *gzip.Writer
-	// Written is called after each record with its segment's name, the
-	// offset and length of its gzip member and the record itself (an
-	// index builds on it); nil means nothing.
-	written func(seg string, offset, length int64, rec gowarc.WarcRecord)
+	// lines is the index of the open segment; seen the last payload
+	// recorded per target URI (resource and response records), from the
+	// earlier segments' indexes and this run's records.
+	lines []string
+	seen  map[string]indexEntry
+	// Recovered lists segments a killed run had left half written, and
+	// how many bytes were cut off the end of each to make it whole.
+	Recovered []string
 }
 
 // Create returns a Writer that writes one file, path, replacing it.
@@ -68,10 +72,30 @@ func CreateSegments(prefix string, maxSize int64, info Info) (*Writer, error) {
 	if maxSize <= 0 {
 		maxSize = DefaultMaxSize
 	}
-	w := &Writer{info: info, prefix: prefix, maxSize: maxSize}
+	w := &Writer{info: info, prefix: prefix, maxSize: maxSize, seen: map[string]indexEntry{}}
 	segs, err := Segments(prefix)
 	if err != nil {
 		return nil, err
+	}
+	for _, seg := range segs {
+		idx := IndexName(seg)
+		if _, err := os.Stat(idx); errors.Is(err, os.ErrNotExist) {
+			// A segment is indexed when it is closed: one without an
+			// index was open when its run was killed.
+			lines, cut, err := Recover(seg)
+			if err != nil {
+				return nil, err
+			}
+			if cut > 0 {
+				w.Recovered = append(w.Recovered, fmt.Sprintf("%s: cut %d bytes of a record left unfinished", seg, cut))
+			}
+			if err := writeIndex(seg, lines); err != nil {
+				return nil, err
+			}
+		}
+		if err := readIndex(idx, w.remember); err != nil {
+			return nil, fmt.Errorf("warc: %w", err)
+		}
 	}
 	if len(segs) > 0 {
 		var n int
@@ -213,10 +237,28 @@ func (w *Writer) writeLocked(rec gowarc.WarcRecord) error {
 		return w.undo(start, err)
 	}
 	w.size += cw.n
-	if w.written != nil {
-		w.written(w.name, start, cw.n, rec)
+	if w.path == "" && rec.Type() != gowarc.Warcinfo {
+		line, e := indexLine(w.name, start, cw.n, rec)
+		w.lines = append(w.lines, line)
+		w.remember(e)
 	}
 	return nil
+}
+
+// remember notes the payload an index entry records for its URI.
+func (w *Writer) remember(e indexEntry) {
+	if w.seen != nil && (e.Type == "resource" || e.Type == "response") && e.Digest != "" {
+		w.seen[e.URL] = e
+	}
+}
+
+// previous returns the record made earlier of uri when its payload had
+// this digest.
+func (w *Writer) previous(uri, digest string) (indexEntry, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	e, ok := w.seen[uri]
+	return e, ok && digest != "" && e.Digest == digest
 }
 
 // undo cuts a record that failed half way off the file, so that the file
@@ -251,6 +293,10 @@ func (w *Writer) closeLocked() error {
 		return nil
 	}
 	err := w.f.Sync()
+	if w.path == "" && err == nil {
+		err = writeIndex(w.name, w.lines)
+		w.lines = nil
+	}
 	if cerr := w.f.Close(); err == nil {
 		err = cerr
 	}
