@@ -68,7 +68,11 @@ func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
 		display = &progressDisplay{w: f}
 		opts.Progress = display.show
 	}
-	sum, err := mirror.Run(ctx, client, args[0], args[1], opts)
+	dir, clean := c.warcOnlyDir(args[1])
+	sum, err := mirror.Run(ctx, client, args[0], dir, opts)
+	if cerr := clean(); err == nil {
+		err = cerr
+	}
 	if display != nil {
 		display.clear()
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"text/tabwriter"
@@ -129,4 +130,30 @@ func goferVersion() string {
 		return bi.Main.Version
 	}
 	return "(devel)"
+}
+
+// warcOnlyDir is where a mirror runs: DIR itself, or with --warc-only a
+// working tree inside DIR's state directory, emptied of everything but
+// its own state when the run ends (clean), so that DIR holds the state
+// and no tree, and only files gofer wrote are ever removed.
+func (c *cli) warcOnlyDir(dir string) (string, func() error) {
+	if !c.warc.only {
+		return dir, func() error { return nil }
+	}
+	work := filepath.Join(dir, ".gofer", "warc-only")
+	return work, func() error {
+		ents, err := os.ReadDir(work)
+		if err != nil {
+			return nil
+		}
+		for _, e := range ents {
+			if e.Name() == ".gofer" {
+				continue
+			}
+			if err := os.RemoveAll(filepath.Join(work, e.Name())); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
