@@ -241,6 +241,7 @@ func (b *block) Commit() error {
 const FieldFetchedURI = "Gofer-Fetched-Uri"
 
 func (c *Capture) fail(err error) error {
+	c.w.noteFailure(err)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.err == nil {

@@ -50,6 +50,11 @@ type Writer struct {
 	// earlier segments' indexes and this run's records.
 	lines []string
 	seen  map[string]indexEntry
+	// failed counts records that could not be made, firstFail the first
+	// reason: a capture cannot fail the fetch it watches, so the archive
+	// reports them at its end (Err).
+	failed    int
+	firstFail error
 	// Recovered lists segments a killed run had left half written, and
 	// how many bytes were cut off the end of each to make it whole.
 	Recovered []string
@@ -314,4 +319,23 @@ func (w *Writer) Files() ([]string, error) {
 		return []string{w.path}, nil
 	}
 	return Segments(w.prefix)
+}
+
+func (w *Writer) noteFailure(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.failed++
+	if w.firstFail == nil {
+		w.firstFail = err
+	}
+}
+
+// Err reports the records that could not be written, nil when none.
+func (w *Writer) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.failed == 0 {
+		return nil
+	}
+	return fmt.Errorf("warc: %d records could not be written; the first: %w", w.failed, w.firstFail)
 }

@@ -60,6 +60,11 @@ func (c *cli) openWARC(mirror bool) error {
 			}
 		}
 		c.warc.w, err = warc.CreateSegments(c.warc.prefix, max, warcInfo())
+		if err == nil {
+			for _, r := range c.warc.w.Recovered {
+				c.warnf("recovered " + r)
+			}
+		}
 	case mirror && (c.warc.only || c.warc.maxSize != ""):
 		return &usageError{msg: "--warc-only and --warc-max-size need --warc PREFIX"}
 	case !mirror && c.warc.file != "":
@@ -77,6 +82,9 @@ func (c *cli) closeWARC(err error) error {
 		return err
 	}
 	cerr := c.warc.w.Close()
+	if ferr := c.warc.w.Err(); ferr != nil {
+		cerr = ferr
+	}
 	c.warc.w = nil
 	if err == nil && cerr != nil {
 		return cerr

@@ -53,14 +53,15 @@ type teeConn struct {
 	w *wireCapture
 }
 
+// Write records p before it goes out: the server may answer, and the
+// reading side commit the request, before a Write that sent it returns.
 func (c *teeConn) Write(p []byte) (int, error) {
-	n, err := c.Conn.Write(p)
 	c.w.mu.Lock()
 	if !c.w.reqDone {
-		c.w.req.Write(p[:n])
+		c.w.req.Write(p)
 	}
 	c.w.mu.Unlock()
-	return n, err
+	return c.Conn.Write(p)
 }
 
 func (c *teeConn) Read(p []byte) (int, error) {
