@@ -507,7 +507,17 @@ func TestWARCMirrorKill9(t *testing.T) {
 				}
 			}
 			cmd.Wait()
-			t.Logf("round %d kill %d: killed=%v after %d lines", round, kill, killed, lines)
+			open := 0
+			segs, _ := warc.Segments(prefix)
+			for _, s := range segs {
+				if _, err := os.Stat(warc.IndexName(s)); err != nil {
+					open++ // the segment the killed run was writing
+				}
+			}
+			t.Logf("round %d kill %d: killed=%v after %d lines, %d segments, %d left open", round, kill, killed, lines, len(segs), open)
+			if killed && open != 1 {
+				t.Errorf("after kill -9: %d segments without an index, want the one left open", open)
+			}
 		}
 		mirrorWARC(t, url, prefix, dir)
 		recs := readSegments(t, prefix)
