@@ -559,3 +559,46 @@ func TestWARCBigFTPFileMemory(t *testing.T) {
 		t.Fatal("no resource record")
 	}
 }
+
+// TestWARCGetHTTPSAndSearch: get --warc of an https URL records the
+// exchange in the clear (the payload is the file), and of a Gopher search
+// given with --query records the result under a URI that holds the search.
+func TestWARCGetHTTPSAndSearch(t *testing.T) {
+	itest.Require(t, itest.HTTPHost+":443")
+	itest.Require(t, itest.GopherPlusHost+":70")
+	work := t.TempDir()
+	file := filepath.Join(work, "https.warc.gz")
+	url := "https://" + itest.HTTPHost + "/archive/binary/random-64k.bin"
+	res := itest.Run(t, nil, nil, "get", "-q", "--cacert", itest.CertPath(), "--warc", file, "-o", filepath.Join(work, "out"), url)
+	if res.Code != 0 {
+		t.Fatalf("get --warc %s: exit %d: %s", url, res.Code, res.Stderr)
+	}
+	types := map[string]int{}
+	for _, r := range readWARC(t, file) {
+		types[r.Type]++
+		if r.Type == "response" && r.SHA256 != itest.Manifest(t)["binary/random-64k.bin"] {
+			t.Errorf("https response payload differs from the file")
+		}
+	}
+	if types["request"] != 1 || types["response"] != 1 {
+		t.Errorf("records %v, want one request and one response", types)
+	}
+
+	file = filepath.Join(work, "search.warc.gz")
+	res = itest.Run(t, nil, nil, "get", "-q", "--query", "dots", "--warc", file, "gopher://"+itest.GopherPlusHost+"/7/search")
+	if res.Code != 0 {
+		t.Fatalf("get --warc search: exit %d: %s", res.Code, res.Stderr)
+	}
+	var uris []string
+	for _, r := range readWARC(t, file) {
+		if r.Type == "resource" {
+			uris = append(uris, r.URI)
+			if !strings.Contains(r.Block, "dots.txt") {
+				t.Errorf("search result record holds %q, want the result menu", r.Block)
+			}
+		}
+	}
+	if len(uris) != 1 || uris[0] != "gopher://"+itest.GopherPlusHost+"/7/search%09dots" {
+		t.Errorf("search records %q, want one for .../7/search%%09dots", uris)
+	}
+}
