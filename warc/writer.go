@@ -55,6 +55,7 @@ type Writer struct {
 	// reports them at its end (Err).
 	failed    int
 	firstFail error
+	records   int
 	// Recovered lists segments a killed run had left half written, and
 	// how many bytes were cut off the end of each to make it whole.
 	Recovered []string
@@ -242,6 +243,9 @@ func (w *Writer) writeLocked(rec gowarc.WarcRecord) error {
 		return w.undo(start, err)
 	}
 	w.size += cw.n
+	if rec.Type() != gowarc.Warcinfo {
+		w.records++
+	}
 	if w.path == "" && rec.Type() != gowarc.Warcinfo {
 		line, e := indexLine(w.name, start, cw.n, rec)
 		w.lines = append(w.lines, line)
@@ -338,4 +342,12 @@ func (w *Writer) Err() error {
 		return nil
 	}
 	return fmt.Errorf("warc: %d records could not be written; the first: %w", w.failed, w.firstFail)
+}
+
+// Records returns how many records have been written besides the
+// warcinfo records.
+func (w *Writer) Records() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.records
 }

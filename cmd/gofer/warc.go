@@ -85,6 +85,10 @@ func (c *cli) closeWARC(err error) error {
 	if ferr := c.warc.w.Err(); ferr != nil {
 		cerr = ferr
 	}
+	if err != nil && c.warc.file != "" && c.warc.w.Records() == 0 {
+		// Nothing was captured: leave no archive of a failed command.
+		os.Remove(c.warc.file)
+	}
 	c.warc.w = nil
 	if err == nil && cerr != nil {
 		return cerr
@@ -96,11 +100,20 @@ func (c *cli) warcCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "warc",
 		Short: "Read WARC archives: list records, print a payload",
+		Args: func(_ *cobra.Command, args []string) error {
+			return &usageError{msg: "warc needs a subcommand: list or cat"}
+		},
+		RunE: func(*cobra.Command, []string) error { return nil },
 	}
 	list := &cobra.Command{
 		Use:   "list FILE...",
 		Short: "List the records of WARC files: type, date, length, digest, target URI",
-		Args:  cobra.MinimumNArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return &usageError{msg: "warc list needs at least one WARC file"}
+			}
+			return nil
+		},
 		RunE: func(_ *cobra.Command, args []string) error {
 			tw := tabwriter.NewWriter(c.stdout, 0, 0, 1, ' ', 0)
 			for _, f := range args {
@@ -120,7 +133,12 @@ func (c *cli) warcCommand() *cobra.Command {
 	cat := &cobra.Command{
 		Use:   "cat FILE URI",
 		Short: "Print the payload of the response or resource record of URI",
-		Args:  cobra.ExactArgs(2),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return &usageError{msg: "warc cat takes a WARC file and a URI"}
+			}
+			return nil
+		},
 		RunE: func(_ *cobra.Command, args []string) error {
 			return warc.Cat(args[0], args[1], c.stdout)
 		},
