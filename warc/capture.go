@@ -43,6 +43,7 @@ type Capture struct {
 	conv    bytes.Buffer
 	convCut bool
 	ftp     bool
+	open    []*block // blocks started, for Close to drop those never committed
 }
 
 // Capture starts the capture of a fetch of uri (the URL as given, password
@@ -104,7 +105,12 @@ func (c *Capture) Close() error {
 	conv := bytes.Clone(c.conv.Bytes())
 	c.conv.Reset()
 	n := c.n
+	open := c.open
+	c.open = nil
 	c.mu.Unlock()
+	for _, b := range open {
+		b.drop()
+	}
 	if len(conv) > 0 && n > 0 {
 		b := c.Record(schemes.CaptureRecord{Type: "metadata", ContentType: TypeFTPConversation})
 		b.Write(conv)
@@ -119,6 +125,9 @@ func (c *Capture) Close() error {
 func (c *Capture) Record(rec schemes.CaptureRecord) schemes.CaptureBlock {
 	t := recordType(rec.Type)
 	b := &block{c: c, rec: rec, rb: gowarc.NewRecordBuilder(t, recordOptions()...), h: sha1.New(), typ: t}
+	c.mu.Lock()
+	c.open = append(c.open, b)
+	c.mu.Unlock()
 	return b
 }
 
@@ -142,11 +151,24 @@ type block struct {
 	rb   gowarc.WarcRecordBuilder
 	h    hash.Hash
 	typ  gowarc.RecordType
+	mu   sync.Mutex // Write and Commit against a late drop
 	err  error
 	done bool
 }
 
+// drop releases a block never committed (its spool file with it).
+func (b *block) drop() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.done {
+		b.done = true
+		b.rb.Close()
+	}
+}
+
 func (b *block) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if b.done || b.err != nil {
 		return len(p), nil
 	}
@@ -164,6 +186,8 @@ func digest(h hash.Hash) string {
 }
 
 func (b *block) Commit() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if b.done {
 		return nil
 	}

@@ -291,3 +291,30 @@ func readJSON(t *testing.T, line string, v any) {
 		t.Fatal(err)
 	}
 }
+
+// TestSpoolFilesRemoved: a payload past the memory spool goes through a
+// temporary file, removed once the record is written, and also when the
+// block is never committed (a transfer cut short).
+func TestSpoolFilesRemoved(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	w, err := Create(filepath.Join(t.TempDir(), "x.warc.gz"), Info{Software: "gofer test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := w.Capture("ftp://127.0.0.1/big")
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<17) // 2 MiB
+	cut := c.Record(schemes.CaptureRecord{Type: "resource"})
+	cut.Write(big)
+	if ents, _ := os.ReadDir(tmp); len(ents) != 1 {
+		t.Fatalf("spool files while a 2 MiB block is open: %d, want 1", len(ents))
+	}
+	record(t, c, schemes.CaptureRecord{Type: "resource"}, bytes.NewReader(big))
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("%d spool files left after the capture ended", len(ents))
+	}
+}
