@@ -26,40 +26,7 @@ func Recover(seg string) (lines []string, cut int64, err error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("warc: recover: %w", err)
 	}
-	cr := &countReader{r: f}
-	br := bufio.NewReaderSize(cr, 64<<10)
-	pos := func() int64 { return cr.n - int64(br.Buffered()) }
-	var zr *gzip.Reader
-	var good int64
-	for {
-		start := pos()
-		if _, err := br.Peek(1); err != nil {
-			break
-		}
-		if zr == nil {
-			zr, err = gzip.NewReader(br)
-		} else {
-			err = zr.Reset(br)
-		}
-		if err != nil {
-			break
-		}
-		zr.Multistream(false)
-		h, err := readHeader(zr)
-		if err != nil {
-			break
-		}
-		if _, err := io.Copy(io.Discard, zr); err != nil {
-			break
-		}
-		end := pos()
-		if h.Get("WARC-Type") != "warcinfo" {
-			l, _ := indexLineFields(seg, start, end-start, h.Get("WARC-Target-URI"), h.Get("WARC-Type"),
-				h.Get("Content-Type"), digestOf(h), h.Get("WARC-Record-ID"), h.Get("WARC-Date"))
-			lines = append(lines, l)
-		}
-		good = end
-	}
+	lines, good := scanMembers(f, seg)
 	if good < fi.Size() {
 		if err := f.Truncate(good); err != nil {
 			return nil, 0, fmt.Errorf("warc: recover %s: %w", seg, err)
@@ -95,6 +62,46 @@ func readHeader(r io.Reader) (textproto.MIMEHeader, error) {
 	// What the bufio.Reader read ahead is the block: the caller drains
 	// r, and the member's check comes at its end either way.
 	return h, nil
+}
+
+// scanMembers reads gzip members from r in order while each holds a whole
+// record, and returns the index lines of those records (named as in seg)
+// and where the last of them ends.
+func scanMembers(r io.Reader, seg string) (lines []string, good int64) {
+	cr := &countReader{r: r}
+	br := bufio.NewReaderSize(cr, 64<<10)
+	pos := func() int64 { return cr.n - int64(br.Buffered()) }
+	var zr *gzip.Reader
+	for {
+		start := pos()
+		if _, err := br.Peek(1); err != nil {
+			return lines, good
+		}
+		var err error
+		if zr == nil {
+			zr, err = gzip.NewReader(br)
+		} else {
+			err = zr.Reset(br)
+		}
+		if err != nil {
+			return lines, good
+		}
+		zr.Multistream(false)
+		h, err := readHeader(zr)
+		if err != nil {
+			return lines, good
+		}
+		if _, err := io.Copy(io.Discard, zr); err != nil {
+			return lines, good
+		}
+		end := pos()
+		if h.Get("WARC-Type") != "warcinfo" {
+			l, _ := indexLineFields(seg, start, end-start, h.Get("WARC-Target-URI"), h.Get("WARC-Type"),
+				h.Get("Content-Type"), digestOf(h), h.Get("WARC-Record-ID"), h.Get("WARC-Date"))
+			lines = append(lines, l)
+		}
+		good = end
+	}
 }
 
 type countReader struct {

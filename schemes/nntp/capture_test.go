@@ -2,6 +2,7 @@ package nntp
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -21,4 +22,41 @@ func TestUnstuffer(t *testing.T) {
 			t.Fatalf("pieces of %d: got %q, want %q", size, out.String(), want)
 		}
 	}
+}
+
+// FuzzUnstuffer: an article dot-stuffed and terminated as RFC 3977 §3.1.1
+// has it, fed in pieces of any size, comes back as it was.
+func FuzzUnstuffer(f *testing.F) {
+	f.Add("Subject: x\r\n\r\n.\r\n..\r\n.x\r\nlast\r\n", 3)
+	f.Add("", 1)
+	f.Fuzz(func(t *testing.T, article string, size int) {
+		if size <= 0 || size > 1<<10 {
+			size = 1
+		}
+		// Only whole CR LF lines with no other CR or LF make an article.
+		lines := strings.Split(article, "\r\n")
+		if len(lines) == 0 || lines[len(lines)-1] != "" {
+			return
+		}
+		var wire strings.Builder
+		for _, l := range lines[:len(lines)-1] {
+			if strings.ContainsAny(l, "\r\n") {
+				return
+			}
+			if strings.HasPrefix(l, ".") {
+				wire.WriteByte('.')
+			}
+			wire.WriteString(l + "\r\n")
+		}
+		wire.WriteString(".\r\n")
+		w := wire.String()
+		var out bytes.Buffer
+		u := &unstuffer{w: &out, lineStart: true}
+		for i := 0; i < len(w); i += size {
+			u.Write([]byte(w[i:min(i+size, len(w))]))
+		}
+		if out.String() != article {
+			t.Fatalf("got %q, want %q", out.String(), article)
+		}
+	})
 }
