@@ -33,7 +33,9 @@ func Walk(path string, strict bool, fn func(Entry, gowarc.WarcRecord) error) err
 		opts = append(opts, gowarc.WithSyntaxErrorPolicy(gowarc.ErrIgnore), gowarc.WithSpecViolationPolicy(gowarc.ErrIgnore),
 			gowarc.WithUnknownRecordTypePolicy(gowarc.ErrIgnore))
 	}
+	optionsMu.Lock()
 	r, err := gowarc.NewWarcFileReader(path, 0, opts...)
+	optionsMu.Unlock()
 	if err != nil {
 		return fmt.Errorf("warc: %w", err)
 	}

@@ -144,7 +144,7 @@ func (w *Writer) open(path string) error {
 		return fmt.Errorf("warc: %w", err)
 	}
 	w.f, w.name, w.size = f, path, 0
-	b := gowarc.NewRecordBuilder(gowarc.Warcinfo, recordOptions()...)
+	b := newBuilder(gowarc.Warcinfo)
 	id := NewID()
 	b.AddWarcHeader(gowarc.WarcRecordID, id)
 	b.AddWarcHeaderTime(gowarc.WarcDate, time.Now())
@@ -172,6 +172,17 @@ func (w *Writer) open(path string) error {
 
 func oneLine(s string) string {
 	return strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
+}
+
+// optionsMu serialises the making of gowarc options: each one enables the
+// uuid package's random pool, an unsynchronised write to a global.
+var optionsMu sync.Mutex
+
+// newBuilder returns a record builder of type t with gofer's options.
+func newBuilder(t gowarc.RecordType) gowarc.WarcRecordBuilder {
+	optionsMu.Lock()
+	defer optionsMu.Unlock()
+	return gowarc.NewRecordBuilder(t, recordOptions()...)
 }
 
 func recordOptions() []gowarc.WarcRecordOption {
