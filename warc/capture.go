@@ -239,7 +239,7 @@ func (b *block) Commit() error {
 		}
 		return c.fail(err)
 	}
-	if t := rec.Type(); t == gowarc.Resource || t == gowarc.Response {
+	if dedupable(rec.Type().String(), ct) {
 		if prev, ok := c.w.previous(uri, rec.WarcHeader().Get(gowarc.WarcPayloadDigest)); ok {
 			rv, err := revisitOf(rec, prev)
 			rec.Close()
@@ -299,4 +299,12 @@ func revisitOf(rec gowarc.WarcRecord, prev indexEntry) (gowarc.WarcRecord, error
 	}
 	rv, _, err := b.Build()
 	return rv, err
+}
+
+// dedupable says whether a record of this type and content type is
+// recorded as a revisit when its payload is one already archived under its
+// URI: files, menus, listings, HTTP responses and Gopher+ attribute blocks
+// (an FTP control conversation is this capture's own, kept every time).
+func dedupable(typ, contentType string) bool {
+	return typ == "resource" || typ == "response" || typ == "metadata" && contentType == TypeGopherPlusAttrs
 }

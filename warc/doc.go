@@ -44,4 +44,14 @@
 // All records of one fetch after the first carry WARC-Concurrent-To naming
 // the first, so a file and its conversation, or a request and its
 // response, are linked.
+//
+// Segments (CreateSegments) each have a CDXJ index beside them, written
+// when the segment is closed. A payload fetched again whose digest equals
+// the last one archived under the same URI (in this run or in the indexes
+// of earlier segments) becomes a revisit record of the
+// identical-payload-digest profile (WARC 1.1 §6.7.2) instead. A segment
+// found without its index was open when its run was killed: the next
+// writer cuts it back to the end of its last whole record (Recover),
+// indexes it, and goes on in a new segment, so every closed segment stays
+// valid.
 package warc

@@ -267,7 +267,7 @@ func (w *Writer) writeLocked(rec gowarc.WarcRecord) error {
 
 // remember notes the payload an index entry records for its URI.
 func (w *Writer) remember(e indexEntry) {
-	if w.seen != nil && (e.Type == "resource" || e.Type == "response") && e.Digest != "" {
+	if w.seen != nil && dedupable(e.Type, e.Mime) && e.Digest != "" {
 		w.seen[e.URL] = e
 	}
 }
