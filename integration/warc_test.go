@@ -36,6 +36,7 @@ type warcRecord struct {
 	Mime       string
 	SHA256     string
 	Concurrent string
+	IP         string
 	Block      string // the block, for small metadata records
 }
 
@@ -60,7 +61,10 @@ func readWARC(t *testing.T, path string) []warcRecord {
 	var recs []warcRecord
 	err := warc.Walk(path, true, func(e warc.Entry, rec gowarc.WarcRecord) error {
 		r := warcRecord{Entry: e, Mime: rec.WarcHeader().Get(gowarc.ContentType),
-			Concurrent: rec.WarcHeader().Get(gowarc.WarcConcurrentTo)}
+			Concurrent: rec.WarcHeader().Get(gowarc.WarcConcurrentTo), IP: rec.WarcHeader().Get(gowarc.WarcIPAddress)}
+		if e.Type != "warcinfo" && !strings.HasPrefix(r.IP, "127.") {
+			t.Errorf("%s %s: WARC-IP-Address %q, want the server's loopback address", e.Type, e.URI, r.IP)
+		}
 		p, err := warc.Payload(rec)
 		if err != nil {
 			return err
