@@ -79,6 +79,9 @@ func CreateSegments(prefix string, maxSize int64, info Info) (*Writer, error) {
 		maxSize = DefaultMaxSize
 	}
 	w := &Writer{info: info, prefix: prefix, maxSize: maxSize, seen: map[string]indexEntry{}}
+	if fi, err := os.Stat(filepath.Dir(prefix)); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("warc: %s: no such directory for the segments", filepath.Dir(prefix))
+	}
 	segs, err := Segments(prefix)
 	if err != nil {
 		return nil, err

@@ -53,12 +53,14 @@ func TestWarcFlagsRefused(t *testing.T) {
 		{"mirror", "--warc-only", "ftp://127.0.0.1/", dir},
 		{"mirror", "--warc", filepath.Join(dir, "p"), "--warc-max-size", "0", "ftp://127.0.0.1/", dir},
 		{"get", "--warc", filepath.Join(dir, "no", "such", "dir.warc.gz"), "ftp://127.0.0.1/"},
+		{"mirror", "--warc", filepath.Join(dir, "no", "such", "prefix"), "ftp://127.0.0.1/", filepath.Join(dir, "t")},
 	} {
 		if code, _, errs := gofer(t, "", args...); code != 2 {
 			t.Errorf("%q: exit %d (%s), want 2", args, code, errs)
 		}
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		// Nothing written, the mirror's DIR included.
 		t.Errorf("refused commands left %v", ents)
 	}
 }
