@@ -6,6 +6,7 @@ require (
 	github.com/creack/pty v1.1.24
 	github.com/jdx/go-netrc v1.0.0
 	github.com/jlaffaye/ftp v0.2.4
+	github.com/nlnwa/gowarc v1.6.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
 	go.etcd.io/bbolt v1.4.3
@@ -17,9 +18,16 @@ require (
 )
 
 require (
+	github.com/bits-and-blooms/bitset v1.5.0 // indirect
+	github.com/google/uuid v1.3.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/klauspost/compress v1.15.12 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
+	github.com/nlnwa/whatwg-url v0.4.0 // indirect
+	github.com/pkg/errors v0.9.1 // indirect
+	github.com/prometheus/prometheus v0.40.3 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
+	github.com/rogpeppe/go-internal v1.16.0 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
-	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
 )

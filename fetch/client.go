@@ -81,6 +81,11 @@ type Options struct {
 	Linger    time.Duration
 	// Transcript receives the wire conversation with passwords masked.
 	Transcript io.Writer
+	// Capture, when set, starts the capture of each fetch Do makes (a
+	// WARC archive: warc.Writer.Capture), given the URL with its password
+	// masked; a Request's own Capture takes precedence. The capture ends
+	// when the response is closed.
+	Capture func(url string) CaptureCloser
 }
 
 // Request is one retrieval with its per-call settings.
@@ -112,6 +117,9 @@ type Request struct {
 	Body io.Reader
 	// Headers are extra "Name: value" lines of a mailto message.
 	Headers []string
+	// Capture, when not nil, receives the exact bytes the fetch reads, for
+	// an archive (warc.Capture); it learns of every connection opened.
+	Capture schemes.Capture
 }
 
 // Client retrieves URLs. It is safe for concurrent use once configured:
@@ -174,6 +182,9 @@ func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 	u, err := r.parse()
 	if err != nil {
 		return nil, &Error{Op: "get", URL: security.RedactURL(r.URL), Err: err}
+	}
+	if c.opts.Capture != nil && r.Capture == nil {
+		return c.doCaptured(ctx, r, u)
 	}
 	return c.follow(ctx, r, u)
 }
@@ -296,6 +307,7 @@ func (c *Client) schemeRequest(r *Request, u *schemes.URL, g *security.Guard) (*
 	if nf != nil {
 		req.Credentials = nf.login
 	}
+	withCapture(req, r.Capture)
 	return req, nil
 }
 

@@ -47,6 +47,9 @@
 //	                   explicitly in NewClient), redirects, size limit, errors.
 //	fetch/mirror       recursive copies of FTP, Gopher and HTTP trees on top
 //	                   of a Client: workers, state, resume, atomic writes.
+//	warc               WARC/1.1 capture: a schemes.Capture that a fetch hands
+//	                   the raw bytes it reads (Options.Capture), segments,
+//	                   CDXJ index, revisits, recovery; reading archives back.
 //	cmd/gofer          the command: flags onto Options, rendering, exit codes.
 //
 // Each layer only asks the one below it through the contract: cmd/gofer and

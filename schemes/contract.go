@@ -133,6 +133,10 @@ type Request struct {
 
 	// Transcript receives the wire conversation (-v) with passwords as "****".
 	Transcript io.Writer
+
+	// Capture, when not nil, receives the exact bytes of what the fetch
+	// obtains, for an archive; see Capture.
+	Capture Capture
 }
 
 // Defaults for the zero values of Request's limits.

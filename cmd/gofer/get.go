@@ -20,7 +20,7 @@ import (
 var errReported = errors.New("reported")
 
 func (c *cli) getCommand() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "get [flags] URL...",
 		Short: "Retrieve URLs: a body to stdout or a file, a listing as text or JSON",
 		Example: `  gofer get ftp://ftp.funet.fi/pub/README
@@ -49,8 +49,15 @@ NUL in any address or header value is refused before anything is sent (exit 3).`
 			}
 			return nil
 		},
-		RunE: c.runGet,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := c.openWARC(false); err != nil {
+				return err
+			}
+			return c.closeWARC(c.runGet(cmd, args))
+		},
 	}
+	cmd.Flags().StringVar(&c.warc.file, "warc", "", "also capture what is fetched into the WARC/1.1 archive `FILE` (replaced)")
+	return cmd
 }
 
 func (c *cli) runGet(cmd *cobra.Command, args []string) error {

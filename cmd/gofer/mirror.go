@@ -32,7 +32,12 @@ could not safely become local names are listed and never written (exit 3).`,
 			}
 			return nil
 		},
-		RunE: c.runMirror,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := c.openWARC(true); err != nil {
+				return err
+			}
+			return c.closeWARC(c.runMirror(cmd, args))
+		},
 	}
 	f := cmd.Flags()
 	f.IntVarP(&c.jobs, "jobs", "j", 4, "parallel workers, each with its own connection")
@@ -46,6 +51,9 @@ could not safely become local names are listed and never written (exit 3).`,
 	f.DurationVar(&c.mf.wait, "wait", 0, "wait `DURATION` between one connection's requests (e.g. 500ms)")
 	f.StringVar(&c.mf.limitRate, "limit-rate", "", "transfer at most `BYTES` per second over all connections (suffix k or m: KiB, MiB)")
 	f.IntVar(&c.mf.maxPerHost, "max-per-host", mirror.DefaultMaxPerHost, "open at most `N` connections to the server, whatever --jobs says")
+	f.StringVar(&c.warc.prefix, "warc", "", "also capture every fetch into WARC/1.1 segments `PREFIX`-NNNNN.warc.gz")
+	f.BoolVar(&c.warc.only, "warc-only", false, "with --warc: write no tree, DIR holds only the state")
+	f.StringVar(&c.warc.maxSize, "warc-max-size", "", "start a new WARC segment past `SIZE` (default 1G)")
 	return cmd
 }
 
@@ -130,7 +138,11 @@ func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
 		display = &progressDisplay{w: f}
 		opts.Progress = display.show
 	}
-	sum, err := mirror.Run(ctx, client, args[0], args[1], opts)
+	dir, clean := c.warcOnlyDir(args[1])
+	sum, err := mirror.Run(ctx, client, args[0], dir, opts)
+	if cerr := clean(); err == nil {
+		err = cerr
+	}
 	if display != nil {
 		display.clear()
 	}

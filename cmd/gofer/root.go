@@ -60,6 +60,8 @@ type cli struct {
 	delete   bool
 	noParent bool
 	mf       mirrorFlags
+
+	warc warcFlags
 }
 
 func (c *cli) rootCommand() *cobra.Command {
@@ -112,7 +114,7 @@ refused, 6 authentication failed, 7 timed out, 8 transfer interrupted.`,
 	pf.StringVar(&c.smtpUser, "smtp-user", "", "mailto: log in to the SMTP server as `USER` (password from netrc or asked)")
 	pf.DurationVar(&c.linger, "linger", 0, "telnet without a terminal: end this long after stdin ends (default 5s)")
 
-	root.AddCommand(c.getCommand(), c.mirrorCommand(), c.parseCommand(), c.extractCommand(), c.versionCommand())
+	root.AddCommand(c.getCommand(), c.mirrorCommand(), c.parseCommand(), c.extractCommand(), c.versionCommand(), c.warcCommand())
 	return root
 }
 
@@ -190,6 +192,7 @@ func (c *cli) client() (*fetch.Client, error) {
 	if f, ok := c.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		opts.Prompt = c.prompter(f)
 	}
+	opts.Capture = c.capture()
 	return fetch.NewClient(opts), nil
 }
 

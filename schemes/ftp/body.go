@@ -54,10 +54,17 @@ type body struct {
 // ends. gofer converts only when the URL asks for ";type=a": a TYPE A it
 // guessed from the name must not change a byte of what the server sends
 // (servers such as vsftpd send files as they are, CR LF included).
-func newBody(f *Fetcher, c *conn, r *goftp.Response, stop func() bool, start, size int64, ascii, convert bool) *body {
-	b := &body{f: f, c: c, r: r, src: r, stop: stop, start: start, size: size, ascii: ascii}
+//
+// raw, when not nil, receives the bytes as they come off the data
+// connection, before any conversion (an archive's capture).
+func newBody(f *Fetcher, c *conn, r *goftp.Response, stop func() bool, start, size int64, ascii, convert bool, raw io.Writer) *body {
+	var src io.Reader = r
+	if raw != nil {
+		src = io.TeeReader(r, raw)
+	}
+	b := &body{f: f, c: c, r: r, src: src, stop: stop, start: start, size: size, ascii: ascii}
 	if convert {
-		b.src = &crlfReader{r: bufio.NewReaderSize(r, 32<<10)}
+		b.src = &crlfReader{r: bufio.NewReaderSize(src, 32<<10)}
 	}
 	return b
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -226,6 +228,9 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 		return nil, kerr
 	}
 	sc := c.sc
+	if req.Capture != nil && c.ctrl != nil {
+		req.Capture.Dialed(c.ctrl.Raw()) // a kept connection was dialled before this fetch
+	}
 
 	dirs := v.Dirs()
 	from := 0 // dirs[:from] are CWDs c has already made
@@ -347,7 +352,16 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 		}
 		return fail(err, "RETR "+name)
 	}
-	b := newBody(f, c, r, stop, offset, size, t == 'A', v.TypeCode == 'a')
+	// A capture records a whole file only: a resumed transfer is a part.
+	var blk schemes.CaptureBlock
+	if offset == 0 {
+		blk = schemes.StartCapture(req.Capture, schemes.CaptureRecord{Type: "resource", URI: base.Redacted(), ContentType: mediaType(name)})
+	}
+	var raw io.Writer
+	if blk != nil {
+		raw = blk
+	}
+	b := newBody(f, c, r, stop, offset, size, t == 'A', v.TypeCode == 'a', raw)
 	if c.tlsData == nil && v.TypeCode != 'a' {
 		c.mu.Lock()
 		if d := c.data; d != nil {
@@ -357,10 +371,19 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 		}
 		c.mu.Unlock()
 	}
+	var rb io.ReadCloser = b
+	if blk != nil {
+		// The block is whole once the body has read the server's closing
+		// reply, which it does before it returns io.EOF.
+		rb = struct {
+			io.Reader
+			io.Closer
+		}{schemes.CommitAtEOF(b, blk), b}
+	}
 	return &schemes.Response{
 		URL:      base,
 		Kind:     schemes.KindFile,
-		Body:     b,
+		Body:     rb,
 		Offset:   offset,
 		Size:     size,
 		Name:     name,
@@ -411,3 +434,12 @@ type emptyBody struct{}
 
 func (emptyBody) Read([]byte) (int, error) { return 0, io.EOF }
 func (emptyBody) Close() error             { return nil }
+
+// mediaType is the media type an archive records a file under, from its
+// name's extension; application/octet-stream when unknown.
+func mediaType(name string) string {
+	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
+		return t
+	}
+	return "application/octet-stream"
+}

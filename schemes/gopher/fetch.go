@@ -332,7 +332,41 @@ func (c *conn) readAttributes(ctx context.Context, req *schemes.Request, t *targ
 	if int64(len(data)) > limit {
 		return nil, false, schemes.Errorf(schemes.ErrTooLarge, "attribute reply larger than %d bytes", limit)
 	}
+	if blk := schemes.StartCapture(req.Capture, schemes.CaptureRecord{Type: "metadata",
+		URI: itemURI(req, t), ContentType: "text/x-gopher-plus-attributes"}); blk != nil {
+		blk.Write(data)
+		blk.Commit()
+	}
 	return ParseAttributes(string(data), t.host, t.port), true, nil
+}
+
+// captureItem starts the record of an item or menu when the request has a
+// capture, nil otherwise.
+func captureItem(req *schemes.Request, t *target, media string) schemes.CaptureBlock {
+	if req.Capture == nil {
+		return nil
+	}
+	if media == "" {
+		media = "application/octet-stream"
+	}
+	return req.Capture.Record(schemes.CaptureRecord{Type: "resource", URI: itemURI(req, t), ContentType: media})
+}
+
+// itemURI is the URL an archive records an item under: the URL fetched,
+// password-free (gopher has none) and with a type-7 search given apart
+// from the URL (--query, a prompt) written into it after %09, so that the
+// record names the result it holds. A Gopher+ string stays when it asks
+// for a view or the attributes.
+func itemURI(req *schemes.Request, t *target) string {
+	u := req.URL
+	if t.hasSearch && u.Gopher != nil && !u.Gopher.HasSearch {
+		c := *u
+		g := *u.Gopher
+		g.Search, g.HasSearch = t.search, true
+		c.Gopher = &g
+		u = &c
+	}
+	return u.Redacted()
 }
 
 // response reads a data reply: Gopher+ framed when plus (the Gopher+ string
@@ -373,6 +407,17 @@ func (c *conn) response(ctx context.Context, req *schemes.Request, t *target, pl
 		default:
 			r = c.br
 		}
+	}
+	if blk := captureItem(req, t, resp.MediaType); blk != nil {
+		// The bytes recorded are those the server sent after any Gopher+
+		// header line: below the dot reader of a plain reply, so that a
+		// menu or text keeps its dot-stuffing and terminating line.
+		if !isHeader && r != c.br {
+			r = newDotReader(bufio.NewReader(io.TeeReader(c.br, blk)), true)
+		} else {
+			r = io.TeeReader(r, blk)
+		}
+		r = schemes.CommitAtEOF(r, blk)
 	}
 	if menu {
 		resp.Kind = schemes.KindListing

@@ -101,17 +101,31 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	what := "GET " + u.Scheme + "://" + hostHeader(u) + requestTarget(u.HTTP)
 	transcriptRequest(req.Transcript, hreq)
 
-	resp, err := f.client(req).Do(hreq)
+	var client *nethttp.Client
+	var wc *wireCapture
+	if req.Capture != nil {
+		wc = newWireCapture(req)
+		client = captureClient(req, wc)
+	} else {
+		client = f.client(req)
+	}
+	resp, err := client.Do(hreq)
 	if err != nil {
 		return nil, classify(err, what)
 	}
 	transcriptResponse(req.Transcript, resp)
 	r, err := response(req, resp, what)
-	if _, streaming := bodyOf(r).(*body); err != nil || !streaming {
+	b, streaming := bodyOf(r).(*body)
+	if err != nil || !streaming {
 		// Drain a little so a short redirect or error page leaves the
 		// connection reusable.
-		io.CopyN(io.Discard, resp.Body, 64<<10)
+		_, derr := io.CopyN(io.Discard, resp.Body, 64<<10)
 		resp.Body.Close()
+		if wc != nil && derr == io.EOF {
+			wc.commitResponse()
+		}
+	} else if wc != nil {
+		b.rc = &captureBody{ReadCloser: b.rc, w: wc}
 	}
 	return r, err
 }

@@ -1,7 +1,10 @@
 package nntp
 
 import (
+	"bufio"
 	"io"
+	"net/textproto"
+	"strings"
 
 	"github.com/goferurl/gofer/schemes"
 )
@@ -23,10 +26,19 @@ func (s *session) article(req *schemes.Request, cmd command, name string, lg *lo
 	if code != want {
 		return nil, s.c.refusal(cmd, code, text)
 	}
+	ab := &articleBody{s: s, r: s.c.tr.DotReader()}
+	if blk := captureArticle(req, text); blk != nil {
+		// The raw block is read through the unstuffing recorder, then
+		// through a dot reader of its own, as the plain path does. The
+		// session sends nothing more before QUIT, so the second buffer
+		// holds nothing the session needs afterwards.
+		tee := io.TeeReader(s.c.tr.R, &unstuffer{w: blk, lineStart: true})
+		ab.r = schemes.CommitAtEOF(textproto.NewReader(bufio.NewReader(tee)).DotReader(), blk)
+	}
 	resp := &schemes.Response{
 		URL:  req.URL,
 		Kind: schemes.KindFile,
-		Body: &articleBody{s: s, r: s.c.tr.DotReader()},
+		Body: ab,
 		Size: -1,
 		Name: name,
 		Type: schemes.TypeArticle,
@@ -71,4 +83,71 @@ func (b *articleBody) Read(p []byte) (int, error) {
 // Close ends the session: with QUIT when the article was read to its end.
 func (b *articleBody) Close() error {
 	return b.s.close(b.eof)
+}
+
+// captureArticle starts the record of an article when the request has a
+// capture: its target is news:<message-id>, the message-id taken from the
+// URL or from the server's reply ("220 n <message-id>", RFC 3977 §6.2.1),
+// and the URL that fetched it goes with it.
+func captureArticle(req *schemes.Request, reply string) schemes.CaptureBlock {
+	if req.Capture == nil {
+		return nil
+	}
+	fetched := req.URL.Redacted()
+	id := ""
+	if n := req.URL.News; n != nil && n.MessageID != "" {
+		id = n.MessageID
+	} else if f := strings.Fields(reply); len(f) >= 2 && strings.HasPrefix(f[1], "<") && strings.HasSuffix(f[1], ">") {
+		id = strings.Trim(f[1], "<>")
+	}
+	rec := schemes.CaptureRecord{Type: "resource", ContentType: "message/rfc822", URI: fetched}
+	if id != "" && !strings.ContainsAny(id, " \t\r\n") {
+		// RFC 1738 §3.6: the '@' of a message-id stays as it is.
+		rec.URI = "news:" + strings.ReplaceAll(schemes.Escape(id), "%40", "@")
+		if rec.URI != fetched {
+			rec.Also = []string{fetched}
+		}
+	}
+	return req.Capture.Record(rec)
+}
+
+// unstuffer writes an NNTP multi-line block as the article it carries:
+// the leading dot of a dot-stuffed line removed, CR LF line ends kept, and
+// nothing from the terminating "." line on (RFC 3977 §3.1.1).
+type unstuffer struct {
+	w         io.Writer
+	lineStart bool
+	dot       bool // a line began with '.', not written yet
+	done      bool
+}
+
+func (u *unstuffer) Write(p []byte) (int, error) {
+	start := 0
+	for i := 0; i < len(p) && !u.done; i++ {
+		c := p[i]
+		switch {
+		case u.dot:
+			u.dot = false
+			if c == '\r' || c == '\n' {
+				u.done = true // the terminating line
+				start = len(p)
+				continue
+			}
+			start = i // "..x" keeps ".x"; ".x" (not stuffed) keeps "x"
+			if c != '.' {
+				u.w.Write([]byte{'.'})
+			}
+		case u.lineStart && c == '.':
+			if _, err := u.w.Write(p[start:i]); err != nil {
+				return len(p), nil
+			}
+			u.dot = true
+			start = i + 1
+		}
+		u.lineStart = c == '\n'
+	}
+	if !u.done && !u.dot && start < len(p) {
+		u.w.Write(p[start:])
+	}
+	return len(p), nil
 }

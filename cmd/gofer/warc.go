@@ -1,0 +1,185 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/nlnwa/gowarc"
+	"github.com/spf13/cobra"
+
+	"github.com/goferurl/gofer/fetch"
+	"github.com/goferurl/gofer/security"
+	"github.com/goferurl/gofer/warc"
+)
+
+// warcFlags are the capture flags of get and mirror.
+type warcFlags struct {
+	file    string // get --warc FILE
+	prefix  string // mirror --warc PREFIX
+	only    bool   // mirror --warc-only
+	maxSize string // mirror --warc-max-size
+	w       *warc.Writer
+}
+
+// capture is the fetch.Options.Capture of an invocation that writes an
+// archive, nil otherwise.
+func (c *cli) capture() func(string) fetch.CaptureCloser {
+	if c.warc.w == nil {
+		return nil
+	}
+	w := c.warc.w
+	return func(u string) fetch.CaptureCloser { return w.Capture(u) }
+}
+
+// warcInfo names gofer and the command line, every URL's password masked.
+func warcInfo() warc.Info {
+	args := make([]string, len(os.Args))
+	for i, a := range os.Args {
+		args[i] = security.RedactURL(a)
+	}
+	if len(args) > 0 {
+		args[0] = "gofer"
+	}
+	return warc.Info{Software: "gofer " + goferVersion(), Command: strings.Join(args, " ")}
+}
+
+// openWARC opens the archive the flags ask for, before any fetch: a file
+// that cannot be created is an error with nothing sent.
+func (c *cli) openWARC(mirror bool) error {
+	var err error
+	switch {
+	case mirror && c.warc.prefix != "":
+		max := int64(warc.DefaultMaxSize)
+		if c.warc.maxSize != "" {
+			if max, err = parseSize(c.warc.maxSize); err != nil || max <= 0 {
+				return &usageError{msg: fmt.Sprintf("--warc-max-size %q: want a positive size", c.warc.maxSize)}
+			}
+		}
+		c.warc.w, err = warc.CreateSegments(c.warc.prefix, max, warcInfo())
+		if err == nil {
+			for _, r := range c.warc.w.Recovered {
+				c.warnf("recovered " + r)
+			}
+		}
+	case mirror && (c.warc.only || c.warc.maxSize != ""):
+		return &usageError{msg: "--warc-only and --warc-max-size need --warc PREFIX"}
+	case !mirror && c.warc.file != "":
+		c.warc.w, err = warc.Create(c.warc.file, warcInfo())
+	}
+	if err != nil {
+		return &usageError{msg: err.Error()}
+	}
+	return nil
+}
+
+// closeWARC ends the archive; its error is the command's when it had none.
+func (c *cli) closeWARC(err error) error {
+	if c.warc.w == nil {
+		return err
+	}
+	cerr := c.warc.w.Close()
+	if ferr := c.warc.w.Err(); ferr != nil {
+		cerr = ferr
+	}
+	if err != nil && c.warc.file != "" && c.warc.w.Records() == 0 {
+		// Nothing was captured: leave no archive of a failed command.
+		os.Remove(c.warc.file)
+	}
+	c.warc.w = nil
+	if err == nil && cerr != nil {
+		return cerr
+	}
+	return err
+}
+
+func (c *cli) warcCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "warc",
+		Short: "Read WARC archives: list records, print a payload",
+		Args: func(_ *cobra.Command, args []string) error {
+			return &usageError{msg: "warc needs a subcommand: list or cat"}
+		},
+		RunE: func(*cobra.Command, []string) error { return nil },
+	}
+	list := &cobra.Command{
+		Use:   "list FILE...",
+		Short: "List the records of WARC files: type, date, length, digest, target URI",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return &usageError{msg: "warc list needs at least one WARC file"}
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			tw := tabwriter.NewWriter(c.stdout, 0, 0, 1, ' ', 0)
+			for _, f := range args {
+				err := warc.Walk(f, false, func(e warc.Entry, _ gowarc.WarcRecord) error {
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", e.Type, e.Date.UTC().Format("2006-01-02T15:04:05Z"),
+						e.Length, e.Digest, printable(e.URI))
+					return nil
+				})
+				if err != nil {
+					tw.Flush()
+					return err
+				}
+			}
+			return tw.Flush()
+		},
+	}
+	cat := &cobra.Command{
+		Use:   "cat FILE URI",
+		Short: "Print the payload of the response or resource record of URI",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return &usageError{msg: "warc cat takes a WARC file and a URI"}
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			return warc.Cat(args[0], args[1], c.stdout)
+		},
+	}
+	cmd.AddCommand(list, cat)
+	return cmd
+}
+
+// goferVersion is the version "gofer version" prints.
+func goferVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+// warcOnlyDir is where a mirror runs: DIR itself, or with --warc-only a
+// working tree inside DIR's state directory, emptied of everything but
+// its own state when the run ends (clean), so that DIR holds the state
+// and no tree, and only files gofer wrote are ever removed.
+func (c *cli) warcOnlyDir(dir string) (string, func() error) {
+	if !c.warc.only {
+		return dir, func() error { return nil }
+	}
+	work := filepath.Join(dir, ".gofer", "warc-only")
+	return work, func() error {
+		ents, err := os.ReadDir(work)
+		if err != nil {
+			return nil
+		}
+		for _, e := range ents {
+			if e.Name() == ".gofer" {
+				continue
+			}
+			if err := os.RemoveAll(filepath.Join(work, e.Name())); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}

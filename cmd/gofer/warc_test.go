@@ -1,0 +1,66 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/warc"
+)
+
+// TestWarcCommand lists and prints records of an archive, and refuses
+// bad invocations with the usage code.
+func TestWarcCommand(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.warc.gz")
+	w, err := warc.Create(path, warc.Info{Software: "gofer test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := w.Capture("gopher://127.0.0.1/0/hello.txt")
+	b := c.Record(schemes.CaptureRecord{Type: "resource", ContentType: "text/plain"})
+	io.WriteString(b, "hello\r\n")
+	b.Commit()
+	c.Close()
+	w.Close()
+
+	code, out, errs := gofer(t, "", "warc", "list", path)
+	if code != 0 || !strings.Contains(out, "warcinfo") ||
+		!strings.Contains(out, "resource") || !strings.Contains(out, "gopher://127.0.0.1/0/hello.txt") {
+		t.Errorf("warc list: %d %q %q", code, out, errs)
+	}
+	code, out, _ = gofer(t, "", "warc", "cat", path, "gopher://127.0.0.1/0/hello.txt")
+	if code != 0 || out != "hello\r\n" {
+		t.Errorf("warc cat: %d %q", code, out)
+	}
+	if code, _, errs := gofer(t, "", "warc", "cat", path, "gopher://127.0.0.1/0/none"); code == 0 || !strings.Contains(errs, "no record") {
+		t.Errorf("warc cat of a missing URI: %d %q", code, errs)
+	}
+	for _, args := range [][]string{{"warc"}, {"warc", "list"}, {"warc", "cat", path}} {
+		if code, _, _ := gofer(t, "", args...); code != 2 {
+			t.Errorf("%q: exit %d, want 2", args, code)
+		}
+	}
+}
+
+// TestWarcFlagsRefused: archive flags that cannot work are usage errors,
+// and nothing is sent or written.
+func TestWarcFlagsRefused(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"mirror", "--warc-only", "ftp://127.0.0.1/", dir},
+		{"mirror", "--warc", filepath.Join(dir, "p"), "--warc-max-size", "0", "ftp://127.0.0.1/", dir},
+		{"get", "--warc", filepath.Join(dir, "no", "such", "dir.warc.gz"), "ftp://127.0.0.1/"},
+		{"mirror", "--warc", filepath.Join(dir, "no", "such", "prefix"), "ftp://127.0.0.1/", filepath.Join(dir, "t")},
+	} {
+		if code, _, errs := gofer(t, "", args...); code != 2 {
+			t.Errorf("%q: exit %d (%s), want 2", args, code, errs)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		// Nothing written, the mirror's DIR included.
+		t.Errorf("refused commands left %v", ents)
+	}
+}

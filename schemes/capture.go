@@ -1,0 +1,92 @@
+package schemes
+
+import (
+	"io"
+	"net"
+)
+
+// Capture receives the exact bytes a fetch reads, for an archive (WARC,
+// ISO 28500). The front door (package fetch) sets Request.Capture when the
+// caller asks for one and tells it of every connection the fetch opens; a
+// scheme hands it the raw bytes of what it obtained as they stream past,
+// never a whole payload held in memory. A nil Capture records nothing.
+type Capture interface {
+	// Record starts one record. The fetcher writes the record's block to
+	// it in order as the bytes arrive and calls Commit when the block is
+	// complete; a record never committed (a transfer cut short) is dropped.
+	Record(rec CaptureRecord) CaptureBlock
+	// Dialed is told of every connection the fetch opens, in order (the
+	// first is the one whose address the records carry).
+	Dialed(c net.Conn)
+}
+
+// CaptureBlock receives one record's block.
+type CaptureBlock interface {
+	io.Writer
+	// Commit ends the block and keeps the record. Only the first call does
+	// anything.
+	Commit() error
+}
+
+// CaptureRecord describes one record.
+type CaptureRecord struct {
+	// Type is the WARC record type: "resource", "metadata", "request" or
+	// "response".
+	Type string
+	// URI is the record's target URI; "" means the fetch's URL.
+	URI string
+	// ContentType is the media type of the block.
+	ContentType string
+	// Also lists more URIs the same bytes are known by (a news article's
+	// news:<message-id>, beside the nntp: URL that fetched it).
+	Also []string
+}
+
+// StartCapture starts a record on c, or returns nil when c is nil.
+func StartCapture(c Capture, rec CaptureRecord) CaptureBlock {
+	if c == nil {
+		return nil
+	}
+	return c.Record(rec)
+}
+
+// CaptureTee returns r, every byte read through it also written to b and b
+// committed when r reaches io.EOF. With a nil b it returns r itself.
+func CaptureTee(r io.Reader, b CaptureBlock) io.Reader {
+	if b == nil {
+		return r
+	}
+	return &captureTee{r: r, b: b}
+}
+
+// CommitAtEOF returns r, b committed when r reaches io.EOF: for a block
+// written below a reader that frames it (a dot-terminated menu). With a nil
+// b it returns r itself.
+func CommitAtEOF(r io.Reader, b CaptureBlock) io.Reader {
+	if b == nil {
+		return r
+	}
+	return &captureTee{r: r, b: b, noCopy: true}
+}
+
+type captureTee struct {
+	r      io.Reader
+	b      CaptureBlock
+	noCopy bool
+	err    error
+}
+
+func (t *captureTee) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 && !t.noCopy && t.err == nil {
+		if _, werr := t.b.Write(p[:n]); werr != nil {
+			t.err = werr
+		}
+	}
+	if err == io.EOF && t.err == nil {
+		if cerr := t.b.Commit(); cerr != nil {
+			t.err = cerr
+		}
+	}
+	return n, err
+}

@@ -1,0 +1,57 @@
+// Package warc writes and reads WARC/1.1 archives (ISO 28500:2017, "The
+// WARC File Format 1.1"): what gofer fetches, captured as the exact bytes
+// the server sent, in records standard web archive tools read.
+//
+// Records are built and read with github.com/nlnwa/gowarc. Its record
+// builder needs a block's length and digests before the record header is
+// written, so a block is spooled while it streams in: the first MiB in
+// memory, the rest in a temporary file (gowarc's disk buffer), then copied
+// into the archive. Memory therefore never grows with the size of a
+// payload; disk use grows by one payload at a time.
+//
+// Every record is its own gzip member (the ".warc.gz" convention), so a
+// reader can seek to any record and a file cut short loses only the
+// record it ends in. Every file starts with a warcinfo record naming the
+// software and the command that wrote it, passwords masked. Digests are
+// "sha1:" followed by the base32 (RFC 4648) SHA-1, the form web archive
+// tools compare.
+//
+// Record conventions per protocol (the block is always the bytes as
+// received, never a rendering):
+//
+//   - FTP (RFC 959): a file is a resource record; the control conversation
+//     of its fetch is a metadata record of type
+//     text/x-ftp-control-conversation (one line per command "> " or reply
+//     "< ", the password as "****") with WARC-Concurrent-To naming the
+//     resource. A directory listing is a resource record of the raw LIST or
+//     MLSD bytes, text/x-ftp-list or text/x-ftp-mlsd.
+//   - Gopher (RFC 1436) and Gopher+: an item or a menu is a resource record
+//     of the bytes after the Gopher+ header line, if any (a menu raw, with
+//     its terminating line); the content type follows the item type
+//     (ContentType). A type-7 result has the search in its target URI
+//     (after %09). A Gopher+ attribute block is a metadata record of type
+//     text/x-gopher-plus-attributes whose target is the item's URL.
+//   - HTTP: a request record and a response record
+//     (application/http;msgtype=request and msgtype=response) holding the
+//     bytes as they crossed the connection, status line, headers and body
+//     with its transfer and content codings.
+//   - News (RFC 3977, RFC 5536): an article is a resource record of type
+//     message/rfc822 holding the article as the server sent it with the
+//     dot-stuffing (RFC 3977 §3.1.1) undone and CR LF line ends kept; its
+//     target is news:<message-id>, and the nntp: or news: URL that
+//     fetched it is in the extension field Gofer-Fetched-Uri.
+//
+// All records of one fetch after the first carry WARC-Concurrent-To naming
+// the first, so a file and its conversation, or a request and its
+// response, are linked.
+//
+// Segments (CreateSegments) each have a CDXJ index beside them, written
+// when the segment is closed. A payload fetched again whose digest equals
+// the last one archived under the same URI (in this run or in the indexes
+// of earlier segments) becomes a revisit record of the
+// identical-payload-digest profile (WARC 1.1 §6.7.2) instead. A segment
+// found without its index was open when its run was killed: the next
+// writer cuts it back to the end of its last whole record (Recover),
+// indexes it, and goes on in a new segment, so every closed segment stays
+// valid.
+package warc
