@@ -41,6 +41,9 @@ type poolKey struct {
 	tls      tlsMode
 }
 
+// server is the host and port of key.
+func (k poolKey) server() string { return net.JoinHostPort(k.host, strconv.Itoa(k.port)) }
+
 // login is who a fetch logs in as.
 type login struct {
 	user, password string
@@ -77,6 +80,17 @@ type conn struct {
 	top net.Conn
 	// mlsd: the server has MLSD (RFC 3659 §7); noEPSV: it refused EPSV.
 	mlsd, noEPSV bool
+	// x reads the control connection once the engine's login is done:
+	// every later command is sent and answered through it (pipe.go).
+	x *exchange
+	// pipe: commands may be pipelined on c; pasvOK: a passive command
+	// worked on c; ahead: a passive command went out after the last
+	// transfer's command and its reply is still to be read; next: the
+	// data address such a reply gave, for the next transfer ("" none).
+	pipe, pasvOK, ahead bool
+	next                string
+	// served counts the fetches c has served.
+	served int
 
 	mu     sync.Mutex
 	data   *lineproto.Conn // the TCP data connection in use, closed to abort
@@ -85,7 +99,11 @@ type conn struct {
 
 // open connects to the server of req, protects the connection as mode says,
 // and logs in.
-func open(ctx context.Context, req *schemes.Request, key poolKey, who login) (*conn, error) {
+//
+// With pipe set the connection pipelines commands once the server has
+// shown at login that it reads them in order; errNoPipeline says it did
+// not (and the connection is closed).
+func open(ctx context.Context, req *schemes.Request, key poolKey, who login, pipe bool) (*conn, error) {
 	addr := net.JoinHostPort(key.host, strconv.Itoa(key.port))
 	// Ctrl-C or a deadline on ctx ends a connection stuck anywhere in the
 	// greeting, the TLS handshake or the login: the connection watches ctx
@@ -154,11 +172,14 @@ func open(ctx context.Context, req *schemes.Request, key poolKey, who login) (*c
 	c.mlsd = sc.IsTimePreciseInList()
 	c.curType = 'I'
 	// RFC 1738 §3.2.2: record the login directory so that a kept
-	// connection can go back to it before it serves another URL.
-	if home, err := sc.CurrentDir(); err == nil {
-		c.home = home
-	} else if ctx.Err() != nil || !isReply(err) {
+	// connection can go back to it before it serves another URL; the
+	// same exchange shows whether the server reads pipelined commands.
+	c.pipe = pipe
+	if err := c.probe(); err != nil {
 		c.close()
+		if errors.Is(err, errNoPipeline) {
+			return nil, err
+		}
 		return nil, c.fail(ctx, err, "PWD")
 	}
 	return c, nil
@@ -324,6 +345,7 @@ func (c *conn) end() {
 	c.log.w = nil
 	c.dataDial = nil
 	c.used = time.Now()
+	c.served++
 }
 
 // openData dials a data connection for a passive reply's addr. The

@@ -40,12 +40,21 @@ type fakeFTP struct {
 	bigList int
 	// listings are raw LIST/MLSD/NLST bodies by directory.
 	listings map[string]string
+	// lockStep makes the server mishandle pipelining as some do: it reads
+	// one command per read and drops whatever else that read brought.
+	lockStep bool
+	// forgetPasv makes the server drop its passive listener before each
+	// RETR, as one that gave up waiting would, and answer it 425.
+	forgetPasv bool
 
-	mu     sync.Mutex
-	conns  []net.Conn
-	lines  []string
-	logins int
-	wg     sync.WaitGroup
+	mu    sync.Mutex
+	conns []net.Conn
+	lines []string
+	// batches are the lines as they arrived together: each entry holds
+	// the lines one read of the client's bytes brought.
+	batches []string
+	logins  int
+	wg      sync.WaitGroup
 }
 
 func newFake(t testing.TB) *fakeFTP {
@@ -97,6 +106,14 @@ func (f *fakeFTP) dropAll() {
 	}
 }
 
+// sentBatches returns what clients sent, one entry for the lines that
+// came in one read, each line with its CR LF.
+func (f *fakeFTP) sentBatches() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.batches...)
+}
+
 // sent returns what clients sent, one line each with its CR LF.
 func (f *fakeFTP) sent() []string {
 	f.mu.Lock()
@@ -142,13 +159,22 @@ func (f *fakeFTP) session(c net.Conn) {
 	}()
 	r := bufio.NewReader(c)
 	s.reply("220 (fakeFTP 1.0)")
+	batch := ""
 	for {
+		if f.lockStep && r.Buffered() > 0 {
+			r.Discard(r.Buffered())
+		}
 		line, err := r.ReadString('\n')
 		if err != nil {
 			return
 		}
+		batch += line
 		f.mu.Lock()
 		f.lines = append(f.lines, line)
+		if r.Buffered() == 0 || f.lockStep {
+			f.batches = append(f.batches, batch)
+			batch = ""
+		}
 		f.mu.Unlock()
 		cmd := strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
 		verb, arg, _ := strings.Cut(cmd, " ")
@@ -252,6 +278,18 @@ func (s *fakeSession) handle(verb, arg string) bool {
 		s.rest, _ = strconv.Atoi(arg)
 		s.reply("350 Restart position accepted (%d).", s.rest)
 	case "RETR":
+		f.mu.Lock()
+		forget := f.forgetPasv
+		f.forgetPasv = false
+		f.mu.Unlock()
+		if forget {
+			s.closeData()
+		}
+		if s.dataLn == nil {
+			// vsftpd refuses a transfer with no passive listener first.
+			s.reply("425 Use PORT or PASV first.")
+			return true
+		}
 		content, ok := f.files[s.abs(arg)]
 		rest := s.rest
 		s.rest = 0
@@ -320,6 +358,8 @@ func (s *fakeSession) handle(verb, arg string) bool {
 		d.Write([]byte(body))
 		d.Close()
 		s.reply("226 Directory send OK.")
+	case "NOOP":
+		s.reply("200 NOOP ok.")
 	case "QUIT":
 		s.reply("221 Goodbye.")
 		return false

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -74,7 +75,7 @@ func wire(lines ...string) string {
 
 // login is what every session starts with: the login, the engine's
 // feature probe and binary default, and the recorded login directory.
-var anonLogin = []string{"USER anonymous", "PASS " + testEmail, "FEAT", "TYPE I", "PWD"}
+var anonLogin = []string{"USER anonymous", "PASS " + testEmail, "FEAT", "TYPE I", "PWD", "NOOP"}
 
 func TestGoldenWire(t *testing.T) {
 	tests := []struct {
@@ -485,15 +486,148 @@ func TestConnectionReuseReturnsHome(t *testing.T) {
 	if fake.logins != 1 || strings.Count(got, "USER") != 1 {
 		t.Errorf("%d logins for four fetches, want 1:\n%s", fake.logins, got)
 	}
-	if !strings.Contains(got, "RETR one\r\nCWD /\r\nCWD b\r\nSIZE two\r\n") {
-		t.Errorf("the second fetch did not return to the login directory first (and then skip the TYPE in effect):\n%q", got)
+	// Each entry is what one write of gofer's brought: the commands sent
+	// together, before the replies to any of them.
+	want := []string{
+		"USER anonymous\r\n", "PASS " + testEmail + "\r\n", "FEAT\r\n", "TYPE I\r\n",
+		// The login directory, and whether the server reads pipelined
+		// commands.
+		"PWD\r\nNOOP\r\n",
+		// a/one: the CWD and what follows it up to the transfer, then the
+		// RETR once the CWD is known to have worked.
+		"CWD a\r\nTYPE I\r\nSIZE one\r\nMDTM one\r\nEPSV\r\n", "RETR one\r\n",
+		// b/two: back to the login directory (RFC 1738 §3.2.2), skipping
+		// the TYPE in effect; the next transfer's EPSV goes with the RETR.
+		"CWD /\r\nCWD b\r\nSIZE two\r\nMDTM two\r\nEPSV\r\n", "RETR two\r\nEPSV\r\n",
+		// b/three: same directory, data connection already asked for: one
+		// round trip.
+		"SIZE three\r\nMDTM three\r\nRETR three\r\nEPSV\r\n",
+		// b/c/four: b's CWD is the first of b/c's: it goes on from there.
+		"CWD c\r\nSIZE four\r\nMDTM four\r\n", "RETR four\r\nEPSV\r\n",
+		"QUIT\r\n",
 	}
-	if !strings.Contains(got, "RETR two\r\nSIZE three\r\n") {
-		t.Errorf("the third fetch, in the same directory, repeated CWDs or TYPE:\n%q", got)
+	if b := fake.sentBatches(); strings.Join(b, "|") != strings.Join(want, "|") {
+		t.Errorf("batches:\n got %q\nwant %q", b, want)
 	}
-	// b's CWD is the first of b/c's: the fourth goes on from there.
-	if !strings.Contains(got, "RETR three\r\nCWD c\r\nSIZE four\r\n") {
-		t.Errorf("the fourth fetch, one directory down, did not go on from where the third left off:\n%q", got)
+}
+
+// A server that drops the commands that came with another (it reads one
+// per read and discards the rest) is found at login: the NOOP sent with
+// PWD is never answered. gofer closes that connection and speaks to the
+// server one command at a time from then on, on every connection: the
+// fetches work, one round trip per command.
+func TestServerThatDropsPipelinedCommands(t *testing.T) {
+	fake := newFake(t)
+	fake.lockStep = true
+	fake.addFile("/pub/f", "body")
+	fake.addFile("/pub/g", "gee")
+	f := New()
+	for _, name := range []string{"f", "g"} {
+		req := newReq(ftpURL(fake.port(), 0, "pub", name))
+		req.SkipSize = true
+		resp, err := f.Fetch(context.Background(), req)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		data, err := io.ReadAll(resp.Body)
+		resp.Close()
+		if err != nil || string(data) != map[string]string{"f": "body", "g": "gee"}[name] {
+			t.Fatalf("%s: %q %v", name, data, err)
+		}
+	}
+	f.Close()
+	fake.ln.Close()
+	fake.wg.Wait()
+	want := []string{
+		// The first connection: PWD is answered, the NOOP with it dropped.
+		"USER anonymous\r\n", "PASS " + testEmail + "\r\n", "FEAT\r\n", "TYPE I\r\n", "PWD\r\n", "QUIT\r\n",
+		// The second, one command at a time.
+		"USER anonymous\r\n", "PASS " + testEmail + "\r\n", "FEAT\r\n", "TYPE I\r\n", "PWD\r\n",
+		"CWD pub\r\n", "TYPE I\r\n", "MDTM f\r\n", "EPSV\r\n", "RETR f\r\n",
+		"MDTM g\r\n", "EPSV\r\n", "RETR g\r\n",
+		"QUIT\r\n",
+	}
+	if b := fake.sentBatches(); strings.Join(b, "|") != strings.Join(want, "|") {
+		t.Errorf("batches:\n got %q\nwant %q", b, want)
+	}
+}
+
+// A mirror's fetch (size known from the listing, MDTM asked) on a kept
+// connection in the right directory is one write: MDTM, RETR, and the
+// next transfer's EPSV. A data address read ahead that went stale (the
+// server answers RETR with 425) is asked for again, and the fetch works.
+func TestPipelinedMirrorFetches(t *testing.T) {
+	fake := newFake(t)
+	fake.addFile("/d/x", "ex")
+	fake.addFile("/d/y", "why")
+	f := New()
+	get := func(segs ...string) string {
+		t.Helper()
+		req := newReq(ftpURL(fake.port(), 0, segs...))
+		req.SkipSize = true
+		resp, err := f.Fetch(context.Background(), req)
+		if err != nil {
+			t.Fatalf("%v: %v", segs, err)
+		}
+		defer resp.Close()
+		if resp.Listing != nil {
+			n := 0
+			for {
+				_, err := resp.Listing.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				n++
+			}
+			return strconv.Itoa(n)
+		}
+		data, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	fake.listings["LIST /d"] = "-rw-r--r--    1 0 0 2 Dec 20  1994 x\r\n-rw-r--r--    1 0 0 3 Dec 20  1994 y\r\n"
+	if got := get("d", ""); got != "2" {
+		t.Fatalf("listing: %s entries", got)
+	}
+	if got := get("d", "x"); got != "ex" {
+		t.Fatalf("x: %q", got)
+	}
+	if got := get("d", "y"); got != "why" {
+		t.Fatalf("y: %q", got)
+	}
+	// The server forgets the passive port it announced: the next RETR is
+	// answered 425, and gofer asks again.
+	fake.mu.Lock()
+	fake.forgetPasv = true
+	fake.mu.Unlock()
+	if got := get("d", "x"); got != "ex" {
+		t.Fatalf("x again: %q", got)
+	}
+	f.Close()
+	fake.ln.Close()
+	fake.wg.Wait()
+	want := []string{
+		"USER anonymous\r\n", "PASS " + testEmail + "\r\n", "FEAT\r\n", "TYPE I\r\n", "PWD\r\nNOOP\r\n",
+		// A listing on a fresh connection (which asks for no data
+		// connection ahead: it may serve one fetch only).
+		"CWD d\r\n", "EPSV\r\n", "LIST\r\n",
+		// x, in the directory listed, binary already in effect: the EPSV
+		// has worked, so the RETR goes behind it, and the next one ahead.
+		"MDTM x\r\nEPSV\r\nRETR x\r\nEPSV\r\n",
+		// y: its data connection was asked for with x's transfer.
+		"MDTM y\r\nRETR y\r\nEPSV\r\n",
+		// x again: the RETR is refused (425, the port forgotten); the EPSV
+		// sent ahead with it gave a fresh one, on which RETR goes again.
+		"MDTM x\r\nRETR x\r\nEPSV\r\n", "RETR x\r\nEPSV\r\n",
+		"QUIT\r\n",
+	}
+	if b := fake.sentBatches(); strings.Join(b, "|") != strings.Join(want, "|") {
+		t.Errorf("batches:\n got %q\nwant %q", b, want)
 	}
 }
 
@@ -822,7 +956,7 @@ func TestEngineLinesPassTheGuard(t *testing.T) {
 	fake.dirs["/pub"] = true
 	req := newReq(ftpURL(fake.port(), 0, "pub", "f"))
 	key := poolKey{host: "127.0.0.1", port: fake.port(), user: "anonymous", password: testEmail}
-	c, err := open(context.Background(), req, key, login{user: "anonymous", password: testEmail, anonymous: true})
+	c, err := open(context.Background(), req, key, login{user: "anonymous", password: testEmail, anonymous: true}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,320 @@
+package ftp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/textproto"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/lineproto"
+)
+
+// Pipelining. An RFC 959 server reads its commands in order and answers
+// each in turn (§4.2: one reply per command, in the order sent), so
+// commands whose replies do not decide what is sent next can go out in one
+// write and be answered in one round trip: the CWDs of a path with the
+// TYPE, SIZE, MDTM and passive command that follow them; MDTM with the
+// RETR of a file in the directory the connection is already in; and, after
+// a RETR or a listing, the passive command of the next transfer, whose
+// reply comes with the reply that ends this one.
+//
+// What is never sent ahead of a reply it depends on: USER and PASS (the
+// login is the engine's, one command at a time), a RETR or a listing
+// behind a CWD (a refused CWD would leave the connection elsewhere and the
+// RETR would fetch another file), a RETR behind a passive command that has
+// not yet worked on this connection (a refused EPSV would leave the RETR
+// without a data connection), and a RETR whose sending depends on SIZE or
+// MDTM (If-Modified-Since, a size limit, a resumed transfer).
+//
+// Every line still passes the guard's line check as it is written: a batch
+// is one write through the control connection's guard, which refuses the
+// whole write, before any byte of it leaves, when one line holds a CR, LF
+// or NUL.
+//
+// A server that does not read pipelined commands in order shows it at
+// login, where PWD and NOOP go out together: when the second reply does
+// not come (the server dropped what followed the first line) or the server
+// ends the connection, the connection is dropped and the server is spoken
+// to one command at a time from then on.
+
+// errNoPipeline is a login's finding that the server mishandles pipelined
+// commands; the connection it was found on is closed.
+var errNoPipeline = errors.New("ftp: the server does not read pipelined commands")
+
+// probeGrace is how long, beyond twice the round trip PWD took, the reply
+// to the NOOP sent with it may lag before the server is taken to have
+// dropped it.
+const probeGrace = time.Second
+
+// step is one command of a batch and what to do with its reply.
+type step struct {
+	line string
+	// then handles the reply; an error stops a lock-step batch and is the
+	// batch's error (the first one) in a pipelined one.
+	then func(code int, msg string) error
+}
+
+// batch sends steps' lines and reads one reply for each. On a connection
+// that pipelines, the lines (and trailer, whose replies are read later) go
+// out in one write; otherwise each waits for the reply before it and
+// trailer must be empty. Every reply is read, so that the connection stays
+// in step; the first handler error is returned with the index of its
+// step. A failed read or write is returned with index -1: the connection
+// is then out of step and must not be reused.
+func (x *exchange) batch(steps []step, trailer ...string) (int, error) {
+	if len(steps) == 0 && len(trailer) == 0 {
+		return 0, nil
+	}
+	c := x.c
+	if !c.pipe {
+		for i, s := range steps {
+			if err := x.write(s.line); err != nil {
+				c.abort()
+				return -1, err
+			}
+			code, msg, err := readReply(x.tp)
+			if err != nil {
+				c.abort()
+				return -1, err
+			}
+			if err := s.then(code, msg); err != nil {
+				return i, err
+			}
+		}
+		return 0, nil
+	}
+	lines := make([]string, 0, len(steps)+len(trailer))
+	for _, s := range steps {
+		lines = append(lines, s.line)
+	}
+	if err := x.write(append(lines, trailer...)...); err != nil {
+		c.abort()
+		return -1, err
+	}
+	first, firstErr := 0, error(nil)
+	for i, s := range steps {
+		code, msg, err := readReply(x.tp)
+		if err != nil {
+			c.abort()
+			return -1, err
+		}
+		if err := s.then(code, msg); err != nil && firstErr == nil {
+			first, firstErr = i, err
+		}
+	}
+	return first, firstErr
+}
+
+// write sends lines, each ended by CR LF, in one write.
+func (x *exchange) write(lines ...string) error {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(l)
+		b.WriteString("\r\n")
+	}
+	_, err := io.WriteString(x.c.top, b.String())
+	return err
+}
+
+// replyErr is a reply that refused a command, as the engine reports one.
+func replyErr(code int, msg string) error { return &textproto.Error{Code: code, Msg: msg} }
+
+// want2xx is a step handler that accepts a completion reply only.
+func want2xx(code int, msg string) error {
+	if code/100 != 2 {
+		return replyErr(code, msg)
+	}
+	return nil
+}
+
+// passiveLine is the command that opens a passive data connection on c.
+func (c *conn) passiveLine() string {
+	if c.noEPSV {
+		return "PASV"
+	}
+	return "EPSV"
+}
+
+// passiveAddr reads a reply to passiveLine: the address to dial, or "" when
+// the server refused (an EPSV refused means PASV from then on). A reply
+// that claims success but names no address is an error.
+func (c *conn) passiveAddr(code int, msg string) (string, error) {
+	switch code {
+	case 229:
+		// "229 Entering Extended Passive Mode (|||port|)": the host is the
+		// control connection's (RFC 2428 §3).
+		i := strings.Index(msg, "(|||")
+		j := strings.LastIndex(msg, "|)")
+		port, perr := 0, error(nil)
+		if i >= 0 && j > i+4 {
+			port, perr = strconv.Atoi(msg[i+4 : j])
+		}
+		if i < 0 || j <= i+4 || perr != nil || port <= 0 || port > 65535 {
+			return "", schemes.Errorf(schemes.ErrRefused, "ftp: malformed EPSV reply: %d %s", code, lineproto.ServerText(msg))
+		}
+		return net.JoinHostPort(c.peer.String(), strconv.Itoa(port)), nil
+	case 227:
+		// "227 Entering Passive Mode (h1,h2,h3,h4,p1,p2)"; some servers
+		// leave out the parentheses, so take the six numbers after the code.
+		addr, ok := pasvAddr(msg)
+		if !ok {
+			return "", schemes.Errorf(schemes.ErrRefused, "ftp: malformed PASV reply: %d %s", code, lineproto.ServerText(msg))
+		}
+		return addr, nil
+	}
+	if !c.noEPSV && code/100 == 5 {
+		c.noEPSV = true
+	}
+	return "", nil
+}
+
+// passiveStep is the step that opens a data connection into *data.
+func (c *conn) passiveStep(ctx context.Context, req *schemes.Request, data *net.Conn) step {
+	line := c.passiveLine()
+	return step{line: line, then: func(code int, msg string) error {
+		addr, err := c.passiveAddr(code, msg)
+		if err != nil {
+			return err
+		}
+		if addr == "" {
+			return replyErr(code, msg)
+		}
+		c.pasvOK = true
+		d, err := c.openData(ctx, req, "tcp", addr)
+		if err != nil {
+			return err
+		}
+		*data = d
+		return nil
+	}}
+}
+
+// openNext dials the data address a passive reply read ahead gave, if
+// there is one; nil when there is none or it cannot be reached (the server
+// may have given up waiting), and the caller asks for another.
+func (c *conn) openNext(ctx context.Context, req *schemes.Request) net.Conn {
+	addr := c.next
+	c.next = ""
+	if addr == "" {
+		return nil
+	}
+	d, err := c.openData(ctx, req, "tcp", addr)
+	if err != nil {
+		return nil
+	}
+	return d
+}
+
+// aheadLines is the trailer of a batch that starts a transfer: the passive
+// command of the next one, when c pipelines, a passive command has worked
+// on it, and it has served a fetch before (a connection that serves one
+// fetch only, a single get, asks for no data connection it will not use).
+func (c *conn) aheadLines() []string {
+	if !c.pipe || !c.pasvOK || c.served == 0 {
+		return nil
+	}
+	return []string{c.passiveLine()}
+}
+
+// readAhead reads the reply to a passive command sent ahead, after the
+// reply that ended the transfer before it, and keeps its address for the
+// next transfer.
+func (c *conn) readAhead() error {
+	if !c.ahead {
+		return nil
+	}
+	c.ahead = false
+	code, msg, err := readReply(c.exchange().tp)
+	if err != nil {
+		return err
+	}
+	addr, err := c.passiveAddr(code, msg)
+	if err != nil {
+		// A malformed reply is the server's; the next transfer asks again.
+		addr = ""
+	}
+	c.next = addr
+	return nil
+}
+
+// probe records the login directory with PWD and, on a connection that is
+// to pipeline, sends NOOP with it: both replies must come, in order, within
+// a little more than the round trip PWD took, or the server is taken not to
+// read pipelined commands (errNoPipeline). A refused PWD leaves home "".
+func (c *conn) probe() error {
+	x := c.exchange()
+	lines := []string{"PWD"}
+	if c.pipe {
+		lines = append(lines, "NOOP")
+	}
+	t0 := time.Now()
+	if err := x.write(lines...); err != nil {
+		return err
+	}
+	code, msg, err := readReply(x.tp)
+	if err != nil {
+		return c.probeError(err)
+	}
+	if code == 257 {
+		c.home = pwdDir(msg)
+	}
+	if !c.pipe {
+		return nil
+	}
+	wait := 2*time.Since(t0) + probeGrace
+	raw := c.ctrl.Raw()
+	timer := time.AfterFunc(wait, func() { raw.SetReadDeadline(time.Now()) })
+	_, _, err = readReply(x.tp)
+	timer.Stop()
+	if err != nil {
+		return c.probeError(err)
+	}
+	return nil
+}
+
+// probeError is what a failed read of the probe's replies means: on a
+// connection that pipelines, a lost or late reply or an ended connection is
+// the server mishandling pipelined commands; a refusal of gofer's own (a
+// reply over a limit, a reply that is no FTP reply) stays what it is.
+func (c *conn) probeError(err error) error {
+	var ke *schemes.KindError
+	if !c.pipe || errors.As(err, &ke) {
+		return err
+	}
+	return errNoPipeline
+}
+
+// pwdDir is the directory of a 257 reply: the text between its first and
+// last double quote, with doubled quotes undone (RFC 959 §7); "" when
+// there is none.
+func pwdDir(msg string) string {
+	i := strings.Index(msg, `"`)
+	j := strings.LastIndex(msg, `"`)
+	if i < 0 || j <= i {
+		return ""
+	}
+	return strings.ReplaceAll(msg[i+1:j], `""`, `"`)
+}
+
+// parseMDTM reads an MDTM reply (RFC 3659 §3: YYYYMMDDHHMMSS[.sss], UTC).
+func parseMDTM(msg string) (time.Time, bool) {
+	s, frac, _ := strings.Cut(strings.TrimSpace(msg), ".")
+	t, err := time.ParseInLocation("20060102150405", s, time.UTC)
+	if err != nil {
+		return time.Time{}, false
+	}
+	if frac != "" {
+		if n, err := strconv.Atoi(frac); err == nil && len(frac) <= 9 {
+			for i := len(frac); i < 9; i++ {
+				n *= 10
+			}
+			t = t.Add(time.Duration(n))
+		}
+	}
+	return t, true
+}
