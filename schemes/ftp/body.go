@@ -45,6 +45,9 @@ type body struct {
 	// file without passing through gofer's memory (splice), nil otherwise.
 	raw  net.Conn
 	idle time.Duration
+	// afterKey names the file for the time an MDTM sent behind its RETR
+	// gives ("" when none was sent).
+	afterKey string
 }
 
 // newBody streams data. convert turns CR LF into LF: RFC 959 §3.1.1.1 has
@@ -161,11 +164,15 @@ func (b *body) endReply() error {
 	if err != nil {
 		return err
 	}
-	if err := b.c.readAhead(); err != nil {
+	after, err := b.c.readAhead()
+	if err != nil {
 		return err
 	}
 	if code/100 != 2 {
 		return replyErr(code, msg)
+	}
+	if !after.IsZero() && b.afterKey != "" && b.err == nil {
+		b.f.noteAfter(b.afterKey, after)
 	}
 	return nil
 }

@@ -84,11 +84,12 @@ type conn struct {
 	// every later command is sent and answered through it (pipe.go).
 	x *exchange
 	// pipe: commands may be pipelined on c; pasvOK: a passive command
-	// worked on c; ahead: a passive command went out after the last
-	// transfer's command and its reply is still to be read; next: the
-	// data address such a reply gave, for the next transfer ("" none).
-	pipe, pasvOK, ahead bool
-	next                string
+	// worked on c; afterMDTM, ahead: an MDTM of the file, a passive command,
+	// went out after the last transfer's command and its reply is still to
+	// be read; next: the data address such a reply gave, for the next
+	// transfer ("" none).
+	pipe, pasvOK, afterMDTM, ahead bool
+	next                           string
 	// served counts the fetches c has served.
 	served int
 
@@ -377,6 +378,13 @@ func (c *conn) openData(ctx context.Context, req *schemes.Request, network, addr
 	if c.tlsData != nil {
 		// The handshake happens on the first read, under the idle deadline.
 		nc = tls.Client(nc, c.tlsData)
+	} else if hc, ok := data.Raw().(interface{ CloseWrite() error }); ok {
+		// gofer only ever reads a data connection (RETR, LIST, MLSD,
+		// NLST): it half-closes it at once. A server that waits for the
+		// client's end of the connection before it answers 226 (vsftpd
+		// does) then answers as soon as its data is sent, a round trip
+		// sooner than when the client closes after reading the end.
+		hc.CloseWrite()
 	}
 	return nc, nil
 }
@@ -502,13 +510,4 @@ func isReply(err error) bool {
 func isNetError(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) || errors.Is(err, net.ErrClosed)
-}
-
-// replyCode is the code of the server's reply in err, 0 if err is not one.
-func replyCode(err error) int {
-	var te *textproto.Error
-	if errors.As(err, &te) {
-		return te.Code
-	}
-	return 0
 }

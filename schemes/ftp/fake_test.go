@@ -3,12 +3,14 @@ package ftp
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net"
 	"path"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fakeFTP is a scripted FTP server on 127.0.0.1:0 that records every line
@@ -46,6 +48,11 @@ type fakeFTP struct {
 	// forgetPasv makes the server drop its passive listener before each
 	// RETR, as one that gave up waiting would, and answer it 425.
 	forgetPasv bool
+	// waitFIN makes the server wait, as vsftpd does, for the client's end
+	// of each data connection (up to 5 s) before it sends the data; fins
+	// and noFins count the connections that had it and did not.
+	waitFIN      bool
+	fins, noFins int
 
 	mu    sync.Mutex
 	conns []net.Conn
@@ -396,6 +403,18 @@ func (s *fakeSession) acceptData() net.Conn {
 	if err != nil {
 		s.reply("425 Failed to establish connection.")
 		return nil
+	}
+	if s.f.waitFIN {
+		d.SetReadDeadline(time.Now().Add(5 * time.Second))
+		n, err := d.Read(make([]byte, 1))
+		d.SetReadDeadline(time.Time{})
+		s.f.mu.Lock()
+		if n == 0 && err == io.EOF {
+			s.f.fins++
+		} else {
+			s.f.noFins++
+		}
+		s.f.mu.Unlock()
 	}
 	return d
 }

@@ -38,6 +38,8 @@ type Fetcher struct {
 	idle   map[poolKey][]*conn
 	nidle  int
 	closed bool
+	// after holds the times MDTMs sent behind RETRs found (pipe.go).
+	after map[string]afterMDTM
 	// lockStep holds the servers (host and port) seen to mishandle
 	// pipelined commands: they are spoken to one command at a time.
 	lockStep map[string]bool
@@ -160,6 +162,19 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	}
 	if key.port == 0 {
 		key.port = 21
+	}
+
+	if name := v.Name(); name != "" && v.TypeCode != 'd' && !req.IfModifiedSince.IsZero() && !req.SkipMetadata {
+		// The MDTM sent behind this file's RETR a moment ago, answered
+		// once the transfer was over, answers If-Modified-Since.
+		if mod, ok := f.takeAfter(afterKey(key, v.Dirs(), name)); ok && !mod.After(req.IfModifiedSince) {
+			typeWord := schemes.TypeBinary
+			if transferType(v) == 'A' {
+				typeWord = schemes.TypeText
+			}
+			return &schemes.Response{URL: u, Kind: schemes.KindFile, Body: emptyBody{}, Size: -1,
+				Name: name, Type: typeWord, Modified: mod, NotModified: true}, nil
+		}
 	}
 
 	// A kept connection may have been ended by the server meanwhile; that
@@ -352,7 +367,8 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 			return nil
 		}})
 	}
-	if !req.SkipMetadata && c.sc.IsGetTimeSupported() {
+	wantTime := !req.SkipMetadata && c.sc.IsGetTimeSupported()
+	if wantTime {
 		steps = append(steps, step{line: "MDTM " + name, then: func(code int, msg string) error {
 			if m, ok := parseMDTM(msg); code == 213 && ok {
 				modified = m
@@ -390,16 +406,36 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 		started = true
 		return nil
 	}}
+	// behind is what goes out behind the RETR, its replies read after the
+	// transfer's: on a kept connection, the file's MDTM again when this
+	// fetch asked it (an If-Modified-Since fetch of the file right after
+	// is answered from it: it is the time once the transfer was over), and
+	// the next transfer's passive command.
+	afterK := ""
+	behind := func() []string {
+		var lines []string
+		if wantTime && c.pipe && c.served > 0 {
+			lines = append(lines, "MDTM "+name)
+			afterK = afterKey(c.key, dirs, name)
+		}
+		return append(lines, c.aheadLines()...)
+	}
+	sentBehind := func(lines []string) {
+		c.afterMDTM = len(lines) > 0 && strings.HasPrefix(lines[0], "MDTM ")
+		c.ahead = len(lines) > 0 && !strings.HasPrefix(lines[len(lines)-1], "MDTM ")
+	}
 	var ahead []string
 	if eager {
 		steps = append(steps, retr)
-		ahead = c.aheadLines()
+		ahead = behind()
 	}
 	i, err := x.batch(steps, ahead...)
-	c.ahead = len(ahead) > 0 && i >= 0
+	if i >= 0 {
+		sentBehind(ahead)
+	}
 	if i < cwds && err != nil {
 		closeData(data)
-		if aerr := c.readAhead(); aerr != nil {
+		if _, aerr := c.readAhead(); aerr != nil {
 			c.abort()
 		}
 		return cwdDone(i, err)
@@ -417,7 +453,7 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 				c.abort()
 			}
 		}
-		if aerr := c.readAhead(); aerr != nil {
+		if _, aerr := c.readAhead(); aerr != nil {
 			c.abort()
 		}
 		return fail(err, what)
@@ -473,9 +509,9 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 				}})
 			}
 			steps = append(steps, retr)
-			ahead = c.aheadLines()
+			ahead = behind()
 			_, err = x.batch(steps, ahead...)
-			c.ahead = len(ahead) > 0
+			sentBehind(ahead)
 			if err != nil && !isReply(err) {
 				closeData(data)
 				return fail(err, "RETR "+name)
@@ -486,7 +522,7 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 		}
 		closeData(data)
 		data = nil
-		if aerr := c.readAhead(); aerr != nil {
+		if _, aerr := c.readAhead(); aerr != nil {
 			c.abort()
 			return fail(aerr, "RETR "+name)
 		}
@@ -519,6 +555,7 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 		raw = blk
 	}
 	b := newBody(f, c, data, stop, offset, size, t == 'A', v.TypeCode == 'a', raw)
+	b.afterKey = afterK
 	if c.tlsData == nil && v.TypeCode != 'a' {
 		c.mu.Lock()
 		if d := c.data; d != nil {
@@ -578,14 +615,6 @@ func isKept(err error) bool {
 }
 
 func errorKind(err, kind error) bool { return errors.Is(err, kind) }
-
-// isParse reports whether err is a reply the engine could not read as a
-// number or a time (a SIZE or MDTM answer in some other form).
-func isParse(err error) bool {
-	var ne *strconv.NumError
-	var te *time.ParseError
-	return errors.As(err, &ne) || errors.As(err, &te)
-}
 
 // closeData closes a data connection opened for a transfer that is not
 // to come.

@@ -132,7 +132,7 @@ func (f *Fetcher) startList(ctx context.Context, req *schemes.Request, c *conn, 
 		if code/100 != 1 {
 			// RFC 959 §5.4: LIST and NLST answer 125 or 150 before the data.
 			data.Close()
-			if err := c.readAhead(); err != nil {
+			if _, err := c.readAhead(); err != nil {
 				c.abort()
 				return nil, err
 			}
@@ -212,7 +212,7 @@ func (l *listing) finish() error {
 	l.data.Close()
 	code, msg, err := readReply(l.x.tp)
 	if err == nil {
-		err = l.c.readAhead()
+		_, err = l.c.readAhead()
 	}
 	l.stop()
 	if err != nil {
@@ -254,7 +254,7 @@ func (l *listing) Close() error {
 	l.data.Close()
 	_, _, err := readReply(l.x.tp)
 	if err == nil {
-		err = l.c.readAhead()
+		_, err = l.c.readAhead()
 	}
 	l.stop()
 	if err == nil && !l.c.isBroken() {

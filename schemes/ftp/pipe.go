@@ -210,6 +210,50 @@ func (c *conn) openNext(ctx context.Context, req *schemes.Request) net.Conn {
 	return d
 }
 
+// afterWindow is how long the MDTM sent behind a RETR answers an
+// If-Modified-Since fetch of the same file.
+const afterWindow = 5 * time.Second
+
+// afterMDTM is a file's time as an MDTM behind its RETR found it.
+type afterMDTM struct {
+	mod time.Time
+	at  time.Time
+}
+
+// afterKey names a file of a server for the after-transfer times.
+func afterKey(key poolKey, dirs []string, name string) string {
+	return key.server() + "\x00" + key.user + "\x00" + strings.Join(dirs, "\x00") + "\x00" + name
+}
+
+// noteAfter keeps the time an MDTM behind a completed transfer gave.
+func (f *Fetcher) noteAfter(k string, mod time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.after == nil {
+		f.after = map[string]afterMDTM{}
+	}
+	now := time.Now()
+	for old, a := range f.after {
+		if now.Sub(a.at) > afterWindow {
+			delete(f.after, old)
+		}
+	}
+	f.after[k] = afterMDTM{mod: mod, at: now}
+}
+
+// takeAfter returns, once, the time an MDTM behind the transfer of the file
+// named k found, if that transfer ended within afterWindow.
+func (f *Fetcher) takeAfter(k string) (time.Time, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	a, ok := f.after[k]
+	delete(f.after, k)
+	if !ok || time.Since(a.at) > afterWindow {
+		return time.Time{}, false
+	}
+	return a.mod, true
+}
+
 // aheadLines is the trailer of a batch that starts a transfer: the passive
 // command of the next one, when c pipelines, a passive command has worked
 // on it, and it has served a fetch before (a connection that serves one
@@ -221,17 +265,31 @@ func (c *conn) aheadLines() []string {
 	return []string{c.passiveLine()}
 }
 
-// readAhead reads the reply to a passive command sent ahead, after the
-// reply that ended the transfer before it, and keeps its address for the
-// next transfer.
-func (c *conn) readAhead() error {
+// readAhead reads the replies to what was sent behind the last transfer's
+// command: the MDTM of the file (its time once the transfer was over, the
+// zero time when refused) and the passive command of the next transfer,
+// whose address it keeps.
+func (c *conn) readAhead() (time.Time, error) {
+	x := c.exchange()
+	var after time.Time
+	if c.afterMDTM {
+		c.afterMDTM = false
+		code, msg, err := readReply(x.tp)
+		if err != nil {
+			c.ahead = false
+			return after, err
+		}
+		if m, ok := parseMDTM(msg); code == 213 && ok {
+			after = m
+		}
+	}
 	if !c.ahead {
-		return nil
+		return after, nil
 	}
 	c.ahead = false
-	code, msg, err := readReply(c.exchange().tp)
+	code, msg, err := readReply(x.tp)
 	if err != nil {
-		return err
+		return after, err
 	}
 	addr, err := c.passiveAddr(code, msg)
 	if err != nil {
@@ -239,7 +297,7 @@ func (c *conn) readAhead() error {
 		addr = ""
 	}
 	c.next = addr
-	return nil
+	return after, nil
 }
 
 // probe records the login directory with PWD and, on a connection that is

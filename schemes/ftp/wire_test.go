@@ -69,6 +69,37 @@ func fetchAll(t *testing.T, fake *fakeFTP, req *schemes.Request) (*schemes.Respo
 	return resp, data, fake.sent()
 }
 
+// fetchOne is fetchAll that leaves the server running.
+func fetchOne(t *testing.T, fake *fakeFTP, req *schemes.Request) (*schemes.Response, []byte, []string) {
+	t.Helper()
+	f := New()
+	defer f.Close()
+	resp, err := f.Fetch(context.Background(), req)
+	if err != nil {
+		t.Fatalf("Fetch: %v", err)
+	}
+	defer resp.Close()
+	var data []byte
+	if resp.Body != nil {
+		if data, err = io.ReadAll(resp.Body); err != nil {
+			t.Fatalf("reading body: %v", err)
+		}
+	}
+	if resp.Listing != nil {
+		for {
+			e, err := resp.Listing.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("listing: %v", err)
+			}
+			data = append(data, e.Name+" "+e.Type+" "+e.Target+"\n"...)
+		}
+	}
+	return resp, data, fake.sent()
+}
+
 func wire(lines ...string) string {
 	return strings.Join(lines, "\r\n") + "\r\n"
 }
@@ -498,16 +529,39 @@ func TestConnectionReuseReturnsHome(t *testing.T) {
 		"CWD a\r\nTYPE I\r\nSIZE one\r\nMDTM one\r\nEPSV\r\n", "RETR one\r\n",
 		// b/two: back to the login directory (RFC 1738 §3.2.2), skipping
 		// the TYPE in effect; the next transfer's EPSV goes with the RETR.
-		"CWD /\r\nCWD b\r\nSIZE two\r\nMDTM two\r\nEPSV\r\n", "RETR two\r\nEPSV\r\n",
+		// Behind the RETR, on this kept connection: the file's MDTM again
+		// and the next transfer's EPSV, answered after the transfer.
+		"CWD /\r\nCWD b\r\nSIZE two\r\nMDTM two\r\nEPSV\r\n", "RETR two\r\nMDTM two\r\nEPSV\r\n",
 		// b/three: same directory, data connection already asked for: one
 		// round trip.
-		"SIZE three\r\nMDTM three\r\nRETR three\r\nEPSV\r\n",
+		"SIZE three\r\nMDTM three\r\nRETR three\r\nMDTM three\r\nEPSV\r\n",
 		// b/c/four: b's CWD is the first of b/c's: it goes on from there.
-		"CWD c\r\nSIZE four\r\nMDTM four\r\n", "RETR four\r\nEPSV\r\n",
+		"CWD c\r\nSIZE four\r\nMDTM four\r\n", "RETR four\r\nMDTM four\r\nEPSV\r\n",
 		"QUIT\r\n",
 	}
 	if b := fake.sentBatches(); strings.Join(b, "|") != strings.Join(want, "|") {
 		t.Errorf("batches:\n got %q\nwant %q", b, want)
+	}
+}
+
+// A data connection is only read: gofer ends its side of it at once, so a
+// server that waits for that before its 226 (vsftpd) answers a round trip
+// sooner.
+func TestDataConnectionsHalfClosed(t *testing.T) {
+	fake := newFake(t)
+	fake.waitFIN = true
+	fake.addFile("/d/x", "ex")
+	fake.listings["LIST /d"] = "-rw-r--r--    1 0 0 2 Dec 20  1994 x\r\n"
+	for _, segs := range [][]string{{"d", "x"}, {"d", ""}} {
+		_, data, _ := fetchOne(t, fake, newReq(ftpURL(fake.port(), 0, segs...)))
+		if want := map[string]string{"x": "ex", "": "x file \n"}[segs[1]]; string(data) != want {
+			t.Errorf("%v: %q, want %q", segs, data, want)
+		}
+	}
+	fake.mu.Lock()
+	defer fake.mu.Unlock()
+	if fake.fins != 2 || fake.noFins != 0 {
+		t.Errorf("%d data connections half-closed by the client, %d not; want 2, 0", fake.fins, fake.noFins)
 	}
 }
 
@@ -558,6 +612,7 @@ func TestServerThatDropsPipelinedCommands(t *testing.T) {
 // server answers RETR with 425) is asked for again, and the fetch works.
 func TestPipelinedMirrorFetches(t *testing.T) {
 	fake := newFake(t)
+	fake.waitFIN = true
 	fake.addFile("/d/x", "ex")
 	fake.addFile("/d/y", "why")
 	f := New()
@@ -600,6 +655,24 @@ func TestPipelinedMirrorFetches(t *testing.T) {
 	if got := get("d", "y"); got != "why" {
 		t.Fatalf("y: %q", got)
 	}
+	// The mirror's check that y did not change during its transfer.
+	for i, wantWire := range []bool{false, true} {
+		before := len(fake.sent())
+		req := newReq(ftpURL(fake.port(), 0, "d", "y"))
+		req.SkipSize = true
+		req.IfModifiedSince = time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+		resp, err := f.Fetch(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Close()
+		if !resp.NotModified || !resp.Modified.Equal(req.IfModifiedSince) {
+			t.Errorf("check %d: NotModified %v, Modified %v", i+1, resp.NotModified, resp.Modified)
+		}
+		if sent := len(fake.sent()) > before; sent != wantWire {
+			t.Errorf("check %d: sent commands %v, want %v", i+1, sent, wantWire)
+		}
+	}
 	// The server forgets the passive port it announced: the next RETR is
 	// answered 425, and gofer asks again.
 	fake.mu.Lock()
@@ -618,12 +691,15 @@ func TestPipelinedMirrorFetches(t *testing.T) {
 		"CWD d\r\n", "EPSV\r\n", "LIST\r\n",
 		// x, in the directory listed, binary already in effect: the EPSV
 		// has worked, so the RETR goes behind it, and the next one ahead.
-		"MDTM x\r\nEPSV\r\nRETR x\r\nEPSV\r\n",
-		// y: its data connection was asked for with x's transfer.
-		"MDTM y\r\nRETR y\r\nEPSV\r\n",
+		"MDTM x\r\nEPSV\r\nRETR x\r\nMDTM x\r\nEPSV\r\n",
+		// y: its data connection was asked for with x's transfer; its
+		// MDTM goes again behind the RETR. The If-Modified-Since check
+		// right after is answered from that; the second one asks.
+		"MDTM y\r\nRETR y\r\nMDTM y\r\nEPSV\r\n",
+		"MDTM y\r\n",
 		// x again: the RETR is refused (425, the port forgotten); the EPSV
 		// sent ahead with it gave a fresh one, on which RETR goes again.
-		"MDTM x\r\nRETR x\r\nEPSV\r\n", "RETR x\r\nEPSV\r\n",
+		"MDTM x\r\nRETR x\r\nMDTM x\r\nEPSV\r\n", "RETR x\r\nMDTM x\r\nEPSV\r\n",
 		"QUIT\r\n",
 	}
 	if b := fake.sentBatches(); strings.Join(b, "|") != strings.Join(want, "|") {
