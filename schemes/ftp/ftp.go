@@ -325,7 +325,16 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 	base := req.URL
 
 	if v.TypeCode == 'd' || name == "" {
+		// The listing's passive command goes with the CWDs.
+		if c.next == "" && len(steps) > 0 {
+			steps = append(steps, c.passiveNextStep())
+		}
 		if i, err := x.batch(steps); err != nil {
+			if i >= 0 && i == len(steps)-1 && cwds < len(steps) {
+				// The CWDs worked; the passive reply was malformed.
+				c.at = slices.Clone(dirs)
+				return fail(err, steps[i].line)
+			}
 			return cwdDone(i, err)
 		}
 		c.at = slices.Clone(dirs)
@@ -387,7 +396,11 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 	reusedData := false
 	eager := c.pipe && cwds == 0 && req.IfModifiedSince.IsZero() && offset == 0 &&
 		(req.MaxBytes <= 0 || !wantSize) && (c.next != "" || c.pasvOK)
-	if eager || req.IfModifiedSince.IsZero() {
+	if !eager && cwds > 0 && req.IfModifiedSince.IsZero() && c.next == "" {
+		// A transfer is to come: its data connection is asked for with the
+		// CWDs, and dialled once they have worked.
+		steps = append(steps, c.passiveNextStep())
+	} else if eager || req.IfModifiedSince.IsZero() {
 		// A transfer is to come: its data connection is asked for now.
 		if data = c.openNext(ctx, req); data != nil {
 			reusedData = true

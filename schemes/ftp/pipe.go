@@ -194,6 +194,24 @@ func (c *conn) passiveStep(ctx context.Context, req *schemes.Request, data *net.
 	}}
 }
 
+// passiveNextStep is a step that asks for a data connection for the
+// transfer to come and keeps its address in c.next, to be dialled when the
+// transfer's command goes out. A refused EPSV is not an error here: the
+// transfer asks again (with PASV).
+func (c *conn) passiveNextStep() step {
+	return step{line: c.passiveLine(), then: func(code int, msg string) error {
+		addr, err := c.passiveAddr(code, msg)
+		if err != nil {
+			return err
+		}
+		if addr != "" {
+			c.pasvOK = true
+		}
+		c.next = addr
+		return nil
+	}}
+}
+
 // openNext dials the data address a passive reply read ahead gave, if
 // there is one; nil when there is none or it cannot be reached (the server
 // may have given up waiting), and the caller asks for another.

@@ -686,9 +686,9 @@ func TestPipelinedMirrorFetches(t *testing.T) {
 	fake.wg.Wait()
 	want := []string{
 		"USER anonymous\r\n", "PASS " + testEmail + "\r\n", "FEAT\r\n", "TYPE I\r\n", "PWD\r\nNOOP\r\n",
-		// A listing on a fresh connection (which asks for no data
-		// connection ahead: it may serve one fetch only).
-		"CWD d\r\n", "EPSV\r\n", "LIST\r\n",
+		// A listing on a fresh connection: its EPSV goes with the CWD (it
+		// asks for no data connection ahead: it may serve one fetch only).
+		"CWD d\r\nEPSV\r\n", "LIST\r\n",
 		// x, in the directory listed, binary already in effect: the EPSV
 		// has worked, so the RETR goes behind it, and the next one ahead.
 		"MDTM x\r\nEPSV\r\nRETR x\r\nMDTM x\r\nEPSV\r\n",
@@ -1097,5 +1097,44 @@ func TestLongReplyLineEndsTheConnection(t *testing.T) {
 	fake.mu.Unlock()
 	if logins != 2 {
 		t.Fatalf("%d logins, want 2: the connection with the long reply was kept", logins)
+	}
+}
+
+// A CWD refused in a batch: the commands that went with it are answered
+// and read (the connection stays in step), no RETR is sent behind it, the
+// fetch fails with the server's reply, and the kept connection goes back to
+// the login directory before the next fetch.
+func TestPipelinedCWDRefused(t *testing.T) {
+	fake := newFake(t)
+	fake.addFile("/d/x", "ex")
+	f := New()
+	req := newReq(ftpURL(fake.port(), 0, "nodir", "x"))
+	if resp, err := f.Fetch(context.Background(), req); !errors.Is(err, schemes.ErrRefused) || resp != nil || !strings.Contains(err.Error(), "550") {
+		t.Fatalf("fetch in a missing directory: %v, want the server's 550 (ErrRefused)", err)
+	}
+	resp, err := f.Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "d", "x")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(resp.Body)
+	resp.Close()
+	if err != nil || string(data) != "ex" {
+		t.Fatalf("then d/x: %q %v", data, err)
+	}
+	f.Close()
+	fake.ln.Close()
+	fake.wg.Wait()
+	if fake.logins != 1 {
+		t.Errorf("%d logins, want 1: the connection stays in step", fake.logins)
+	}
+	want := []string{
+		"USER anonymous\r\n", "PASS " + testEmail + "\r\n", "FEAT\r\n", "TYPE I\r\n", "PWD\r\nNOOP\r\n",
+		"CWD nodir\r\nTYPE I\r\nSIZE x\r\nMDTM x\r\nEPSV\r\n",
+		// The EPSV of the failed fetch still serves the next transfer.
+		"CWD /\r\nCWD d\r\nSIZE x\r\nMDTM x\r\n", "RETR x\r\nMDTM x\r\nEPSV\r\n",
+		"QUIT\r\n",
+	}
+	if b := fake.sentBatches(); strings.Join(b, "|") != strings.Join(want, "|") {
+		t.Errorf("batches:\n got %q\nwant %q", b, want)
 	}
 }
