@@ -299,6 +299,19 @@ func TestWARCMirrorGopherPlus(t *testing.T) {
 	if attrs == 0 || menus == 0 {
 		t.Errorf("%d attribute records, %d menu records: want both", attrs, menus)
 	}
+	// The mirror asks each menu for its items' attributes ("$") before it
+	// fetches them, so every item's record names that block.
+	attrIDs := map[string]bool{}
+	for _, r := range recs {
+		if r.Type == "metadata" && r.Mime == warc.TypeGopherPlusAttrs {
+			attrIDs[r.ID] = true
+		}
+	}
+	for _, r := range recs {
+		if r.Type == "resource" && gopherPath(r) != "" && !attrIDs[r.Concurrent] {
+			t.Errorf("item %s: WARC-Concurrent-To %q names no attribute record", r.URI, r.Concurrent)
+		}
+	}
 
 	// A rerun with no tree fetches every item again (there is no local
 	// file to trust), and records each as a revisit: no payload twice.

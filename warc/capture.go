@@ -226,6 +226,17 @@ func (b *block) Commit() error {
 	if ct == "" {
 		ct = "application/octet-stream"
 	}
+	attrs := b.typ == gowarc.Metadata && ct == TypeGopherPlusAttrs
+	switch {
+	case attrs:
+		if item := c.w.attrsLink(uri); item != "" {
+			rb.AddWarcHeader(gowarc.WarcRefersTo, item)
+		}
+	case b.typ == gowarc.Resource:
+		if a := c.w.itemLink(uri); a != "" && a != first {
+			rb.AddWarcHeader(gowarc.WarcConcurrentTo, a)
+		}
+	}
 	rb.AddWarcHeader(gowarc.ContentType, ct)
 	d := digest(b.h)
 	rb.AddWarcHeader(gowarc.WarcBlockDigest, d)
@@ -252,6 +263,12 @@ func (b *block) Commit() error {
 	defer rec.Close()
 	if err := c.w.Write(rec); err != nil {
 		return c.fail(err)
+	}
+	switch {
+	case attrs:
+		c.w.notedAttrs(id, uri, b.rec.Describes)
+	case b.typ == gowarc.Resource:
+		c.w.notedItem(id, uri)
 	}
 	c.mu.Lock()
 	c.n++

@@ -30,7 +30,10 @@
 //     its terminating line); the content type follows the item type
 //     (ContentType). A type-7 result has the search in its target URI
 //     (after %09). A Gopher+ attribute block is a metadata record of type
-//     text/x-gopher-plus-attributes whose target is the item's URL.
+//     text/x-gopher-plus-attributes whose target is the URL that asked for
+//     it, linked to the items it describes (links.go): WARC-Refers-To
+//     names an item recorded before it, and an item recorded after it
+//     names it in WARC-Concurrent-To.
 //   - HTTP: a request record and a response record
 //     (application/http;msgtype=request and msgtype=response) holding the
 //     bytes as they crossed the connection, status line, headers and body

@@ -50,6 +50,10 @@ type Writer struct {
 	// earlier segments' indexes and this run's records.
 	lines []string
 	seen  map[string]indexEntry
+	// items and attrs link Gopher items to their Gopher+ attribute
+	// blocks (links.go).
+	items map[string]string
+	attrs map[string]string
 	// failed counts records that could not be made, firstFail the first
 	// reason: a capture cannot fail the fetch it watches, so the archive
 	// reports them at its end (Err).
