@@ -539,6 +539,11 @@ func TestWARCMirrorKill9(t *testing.T) {
 		mirrorWARC(t, url, prefix, dir)
 		recs := readSegments(t, prefix)
 		checkPayloads(t, recs, "resource", ftpPath)
+		// Blocks a killed run was spooling lie beside the segments until
+		// the next run clears them; the finished rerun leaves none.
+		if left, _ := filepath.Glob(filepath.Join(work, ".*spool*")); len(left) != 0 {
+			t.Errorf("spool left after the rerun: %v", left)
+		}
 	}
 }
 

@@ -124,7 +124,7 @@ func (c *Capture) Close() error {
 // Record starts one record of the fetch.
 func (c *Capture) Record(rec schemes.CaptureRecord) schemes.CaptureBlock {
 	t := recordType(rec.Type)
-	b := &block{c: c, rec: rec, rb: newBuilder(t), h: sha1.New(), typ: t}
+	b := &block{c: c, rec: rec, rb: newBuilder(t, c.w.spool), h: sha1.New(), typ: t}
 	c.mu.Lock()
 	c.open = append(c.open, b)
 	c.mu.Unlock()
@@ -299,7 +299,7 @@ var _ schemes.Capture = (*Capture)(nil)
 // HTTP header block, as the profile asks.
 func revisitOf(rec gowarc.WarcRecord, prev indexEntry) (gowarc.WarcRecord, error) {
 	h := rec.WarcHeader()
-	b := newBuilder(gowarc.Revisit)
+	b := newBuilder(gowarc.Revisit, "")
 	for _, f := range []string{gowarc.WarcRecordID, gowarc.WarcTargetURI, gowarc.WarcDate, gowarc.WarcIPAddress,
 		gowarc.WarcConcurrentTo, FieldFetchedURI, gowarc.WarcPayloadDigest} {
 		for _, v := range h.GetAll(f) {

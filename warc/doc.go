@@ -5,7 +5,9 @@
 // Records are built and read with github.com/nlnwa/gowarc. Its record
 // builder needs a block's length and digests before the record header is
 // written, so a block is spooled while it streams in: the first MiB in
-// memory, the rest in a temporary file (gowarc's disk buffer), then copied
+// memory, the rest in a file in a hidden spool directory beside the archive
+// (gowarc's disk buffer; a run killed mid-block leaves its spool for the
+// next writer of the same archive to clear), then copied
 // into the archive. Memory therefore never grows with the size of a
 // payload; disk use grows by one payload at a time.
 //
