@@ -92,6 +92,8 @@ type conn struct {
 	next                           string
 	// served counts the fetches c has served.
 	served int
+	// halfClose: data connections are half-closed once open (vsftpd).
+	halfClose bool
 
 	mu     sync.Mutex
 	data   *lineproto.Conn // the TCP data connection in use, closed to abort
@@ -223,6 +225,10 @@ func (c *conn) protect(ctx context.Context, req *schemes.Request, plain net.Conn
 		return nil, schemes.Errorf(schemes.ErrRefused, "%d %s", code, lineproto.ServerText(msg))
 	}
 	greeting := []byte(fmt.Sprintf("%d %s\r\n", code, lineproto.ServerText(msg)))
+	// vsftpd waits for the client's end of a data connection before its
+	// 226, and reads nothing on a data connection it sends on: its data
+	// connections are half-closed at once (openData).
+	c.halfClose = strings.Contains(msg, "(vsFTPd ")
 
 	if c.key.tls == tlsExplicit {
 		// RFC 4217 §4: AUTH TLS goes in plain text and is answered here, so
@@ -378,12 +384,14 @@ func (c *conn) openData(ctx context.Context, req *schemes.Request, network, addr
 	if c.tlsData != nil {
 		// The handshake happens on the first read, under the idle deadline.
 		nc = tls.Client(nc, c.tlsData)
-	} else if hc, ok := data.Raw().(interface{ CloseWrite() error }); ok {
+	} else if hc, ok := data.Raw().(interface{ CloseWrite() error }); ok && c.halfClose {
 		// gofer only ever reads a data connection (RETR, LIST, MLSD,
-		// NLST): it half-closes it at once. A server that waits for the
-		// client's end of the connection before it answers 226 (vsftpd
-		// does) then answers as soon as its data is sent, a round trip
-		// sooner than when the client closes after reading the end.
+		// NLST). vsftpd waits for the client's end of it before it
+		// answers 226: ended at once, the 226 comes as soon as the data
+		// is sent, a round trip sooner than when the client closes after
+		// reading the end. (Only for vsftpd: a server that watched the
+		// data connection for the client going away would take the
+		// half-close for an abort.)
 		hc.CloseWrite()
 	}
 	return nc, nil

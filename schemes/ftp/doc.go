@@ -32,9 +32,9 @@
 // a passive command not yet seen to work, or behind a reply that decides
 // whether it is sent. A server that drops commands sent together, found at
 // login (PWD goes with a NOOP), gets one command at a time. Data
-// connections are only read, so gofer half-closes them at once: a server
-// that waits for the client's end before its 226 answers a round trip
-// sooner.
+// connections are only read; vsftpd, which waits for the client's end of
+// one before its 226, has them half-closed at once: its 226 comes a round
+// trip sooner.
 //
 // Control connections are kept for reuse across fetches (keyed by host,
 // port, login and TLS mode). Before a kept connection serves another URL it

@@ -52,7 +52,10 @@ type fakeFTP struct {
 	// of each data connection (up to 5 s) before it sends the data; fins
 	// and noFins count the connections that had it and did not.
 	waitFIN      bool
+	finWait      time.Duration // how long waitFIN waits (0: 5 s)
 	fins, noFins int
+	// greeting is the text of the 220 ("" for "(fakeFTP 1.0)").
+	greeting string
 
 	mu    sync.Mutex
 	conns []net.Conn
@@ -165,7 +168,11 @@ func (f *fakeFTP) session(c net.Conn) {
 		}
 	}()
 	r := bufio.NewReader(c)
-	s.reply("220 (fakeFTP 1.0)")
+	if f.greeting != "" {
+		s.reply("220 %s", f.greeting)
+	} else {
+		s.reply("220 (fakeFTP 1.0)")
+	}
 	batch := ""
 	for {
 		if f.lockStep && r.Buffered() > 0 {
@@ -405,7 +412,11 @@ func (s *fakeSession) acceptData() net.Conn {
 		return nil
 	}
 	if s.f.waitFIN {
-		d.SetReadDeadline(time.Now().Add(5 * time.Second))
+		wait := s.f.finWait
+		if wait == 0 {
+			wait = 5 * time.Second
+		}
+		d.SetReadDeadline(time.Now().Add(wait))
 		n, err := d.Read(make([]byte, 1))
 		d.SetReadDeadline(time.Time{})
 		s.f.mu.Lock()

@@ -544,24 +544,37 @@ func TestConnectionReuseReturnsHome(t *testing.T) {
 	}
 }
 
-// A data connection is only read: gofer ends its side of it at once, so a
-// server that waits for that before its 226 (vsftpd) answers a round trip
-// sooner.
+// A data connection is only read: gofer ends its side of it at once when
+// the server is vsftpd, which waits for that before its 226 (a round trip
+// sooner), and never for another server, which might take it for an abort.
 func TestDataConnectionsHalfClosed(t *testing.T) {
-	fake := newFake(t)
-	fake.waitFIN = true
-	fake.addFile("/d/x", "ex")
-	fake.listings["LIST /d"] = "-rw-r--r--    1 0 0 2 Dec 20  1994 x\r\n"
-	for _, segs := range [][]string{{"d", "x"}, {"d", ""}} {
-		_, data, _ := fetchOne(t, fake, newReq(ftpURL(fake.port(), 0, segs...)))
-		if want := map[string]string{"x": "ex", "": "x file \n"}[segs[1]]; string(data) != want {
-			t.Errorf("%v: %q, want %q", segs, data, want)
-		}
-	}
-	fake.mu.Lock()
-	defer fake.mu.Unlock()
-	if fake.fins != 2 || fake.noFins != 0 {
-		t.Errorf("%d data connections half-closed by the client, %d not; want 2, 0", fake.fins, fake.noFins)
+	for _, tc := range []struct {
+		greeting    string
+		wait        time.Duration
+		fins, nofin int
+	}{
+		{greeting: "(vsFTPd 3.0.3)", fins: 2},
+		// Here the server waits a little only: a half-close would come at
+		// once, and no wait is long enough to prove one never comes.
+		{greeting: "(fakeFTP 1.0)", wait: 300 * time.Millisecond, nofin: 2},
+	} {
+		t.Run(tc.greeting, func(t *testing.T) {
+			fake := newFake(t)
+			fake.waitFIN, fake.finWait, fake.greeting = true, tc.wait, tc.greeting
+			fake.addFile("/d/x", "ex")
+			fake.listings["LIST /d"] = "-rw-r--r--    1 0 0 2 Dec 20  1994 x\r\n"
+			for _, segs := range [][]string{{"d", "x"}, {"d", ""}} {
+				_, data, _ := fetchOne(t, fake, newReq(ftpURL(fake.port(), 0, segs...)))
+				if want := map[string]string{"x": "ex", "": "x file \n"}[segs[1]]; string(data) != want {
+					t.Errorf("%v: %q, want %q", segs, data, want)
+				}
+			}
+			fake.mu.Lock()
+			defer fake.mu.Unlock()
+			if fake.fins != tc.fins || fake.noFins != tc.nofin {
+				t.Errorf("%d data connections half-closed by the client, %d not; want %d, %d", fake.fins, fake.noFins, tc.fins, tc.nofin)
+			}
+		})
 	}
 }
 
@@ -612,7 +625,7 @@ func TestServerThatDropsPipelinedCommands(t *testing.T) {
 // server answers RETR with 425) is asked for again, and the fetch works.
 func TestPipelinedMirrorFetches(t *testing.T) {
 	fake := newFake(t)
-	fake.waitFIN = true
+	fake.waitFIN, fake.greeting = true, "(vsFTPd 3.0.3)"
 	fake.addFile("/d/x", "ex")
 	fake.addFile("/d/y", "why")
 	f := New()
