@@ -344,9 +344,18 @@ func (c *conn) probe() error {
 	}
 	wait := 2*time.Since(t0) + probeGrace
 	raw := c.ctrl.Raw()
-	timer := time.AfterFunc(wait, func() { raw.SetReadDeadline(time.Now()) })
+	fired := make(chan struct{})
+	timer := time.AfterFunc(wait, func() {
+		raw.SetReadDeadline(time.Now())
+		close(fired)
+	})
 	_, _, err = readReply(x.tp)
-	timer.Stop()
+	if !timer.Stop() {
+		// The deadline came with the reply: it must not outlive the probe
+		// (a connection without an idle timeout sets no other).
+		<-fired
+		raw.SetReadDeadline(time.Time{})
+	}
 	if err != nil {
 		return c.probeError(err)
 	}
