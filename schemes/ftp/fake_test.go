@@ -67,7 +67,12 @@ type fakeFTP struct {
 	wg      sync.WaitGroup
 }
 
-func newFake(t testing.TB) *fakeFTP {
+func newFake(t testing.TB) *fakeFTP { return newFakeWith(t, nil) }
+
+// newFakeWith is newFake with setup applied before the server starts: for
+// what a session reads before the client has sent anything (the greeting,
+// lockStep).
+func newFakeWith(t testing.TB, setup func(*fakeFTP)) *fakeFTP {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +83,9 @@ func newFake(t testing.TB) *fakeFTP {
 		dirs:     map[string]bool{"/": true},
 		users:    map[string]string{"anonymous": ""},
 		listings: map[string]string{},
+	}
+	if setup != nil {
+		setup(f)
 	}
 	f.wg.Add(1)
 	go f.serve()

@@ -559,8 +559,7 @@ func TestDataConnectionsHalfClosed(t *testing.T) {
 		{greeting: "(fakeFTP 1.0)", wait: 300 * time.Millisecond, nofin: 2},
 	} {
 		t.Run(tc.greeting, func(t *testing.T) {
-			fake := newFake(t)
-			fake.waitFIN, fake.finWait, fake.greeting = true, tc.wait, tc.greeting
+			fake := newFakeWith(t, func(f *fakeFTP) { f.waitFIN, f.finWait, f.greeting = true, tc.wait, tc.greeting })
 			fake.addFile("/d/x", "ex")
 			fake.listings["LIST /d"] = "-rw-r--r--    1 0 0 2 Dec 20  1994 x\r\n"
 			for _, segs := range [][]string{{"d", "x"}, {"d", ""}} {
@@ -584,8 +583,7 @@ func TestDataConnectionsHalfClosed(t *testing.T) {
 // server one command at a time from then on, on every connection: the
 // fetches work, one round trip per command.
 func TestServerThatDropsPipelinedCommands(t *testing.T) {
-	fake := newFake(t)
-	fake.lockStep = true
+	fake := newFakeWith(t, func(f *fakeFTP) { f.lockStep = true })
 	fake.addFile("/pub/f", "body")
 	fake.addFile("/pub/g", "gee")
 	f := New()
@@ -624,8 +622,7 @@ func TestServerThatDropsPipelinedCommands(t *testing.T) {
 // next transfer's EPSV. A data address read ahead that went stale (the
 // server answers RETR with 425) is asked for again, and the fetch works.
 func TestPipelinedMirrorFetches(t *testing.T) {
-	fake := newFake(t)
-	fake.waitFIN, fake.greeting = true, "(vsFTPd 3.0.3)"
+	fake := newFakeWith(t, func(f *fakeFTP) { f.waitFIN, f.greeting = true, "(vsFTPd 3.0.3)" })
 	fake.addFile("/d/x", "ex")
 	fake.addFile("/d/y", "why")
 	f := New()
