@@ -26,6 +26,7 @@ type target struct {
 	mode      int
 	host      string
 	port      int
+	tls       bool // gophers: TLS from the first byte
 }
 
 // newTarget reads the gopher view of u (RFC 1738 §3.4: an empty gopher-path
@@ -36,7 +37,7 @@ func newTarget(u *schemes.URL) (*target, error) {
 	if g == nil {
 		g = &schemes.Gopher{Type: '1'}
 	}
-	t := &target{typ: g.Type, selector: g.Selector, host: u.Host, port: u.EffectivePort()}
+	t := &target{typ: g.Type, selector: g.Selector, host: u.Host, port: u.EffectivePort(), tls: u.Scheme == "gophers"}
 	if t.typ == 0 {
 		t.typ = '1'
 	}
