@@ -475,3 +475,37 @@ func TestQuitEndsRun(t *testing.T) {
 		t.Fatal("q did not end Run")
 	}
 }
+
+func TestListingFind(t *testing.T) {
+	h := start(t, hole(), rootURL)
+	h.waitFor("Welcome")
+	h.typeText("/")
+	h.waitFor("Find item:")
+	h.typeText("SUBMENU")
+	h.key(tcell.KeyEnter)
+	h.waitFor(`found "SUBMENU"`)
+	if got := h.selected(); got != "A submenu" {
+		t.Errorf("selected %q after find", got)
+	}
+	h.typeText("/")
+	h.typeText("a ")
+	h.key(tcell.KeyEnter)
+	h.waitFor(`found "a "`)
+	if got := h.selected(); got != "A submenu" {
+		t.Errorf("selected %q, want the match under the cursor", got)
+	}
+	for _, want := range []string{"A form", "A web page", "A submenu"} {
+		h.typeText("n")
+		deadline := time.Now().Add(5 * time.Second)
+		for h.selected() != want && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if got := h.selected(); got != want {
+			t.Errorf("n selected %q, want %q", got, want)
+		}
+	}
+	h.typeText("/")
+	h.typeText("zebra")
+	h.key(tcell.KeyEnter)
+	h.waitFor(`no item holds "zebra"`)
+}

@@ -349,7 +349,7 @@ func (b *Browser) key(ev *tcell.EventKey) *tcell.EventKey {
 		if onPager {
 			return b.pagerKey(ev)
 		}
-		return ev
+		return b.listingKey(ev)
 	}
 	return nil
 }

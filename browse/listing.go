@@ -2,6 +2,7 @@ package browse
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -87,4 +88,47 @@ func dateText(e schemes.Entry) string {
 		return t.Format(time.DateOnly)
 	}
 	return t.Format("2006-01-02 15:04")
+}
+
+// listingKey handles the listing's own keys: / finds an item by name, n
+// finds the next one.
+func (b *Browser) listingKey(ev *tcell.EventKey) *tcell.EventKey {
+	p := b.cur
+	if p == nil || p.kind != kindListing {
+		return ev
+	}
+	switch ev.Rune() {
+	case '/':
+		b.prompt("Find item:", "", false, func(q string, ok bool) {
+			if ok && q != "" {
+				p.search = q
+				b.findRow(p, b.selectedRow())
+			}
+		})
+	case 'n':
+		if p.search == "" {
+			b.setStatus("no search yet: / finds an item")
+			return nil
+		}
+		b.findRow(p, b.selectedRow()+1)
+	default:
+		return ev
+	}
+	return nil
+}
+
+// findRow selects the first item from row on (then from the top) whose
+// name holds the page's search, without regard to case.
+func (b *Browser) findRow(p *page, from int) {
+	q := strings.ToLower(p.search)
+	n := len(p.entries)
+	for i := 0; i < n; i++ {
+		r := (from + i) % n
+		if e := p.entries[r]; e.URL != "" && strings.Contains(strings.ToLower(e.Name), q) {
+			b.table.Select(r, 0)
+			b.setStatus(fmt.Sprintf("found %q (n next)", p.search))
+			return
+		}
+	}
+	b.setStatus(fmt.Sprintf("no item holds %q", p.search))
 }
