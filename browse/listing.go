@@ -19,10 +19,7 @@ func (b *Browser) fillTable(p *page) {
 	t.Clear()
 	first := -1
 	for i, e := range p.entries {
-		name := e.Name
-		if name == "" {
-			name = e.Subject
-		}
+		name := displayName(e)
 		if e.Type == schemes.TypeInfo {
 			t.SetCell(i, 0, tview.NewTableCell("").SetSelectable(false))
 			t.SetCell(i, 1, tview.NewTableCell(clean(name)).SetSelectable(false).SetExpansion(1))
@@ -124,11 +121,27 @@ func (b *Browser) findRow(p *page, from int) {
 	n := len(p.entries)
 	for i := 0; i < n; i++ {
 		r := (from + i) % n
-		if e := p.entries[r]; e.URL != "" && strings.Contains(strings.ToLower(e.Name), q) {
+		if e := p.entries[r]; e.URL != "" && strings.Contains(strings.ToLower(displayName(e)), q) {
 			b.table.Select(r, 0)
 			b.setStatus(fmt.Sprintf("found %q (n next)", p.search))
 			return
 		}
 	}
 	b.setStatus(fmt.Sprintf("no item holds %q", p.search))
+}
+
+// displayName is how a listing shows an entry: an article by its subject
+// and author, a group with its description.
+func displayName(e schemes.Entry) string {
+	switch {
+	case e.Subject != "":
+		name := e.Subject
+		if e.From != "" {
+			name += "  " + e.From
+		}
+		return name
+	case e.Description != "":
+		return e.Name + "  " + e.Description
+	}
+	return e.Name
 }

@@ -54,7 +54,7 @@ func sessionScheme(scheme string) bool {
 // openURL opens a URL typed or given on the command line, as an entry of
 // the kind its URL names.
 func (b *Browser) openURL(raw string) {
-	e, err := entryFor(raw, raw)
+	e, err := entryFor(raw, "")
 	if err != nil {
 		b.showError(err)
 		return
@@ -68,6 +68,9 @@ func entryFor(raw, name string) (schemes.Entry, error) {
 	u, err := fetch.ParseURL(raw)
 	if err != nil {
 		return schemes.Entry{}, err
+	}
+	if name == "" {
+		name = u.Redacted()
 	}
 	e := schemes.Entry{Name: name, URL: raw, Size: -1, Type: schemes.TypeOther}
 	if g := u.Gopher; g != nil {
@@ -140,7 +143,7 @@ func (b *Browser) openEntry(e schemes.Entry) {
 	case e.Type == schemes.TypeBinary || e.Type == schemes.TypeImage || e.Type == schemes.TypeAudio:
 		b.download(fetch.Request{URL: e.URL}, e.Name)
 	default:
-		b.fetchPage(fetch.Request{URL: e.URL}, e.Name)
+		b.fetchPage(fetch.Request{URL: e.URL}, displayName(e))
 	}
 }
 
@@ -167,6 +170,11 @@ func (b *Browser) fetchPage(req fetch.Request, title string) {
 						lerr = err
 					}
 					break
+				}
+				if e.NNTPURL != "" {
+					// An article by number on the server the listing
+					// came from, not by message-id on $NNTPSERVER's.
+					e.URL = e.NNTPURL
 				}
 				p.entries = append(p.entries, e)
 			}
@@ -245,7 +253,7 @@ func (b *Browser) runSession(e schemes.Entry) {
 			b.app.Suspend(func() {
 				switch resp.Kind {
 				case schemes.KindSession:
-					fmt.Fprintf(b.cfg.Stdout, "gofer: %s (the session's end returns to the browser)\r\n", redacted(e.URL))
+					fmt.Fprintf(b.cfg.Stdout, "gofer: %s (Ctrl-] or the session's end returns to the browser)\r\n", redacted(e.URL))
 					serr = resp.Session.Interact(ctx, b.cfg.Stdin, b.cfg.Stdout)
 				case schemes.KindHandoff:
 					serr = handoff(ctx, resp.Command, b.cfg.Stdin, b.cfg.Stdout)
@@ -334,8 +342,8 @@ func (b *Browser) goForward() {
 func (b *Browser) show(p *page) {
 	b.cur = p
 	title := p.title
-	if p.req.URL != "" {
-		title += "  " + redacted(p.req.URL)
+	if u := redacted(p.req.URL); p.req.URL != "" && u != title {
+		title += "  " + u
 	}
 	b.title.SetText(clean(title))
 	switch p.kind {

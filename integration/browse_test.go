@@ -114,6 +114,7 @@ func (p *tmuxPane) typeText(s string) {
 // find selects the item whose name holds name, with the listing's / key.
 func (p *tmuxPane) find(name string) {
 	p.t.Helper()
+	p.waitFor(name) // the listing is the page the keys go to
 	p.typeText("/")
 	p.waitFor("Find item:")
 	p.typeText(name)
@@ -241,5 +242,51 @@ func TestBrowseGophers(t *testing.T) {
 	p.keys("q")
 	if rc, _, _ := p.exit(); rc != "0" {
 		t.Errorf("exit %s", rc)
+	}
+}
+
+// One view for every listing: an FTP directory (vsftpd) with sizes and
+// dates, a download that lands byte for byte and never over an existing
+// file, a newsgroup (INN) and an article in the pager, and a telnet item
+// that suspends the browser for the session and comes back.
+func TestBrowseListingsDownloadsSessions(t *testing.T) {
+	itest.Require(t, ftpServer)
+	itest.Require(t, itest.NNTPHost+":119")
+	itest.Require(t, telnetServer)
+	itest.Require(t, gopherAddr)
+	p := startBrowse(t, "ftp://"+itest.FTPHost+"/archive/binary/")
+	p.waitFor("all-bytes.bin", "1.0 KiB", "1994-12-20", "random-64k.bin", "64.0 KiB")
+	p.find("all-bytes.bin")
+	p.typeText("d")
+	p.waitFor("saved all-bytes.bin (1.0 KiB)")
+	got, err := os.ReadFile(filepath.Join(p.dir, "downloads", "all-bytes.bin"))
+	if err != nil || sha(got) != itest.Manifest(t)["binary/all-bytes.bin"] {
+		t.Errorf("download: %d bytes, %v", len(got), err)
+	}
+	p.keys("Enter") // the same item again: the file is there
+	p.waitFor("exists; not overwritten")
+	if ents, _ := os.ReadDir(filepath.Join(p.dir, "downloads")); len(ents) != 1 {
+		t.Errorf("the download directory holds %d entries, want 1", len(ents))
+	}
+
+	p.typeText("g")
+	p.waitFor("Open URL:")
+	p.typeText("nntp://" + itest.NNTPHost + "/gofer.test")
+	p.keys("Enter")
+	p.waitFor("Test article 1  Gofer Tester <tester@gofer.test>", "1994-12-20 12:01")
+	p.open("Test article 13")
+	p.waitFor("Subject: Test article 13", "Article 13 has lines that begin with a dot:", "\n..\n.leading dot\n")
+
+	p.typeText("g")
+	p.waitFor("Open URL:")
+	p.typeText("gopher://" + itest.GopherHost + "/")
+	p.keys("Enter")
+	p.open("A telnet link")
+	p.waitFor("login:")
+	p.keys("C-]")
+	p.waitFor("session with telnet://gofer@127.0.0.23/ ended", "Welcome to gofer's plain Gopher test hole.")
+	p.typeText("q")
+	if rc, before, after := p.exit(); rc != "0" || before == "" || before != after {
+		t.Errorf("exit %s, stty before %q after %q", rc, before, after)
 	}
 }
