@@ -1,12 +1,16 @@
 package browse
 
 import (
+	"bufio"
 	"context"
+	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -226,19 +230,25 @@ func (h *harness) typeText(s string) {
 	}
 }
 
-// selectRow moves the cursor down to the row whose name is name.
+// selectRow moves the cursor, down and then up, to the row whose name
+// is name.
 func (h *harness) selectRow(name string) {
 	h.t.Helper()
 	h.waitFor(name)
-	for i := 0; i < 20; i++ {
-		cur := h.selected()
-		if cur == name {
-			return
-		}
-		h.key(tcell.KeyDown)
-		deadline := time.Now().Add(2 * time.Second)
-		for h.selected() == cur && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
+	for _, k := range []tcell.Key{tcell.KeyDown, tcell.KeyUp} {
+		for i := 0; i < 20; i++ {
+			cur := h.selected()
+			if cur == name {
+				return
+			}
+			h.key(k)
+			deadline := time.Now().Add(time.Second)
+			for h.selected() == cur && time.Now().Before(deadline) {
+				time.Sleep(5 * time.Millisecond)
+			}
+			if h.selected() == cur {
+				break // the end of the listing
+			}
 		}
 	}
 	h.t.Fatalf("row %q never selected:\n%s", name, h.text())
@@ -508,4 +518,51 @@ func TestListingFind(t *testing.T) {
 	h.typeText("zebra")
 	h.key(tcell.KeyEnter)
 	h.waitFor(`no item holds "zebra"`)
+}
+
+func TestInfoShowsURLAndAttributes(t *testing.T) {
+	h := start(t, hole(), rootURL)
+	h.selectRow("A form")
+	h.typeText("=")
+	h.waitFor("About A form", "URL:  gopher://g.test/0/form.txt%09%09?", `Gopher type: 0  Gopher+: "?"`,
+		"Gopher+ attributes:", "What is your name?")
+	h.key(tcell.KeyLeft)
+	h.waitFor("Welcome to the test hole.")
+	h.selectRow("About this hole")
+	h.typeText("=")
+	h.waitFor("URL:  gopher://g.test/0/about.txt", "Type: text")
+	if strings.Contains(h.text(), "Gopher+ attributes") {
+		t.Errorf("a plain Gopher item has no Gopher+ attributes to show:\n%s", h.text())
+	}
+}
+
+// A real client and a Gopher server on a port that is not 70: the guard's
+// warning stays on the status line with the page it came with.
+func TestGuardWarningOnStatusLine(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			bufio.NewReader(c).ReadString('\n')
+			io.WriteString(c, "iA menu on a port of its own\t\terror.host\t1\r\n.\r\n")
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	// The browser is made after the client that warns it.
+	var b atomic.Pointer[Browser]
+	ready := make(chan struct{})
+	c := fetch.NewClient(fetch.Options{Warn: func(s string) { <-ready; b.Load().Warn(s) }})
+	defer c.Close()
+	h := start(t, c, "gopher://"+ln.Addr().String()+"/")
+	b.Store(h.b)
+	close(ready)
+	h.waitFor("A menu on a port of its own", fmt.Sprintf("warning: gopher URL names port %d, not its default 70 | 0 items", port))
 }

@@ -70,6 +70,7 @@ type Browser struct {
 	inPrompt    bool
 	inForm      bool
 	onInput     func(text string, ok bool)
+	warning     string // the last warning, kept for the next page's status
 	lastFocus   tview.Primitive
 }
 
@@ -200,7 +201,10 @@ func (b *Browser) ui(f func()) bool {
 // Warn shows a warning (the guard's, for one) on the status line. It may be
 // called from any goroutine but the interface's own.
 func (b *Browser) Warn(msg string) {
-	b.ui(func() { b.setStatus("warning: " + oneLine(msg)) })
+	b.ui(func() {
+		b.warning = oneLine(msg)
+		b.setStatus("warning: " + b.warning)
+	})
 }
 
 // Prompt asks the person a question on the bottom line (secret: masked)
@@ -233,6 +237,16 @@ func (b *Browser) setStatus(s string) {
 	b.status.SetText(oneLine(s))
 }
 
+// pageStatus is setStatus for a page just shown: a warning that came with
+// its fetch stays in front.
+func (b *Browser) pageStatus(s string) {
+	if b.warning != "" {
+		s = "warning: " + b.warning + " | " + s
+		b.warning = ""
+	}
+	b.setStatus(s)
+}
+
 func (b *Browser) showHelpLine() {
 	b.setStatus("? help  q quit  g open URL  Left back  a add bookmark  v bookmarks")
 }
@@ -245,7 +259,7 @@ func (b *Browser) showError(err error) {
 	if errors.As(err, &fe) && fe.Err != nil {
 		msg = fe.Err.Error()
 	}
-	b.setStatus("error: " + msg)
+	b.pageStatus("error: " + msg)
 }
 
 // prompt shows an input line; done gets the text, or ok false for Esc.
