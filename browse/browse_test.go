@@ -566,3 +566,16 @@ func TestGuardWarningOnStatusLine(t *testing.T) {
 	close(ready)
 	h.waitFor("A menu on a port of its own", fmt.Sprintf("warning: gopher URL names port %d, not its default 70 | 0 items", port))
 }
+
+// The README's table of keys is the help page's.
+func TestReadmeListsEveryKey(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if row := "| " + k[0] + " | "; !strings.Contains(string(b), row) {
+			t.Errorf("README lacks the row %q", row)
+		}
+	}
+}
