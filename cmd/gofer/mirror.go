@@ -138,6 +138,7 @@ func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
 		display = &progressDisplay{w: f}
 		opts.Progress = display.show
 	}
+	opts.StateOnly = c.warc.only
 	dir, clean := c.warcOnlyDir(args[1])
 	sum, err := mirror.Run(ctx, client, args[0], dir, opts)
 	if cerr := clean(); err == nil {
