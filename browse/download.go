@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/goferurl/gofer/fetch"
+	"github.com/goferurl/gofer/schemes"
 	"github.com/goferurl/gofer/security"
 )
 
@@ -42,6 +43,10 @@ func (b *Browser) download(req fetch.Request, title string) {
 			return
 		}
 		defer resp.Close()
+		if resp.Kind != schemes.KindFile {
+			b.ui(func() { b.setStatus("error: " + clean(title) + " is not a file: nothing to download") })
+			return
+		}
 		b.saveResponse(ctx, resp, req, title, nil)
 	})
 }

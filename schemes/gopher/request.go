@@ -168,5 +168,9 @@ func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 		text = t.request()
 	}
 	lines := strings.Split(strings.TrimSuffix(text, "\r\n"), "\r\n")
-	return &schemes.Plan{Requests: lines}, nil
+	plan := &schemes.Plan{Requests: lines}
+	if t.tls {
+		plan.Notes = map[string]string{"tls": "TLS from the first byte, before the request; the certificate is verified (--cacert, -k)"}
+	}
+	return plan, nil
 }
