@@ -102,6 +102,7 @@ func hole() *scripted {
 			"0A form\t/form.txt\tg.test\t70\t?",
 			"9Some data\t/data.bin\tg.test\t70",
 			"hA web page\tURL:http://127.0.0.80/\tg.test\t70",
+			"9A hostile name\t/x/..\tg.test\t70",
 		),
 		aboutURL:                      text(aboutText),
 		subURL:                        menu("0Inner text\t/inner.txt\tg.test\t70"),
@@ -114,6 +115,9 @@ func hole() *scripted {
 			return &fetch.Response{Kind: schemes.KindInfo, Info: a, Size: -1}, nil
 		},
 		formURL: text("The document behind the form.\n"),
+		"gopher://g.test/9/x/..": func(*fetch.Request) (*fetch.Response, error) {
+			return &fetch.Response{Kind: schemes.KindFile, Body: io.NopCloser(strings.NewReader("x")), Size: 1, Type: "binary"}, nil
+		},
 		binURL: func(*fetch.Request) (*fetch.Response, error) {
 			return &fetch.Response{Kind: schemes.KindFile, Body: io.NopCloser(strings.NewReader("\x00\x01binary\xff")), Size: 10, Type: "binary"}, nil
 		},
@@ -271,7 +275,7 @@ func (h *harness) selected() string {
 func TestMenuAndPager(t *testing.T) {
 	h := start(t, hole(), rootURL)
 	h.waitFor("Welcome to the test hole.", "About this hole", "dir", "A submenu", "search", "form", "A form", "binary")
-	if !strings.Contains(h.status(), "6 items") {
+	if !strings.Contains(h.status(), "7 items") {
 		t.Errorf("status %q, want the item count", h.status())
 	}
 	h.selectRow("About this hole")
@@ -438,6 +442,10 @@ func TestDownload(t *testing.T) {
 	if b, _ := os.ReadFile(dest); string(b) != "mine" {
 		t.Errorf("the existing file became %q", b)
 	}
+	// The safe-name rule: a remote name ".." is refused, nothing written.
+	h.selectRow("A hostile name")
+	h.key(tcell.KeyEnter)
+	h.waitFor(`refused: unsafe name "..": a directory reference`)
 	ents, _ := os.ReadDir(h.cfg.DownloadDir)
 	if len(ents) != 1 {
 		t.Errorf("download directory holds %d entries, want 1", len(ents))
@@ -504,7 +512,7 @@ func TestListingFind(t *testing.T) {
 	if got := h.selected(); got != "A submenu" {
 		t.Errorf("selected %q, want the match under the cursor", got)
 	}
-	for _, want := range []string{"A form", "A web page", "A submenu"} {
+	for _, want := range []string{"A form", "A web page", "A hostile name", "A submenu"} {
 		h.typeText("n")
 		deadline := time.Now().Add(5 * time.Second)
 		for h.selected() != want && time.Now().Before(deadline) {

@@ -296,6 +296,16 @@ func (b *Browser) endPrompt(text string, ok bool) {
 	}
 }
 
+// focus gives p the keys, or, while a prompt has them, gives them to p
+// when the prompt ends.
+func (b *Browser) focus(p tview.Primitive) {
+	if b.inPrompt {
+		b.lastFocus = p
+		return
+	}
+	b.app.SetFocus(p)
+}
+
 // key handles the browser's own keys before the focused widget sees them.
 func (b *Browser) key(ev *tcell.EventKey) *tcell.EventKey {
 	if ev.Key() == tcell.KeyCtrlC {

@@ -350,12 +350,12 @@ func (b *Browser) show(p *page) {
 	case kindListing:
 		b.fillTable(p)
 		b.pages.SwitchToPage("listing")
-		b.app.SetFocus(b.table)
+		b.focus(b.table)
 		b.pageStatus(fmt.Sprintf("%d items  (Enter open, = info, d download, a bookmark, ? help)", countItems(p.entries)))
 	case kindText:
 		b.fillPager(p)
 		b.pages.SwitchToPage("pager")
-		b.app.SetFocus(b.pager)
+		b.focus(b.pager)
 		b.pageStatus(fmt.Sprintf("%d bytes  (/ search, n next, w wrap, r raw bytes, Left back, ? help)", len(p.text)))
 	}
 }
