@@ -2,6 +2,7 @@ package browse
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -136,8 +137,14 @@ type harness struct {
 
 func start(t *testing.T, c Client, url string) *harness {
 	t.Helper()
+	return startWith(t, Config{Client: c}, url)
+}
+
+// startWith is start with more of the Config set.
+func startWith(t *testing.T, cfg Config, url string) *harness {
+	t.Helper()
 	screen := tcell.NewSimulationScreen("UTF-8")
-	cfg := Config{Client: c, Screen: screen, DownloadDir: t.TempDir(), ConfigDir: t.TempDir()}
+	cfg.Screen, cfg.DownloadDir, cfg.ConfigDir = screen, t.TempDir(), t.TempDir()
 	h := &harness{t: t, b: New(cfg), screen: screen, done: make(chan error, 1), cfg: cfg}
 	screen.SetSize(100, 30)
 	go func() { h.done <- h.b.Run(context.Background(), url) }()
@@ -585,5 +592,47 @@ func TestReadmeListsEveryKey(t *testing.T) {
 		if row := "| " + k[0] + " | "; !strings.Contains(string(b), row) {
 			t.Errorf("README lacks the row %q", row)
 		}
+	}
+}
+
+// session is an interactive session that greets and ends.
+type session struct{ closed atomic.Bool }
+
+func (s *session) Interact(ctx context.Context, in io.Reader, out io.Writer) error {
+	_, err := io.WriteString(out, "hello from the session\n")
+	return err
+}
+func (s *session) Close() error { s.closed.Store(true); return nil }
+
+// telnet and tn3270 items suspend the interface, run the session or the
+// program on the terminal, and come back to the page.
+func TestSessionsSuspend(t *testing.T) {
+	s := hole()
+	sess := &session{}
+	marker := filepath.Join(t.TempDir(), "tn3270-ran")
+	s.items[rootURL] = menu(
+		"iSessions\t\terror.host\t1",
+		"8A telnet item\tguest\tg.test\t23",
+		"TA tn3270 item\t\tg.test\t23",
+	)
+	s.items["telnet://guest@g.test/"] = func(*fetch.Request) (*fetch.Response, error) {
+		return &fetch.Response{Kind: schemes.KindSession, Session: sess, Size: -1}, nil
+	}
+	s.items["tn3270://g.test/"] = func(*fetch.Request) (*fetch.Response, error) {
+		return &fetch.Response{Kind: schemes.KindHandoff, Command: []string{"touch", marker}, Size: -1}, nil
+	}
+	var out bytes.Buffer
+	h := startWith(t, Config{Client: s, Stdin: strings.NewReader(""), Stdout: &out}, rootURL)
+	h.selectRow("A telnet item")
+	h.key(tcell.KeyEnter)
+	h.waitFor("session with telnet://guest@g.test/ ended", "Sessions")
+	if !strings.Contains(out.String(), "hello from the session") || !sess.closed.Load() {
+		t.Errorf("session output %q, closed %v", out.String(), sess.closed.Load())
+	}
+	h.selectRow("A tn3270 item")
+	h.key(tcell.KeyEnter)
+	h.waitFor("session with tn3270://g.test/ ended")
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the tn3270 program did not run: %v", err)
 	}
 }
