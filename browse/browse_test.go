@@ -636,3 +636,30 @@ func TestSessionsSuspend(t *testing.T) {
 		t.Errorf("the tn3270 program did not run: %v", err)
 	}
 }
+
+// A fetch that needs an answer (an FTP password) asks on the bottom line,
+// masked, and gets what was typed.
+func TestPromptForAFetch(t *testing.T) {
+	s := hole()
+	var b atomic.Pointer[Browser]
+	ready := make(chan struct{})
+	s.items["ftp://user@g.test/f.txt"] = func(*fetch.Request) (*fetch.Response, error) {
+		<-ready
+		pw, err := b.Load().Prompt("Password for user@g.test:", true)
+		if err != nil {
+			return nil, err
+		}
+		return text("logged in with a password of " + fmt.Sprint(len(pw)) + " bytes\n")(nil)
+	}
+	h := start(t, s, "ftp://user@g.test/f.txt")
+	b.Store(h.b)
+	close(ready)
+	h.waitFor("Password for user@g.test:")
+	h.typeText("pw-secret")
+	h.waitFor("*********")
+	if strings.Contains(h.text(), "pw-secret") {
+		t.Error("the password shows")
+	}
+	h.key(tcell.KeyEnter)
+	h.waitFor("logged in with a password of 9 bytes")
+}

@@ -140,8 +140,17 @@ func (b *Browser) Run(ctx context.Context, start string) error {
 		b.openURL(start)
 	}
 	err := b.app.Run()
+	b.mu.Lock()
+	quitting := b.stopping
+	b.stopping = true
+	b.mu.Unlock()
 	b.cancel()
-	b.wg.Wait()
+	if quitting {
+		// quit stopped the loop once every fetch had ended.
+		b.wg.Wait()
+	}
+	// Otherwise the loop ended on its own (the terminal failed): a fetch
+	// may be blocked handing it an update, so it is not waited for.
 	return err
 }
 
