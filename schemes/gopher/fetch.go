@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -26,10 +27,14 @@ const maxErrorText = 64 << 10
 
 // Fetcher retrieves gopher URLs. Its zero value is ready to use; it keeps no
 // connections, so one Fetcher serves any number of concurrent fetches.
-type Fetcher struct{}
+type Fetcher struct {
+	// sessions keeps TLS sessions (gophers) for resumption: one request
+	// per connection would otherwise pay a full handshake each. nil: none.
+	sessions tls.ClientSessionCache
+}
 
-// New returns a Fetcher.
-func New() *Fetcher { return &Fetcher{} }
+// New returns a Fetcher that resumes TLS sessions.
+func New() *Fetcher { return &Fetcher{sessions: tls.NewLRUClientSessionCache(256)} }
 
 var (
 	_ schemes.Fetcher = (*Fetcher)(nil)
@@ -43,6 +48,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if err != nil {
 		return nil, err
 	}
+	t.sessions = f.sessions
 	if t.needsQuery() {
 		if err := resolveQuery(t, req); err != nil {
 			return nil, err
@@ -181,7 +187,11 @@ func exchange(ctx context.Context, req *schemes.Request, t *target, text string,
 		// gophers: TLS from the first byte, as curl speaks it. A server
 		// that answers the handshake in plain text fails it: there is no
 		// fall back to an unencrypted request.
-		tc, err := lineproto.Handshake(ctx, nc, dial.TLSConfig(req.TLSConfig, t.host), "TLS with gopher server "+addr)
+		cfg := dial.TLSConfig(req.TLSConfig, t.host)
+		if cfg.ClientSessionCache == nil {
+			cfg.ClientSessionCache = t.sessions
+		}
+		tc, err := lineproto.Handshake(ctx, nc, cfg, "TLS with gopher server "+addr)
 		if err != nil {
 			nc.Close()
 			return nil, err

@@ -1,6 +1,7 @@
 package gopher
 
 import (
+	"crypto/tls"
 	"strconv"
 	"strings"
 
@@ -27,6 +28,7 @@ type target struct {
 	host      string
 	port      int
 	tls       bool // gophers: TLS from the first byte
+	sessions  tls.ClientSessionCache
 }
 
 // newTarget reads the gopher view of u (RFC 1738 §3.4: an empty gopher-path

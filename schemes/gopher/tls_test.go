@@ -161,3 +161,49 @@ func TestGophersUnknownCA(t *testing.T) {
 		t.Fatalf("trusted CA: body %q, err %v", body, err)
 	}
 }
+
+// One request per connection: the second connection to a server resumes
+// the first one's TLS session instead of a full handshake.
+func TestGophersResumesSessions(t *testing.T) {
+	cert, pool := testCert(t)
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumed := make(chan bool, 2)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			readRequest(c)
+			io.WriteString(c, "text\r\n.\r\n")
+			resumed <- c.(*tls.Conn).ConnectionState().DidResume
+			c.Close()
+		}
+	}()
+	defer func() { ln.Close(); <-done }()
+	u, err := schemes.Parse("gophers://" + ln.Addr().String() + "/0/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := New()
+	for i := 0; i < 2; i++ {
+		req := newRequest(u)
+		req.TLSConfig = &tls.Config{RootCAs: pool}
+		resp, err := f.Fetch(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadAll(resp.Body); err != nil {
+			t.Fatal(err)
+		}
+		resp.Close()
+	}
+	if first, second := <-resumed, <-resumed; first || !second {
+		t.Errorf("resumed: first %v, second %v; want false, true", first, second)
+	}
+}
