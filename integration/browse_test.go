@@ -31,6 +31,10 @@ func startBrowse(t *testing.T, args ...string) *tmuxPane {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatalf("tmux is not installed (integration/test installs it): %v", err)
 	}
+	if fi, err := os.Stat(os.DevNull); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		// tmux's server cannot detach without it ("server exited unexpectedly").
+		t.Fatalf("%s is not a device (something replaced it with a file): tmux cannot start", os.DevNull)
+	}
 	dir := t.TempDir()
 	p := &tmuxPane{t: t, sock: filepath.Join(dir, "tmux.sock"), dir: dir}
 	for _, d := range []string{"config", "downloads", "home"} {
