@@ -251,14 +251,15 @@ func TestBrowseGophers(t *testing.T) {
 
 // One view for every listing: an FTP directory (vsftpd) with sizes and
 // dates, a download that lands byte for byte and never over an existing
-// file, a newsgroup (INN) and an article in the pager, and a telnet item
+// file, a newsgroup (INN) and an article in the pager, the server's group
+// list, and a telnet item
 // that suspends the browser for the session and comes back.
 func TestBrowseListingsDownloadsSessions(t *testing.T) {
 	itest.Require(t, ftpServer)
 	itest.Require(t, itest.NNTPHost+":119")
 	itest.Require(t, telnetServer)
 	itest.Require(t, gopherAddr)
-	p := startBrowse(t, "ftp://"+itest.FTPHost+"/archive/binary/")
+	p := startBrowse(t, "--nntp-server", itest.NNTPHost, "ftp://"+itest.FTPHost+"/archive/binary/")
 	p.waitFor("all-bytes.bin", "1.0 KiB", "1994-12-20", "random-64k.bin", "64.0 KiB")
 	p.find("all-bytes.bin")
 	p.typeText("d")
@@ -280,6 +281,15 @@ func TestBrowseListingsDownloadsSessions(t *testing.T) {
 	p.waitFor("Test article 1  Gofer Tester <tester@gofer.test>", "1994-12-20 12:01")
 	p.open("Test article 13")
 	p.waitFor("Subject: Test article 13", "Article 13 has lines that begin with a dot:", "\n..\n.leading dot\n")
+
+	// The group list of the news server, and a group from it.
+	p.typeText("g")
+	p.waitFor("Open URL:")
+	p.typeText("news:*")
+	p.keys("Enter")
+	p.waitFor("gofer.test  Thirty test articles", "group")
+	p.open("gofer.test  Thirty")
+	p.waitFor("Test article 30  Gofer Tester <tester@gofer.test>")
 
 	p.typeText("g")
 	p.waitFor("Open URL:")
