@@ -663,3 +663,54 @@ func TestPromptForAFetch(t *testing.T) {
 	h.key(tcell.KeyEnter)
 	h.waitFor("logged in with a password of 9 bytes")
 }
+
+func TestListingCut(t *testing.T) {
+	h := startWith(t, Config{Client: hole(), MaxItems: 3}, rootURL)
+	h.waitFor("About this hole", "A submenu", "error: the listing was cut at 3 items")
+	if strings.Contains(h.text(), "Search the hole") {
+		t.Errorf("a fourth item shows:\n%s", h.text())
+	}
+}
+
+// Esc cancels a fetch that hangs; its error does not replace "cancelled".
+func TestEscCancelsAFetch(t *testing.T) {
+	s := hole()
+	started := make(chan struct{})
+	s.items["gopher://g.test/1/slow"] = func(r *fetch.Request) (*fetch.Response, error) {
+		close(started)
+		return nil, schemes.Errorf(schemes.ErrInterrupted, "never answered")
+	}
+	s.items[rootURL] = menu("1Slow\t/slow\tg.test\t70")
+	slow := &blocking{scripted: s, started: started, ended: make(chan struct{})}
+	h := start(t, slow, rootURL)
+	h.selectRow("Slow")
+	h.key(tcell.KeyEnter)
+	h.waitFor("fetching gopher://g.test/1/slow")
+	h.key(tcell.KeyEscape)
+	h.waitFor("cancelled")
+	<-slow.ended
+	// Every fetch goroutine has ended, and with it any update of the
+	// status line it made (ui waits for the update to be drawn).
+	h.b.wg.Wait()
+	h.waitFor("cancelled")
+	if strings.Contains(h.status(), "never answered") {
+		t.Errorf("status %q", h.status())
+	}
+}
+
+// blocking holds the fetch of /slow until its context ends.
+type blocking struct {
+	*scripted
+	started chan struct{}
+	ended   chan struct{}
+}
+
+func (b *blocking) Do(ctx context.Context, r *fetch.Request) (*fetch.Response, error) {
+	if r.URL != "gopher://g.test/1/slow" {
+		return b.scripted.Do(ctx, r)
+	}
+	defer close(b.ended)
+	resp, err := b.scripted.Do(ctx, r)
+	<-ctx.Done()
+	return resp, err
+}

@@ -38,10 +38,15 @@ type Config struct {
 	// MaxText bounds what the pager holds of one text (0: DefaultMaxText);
 	// the rest can still be downloaded.
 	MaxText int64
+	// MaxItems bounds what a listing page holds (0: DefaultMaxItems).
+	MaxItems int
 }
 
-// DefaultMaxText is the pager's default limit.
-const DefaultMaxText = 8 << 20
+// Defaults for Config's limits.
+const (
+	DefaultMaxText  = 8 << 20
+	DefaultMaxItems = 100000
+)
 
 // Browser is one interactive session.
 type Browser struct {
@@ -84,6 +89,9 @@ func New(cfg Config) *Browser {
 	}
 	if cfg.MaxText <= 0 {
 		cfg.MaxText = DefaultMaxText
+	}
+	if cfg.MaxItems <= 0 {
+		cfg.MaxItems = DefaultMaxItems
 	}
 	b := &Browser{cfg: cfg, app: tview.NewApplication()}
 	if cfg.Screen != nil {
@@ -239,6 +247,16 @@ func (b *Browser) Prompt(question string, secret bool) (string, error) {
 	case <-b.ctx.Done():
 		return "", schemes.Errorf(schemes.ErrInterrupted, "the browser is closing")
 	}
+}
+
+// fail reports a fetch goroutine's error on the status line, unless the
+// fetch was cancelled (Esc, or a newer fetch took its place): then the
+// error is only the cancel's echo.
+func (b *Browser) fail(ctx context.Context, err error) {
+	if ctx.Err() != nil {
+		return
+	}
+	b.ui(func() { b.showError(err) })
 }
 
 // setStatus writes the status line.

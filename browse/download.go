@@ -39,7 +39,7 @@ func (b *Browser) download(req fetch.Request, title string) {
 	b.goFetch(func(ctx context.Context) {
 		resp, err := b.cfg.Client.Do(ctx, &req)
 		if err != nil {
-			b.ui(func() { b.showError(err) })
+			b.fail(ctx, err)
 			return
 		}
 		defer resp.Close()
@@ -65,7 +65,7 @@ func (b *Browser) saveResponse(ctx context.Context, resp *fetch.Response, req fe
 		name = resp.Name
 	}
 	if err := security.SafeName(name); err != nil {
-		b.ui(func() { b.showError(err) })
+		b.fail(ctx, err)
 		return
 	}
 	dir := b.cfg.DownloadDir
@@ -79,7 +79,7 @@ func (b *Browser) saveResponse(ctx context.Context, resp *fetch.Response, req fe
 	}
 	tmp, err := os.CreateTemp(dir, "."+strings.TrimPrefix(name, ".")+".part-*")
 	if err != nil {
-		b.ui(func() { b.showError(err) })
+		b.fail(ctx, err)
 		return
 	}
 	defer os.Remove(tmp.Name())
@@ -97,7 +97,7 @@ func (b *Browser) saveResponse(ctx context.Context, resp *fetch.Response, req fe
 		if errors.Is(err, os.ErrExist) {
 			err = fmt.Errorf("%s exists; not overwritten", dest)
 		}
-		b.ui(func() { b.showError(err) })
+		b.fail(ctx, err)
 		return
 	}
 	n := pw.n

@@ -56,7 +56,7 @@ func (b *Browser) openForm(e schemes.Entry) {
 	b.goFetch(func(ctx context.Context) {
 		attrs, err := b.fetchAttributes(ctx, e.URL)
 		if err != nil {
-			b.ui(func() { b.showError(err) })
+			b.fail(ctx, err)
 			return
 		}
 		var form *gopher.Form

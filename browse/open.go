@@ -154,7 +154,7 @@ func (b *Browser) fetchPage(req fetch.Request, title string) {
 	b.goFetch(func(ctx context.Context) {
 		resp, err := b.cfg.Client.Do(ctx, &req)
 		if err != nil {
-			b.ui(func() { b.showError(err) })
+			b.fail(ctx, err)
 			return
 		}
 		defer resp.Close()
@@ -164,6 +164,10 @@ func (b *Browser) fetchPage(req fetch.Request, title string) {
 			p.kind = kindListing
 			var lerr error
 			for {
+				if len(p.entries) == b.cfg.MaxItems {
+					lerr = fmt.Errorf("the listing was cut at %d items", b.cfg.MaxItems)
+					break
+				}
 				e, err := resp.Listing.Next()
 				if err != nil {
 					if err != io.EOF {
@@ -204,7 +208,7 @@ func (b *Browser) readText(ctx context.Context, resp *fetch.Response, p *page) {
 	var buf bytes.Buffer
 	n, err := io.CopyN(&buf, resp.Body, b.cfg.MaxText+1)
 	if err != nil && err != io.EOF {
-		b.ui(func() { b.showError(err) })
+		b.fail(ctx, err)
 		return
 	}
 	if bytes.IndexByte(buf.Bytes()[:min(buf.Len(), 4096)], 0) >= 0 {
@@ -244,7 +248,7 @@ func (b *Browser) runSession(e schemes.Entry) {
 	b.goFetch(func(ctx context.Context) {
 		resp, err := b.cfg.Client.Do(ctx, &req)
 		if err != nil {
-			b.ui(func() { b.showError(err) })
+			b.fail(ctx, err)
 			return
 		}
 		defer resp.Close()
