@@ -261,7 +261,7 @@ func (b *Browser) fail(ctx context.Context, err error) {
 
 // setStatus writes the status line.
 func (b *Browser) setStatus(s string) {
-	b.status.SetText(oneLine(s))
+	b.status.SetText(clean(oneLine(s)))
 }
 
 // pageStatus is setStatus for a page just shown: a warning that came with
