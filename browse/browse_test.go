@@ -714,3 +714,24 @@ func (b *blocking) Do(ctx context.Context, r *fetch.Request) (*fetch.Response, e
 	<-ctx.Done()
 	return resp, err
 }
+
+func TestPagerSideways(t *testing.T) {
+	s := hole()
+	long := strings.Repeat("x", 150) + "END\n"
+	s.items[aboutURL] = text(long)
+	h := start(t, s, aboutURL)
+	h.waitFor("xxxxxxxxxx")
+	h.typeText("w")
+	h.waitFor("wrap off")
+	if strings.Contains(h.text(), "END") {
+		t.Fatalf("the line's end shows before scrolling:\n%s", h.text())
+	}
+	for i := 0; i < 60 && !strings.Contains(h.text(), "END"); i++ {
+		h.typeText(">")
+	}
+	h.waitFor("xEND")
+	for i := 0; i < 60 && strings.Contains(h.text(), "END"); i++ {
+		h.typeText("<")
+	}
+	h.waitGone("END")
+}

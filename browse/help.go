@@ -14,6 +14,7 @@ var keys = [][2]string{
 	{"/", "search in the text (pager); find an item by name (listing)"},
 	{"n, N", "next match (N: previous, pager)"},
 	{"w", "wrap long lines on and off (pager)"},
+	{"<, >", "scroll sideways when wrap is off (pager)"},
 	{"r", "raw bytes as hex, and back to the text (pager)"},
 	{"=", "URL and Gopher+ attributes of the item"},
 	{"d", "download the item into the download directory"},

@@ -100,6 +100,11 @@ func (b *Browser) pagerKey(ev *tcell.EventKey) *tcell.EventKey {
 		} else {
 			b.setStatus("text; r for the raw bytes")
 		}
+	case '<':
+		// Left is back: sideways scrolling (wrap off) has keys of its own.
+		return tcell.NewEventKey(tcell.KeyLeft, 0, tcell.ModNone)
+	case '>':
+		return tcell.NewEventKey(tcell.KeyRight, 0, tcell.ModNone)
 	case ' ':
 		return tcell.NewEventKey(tcell.KeyPgDn, 0, tcell.ModNone)
 	case 'b':
