@@ -4,9 +4,11 @@ go 1.26.8
 
 require (
 	github.com/creack/pty v1.1.24
+	github.com/gdamore/tcell/v2 v2.13.10
 	github.com/jdx/go-netrc v1.0.0
 	github.com/jlaffaye/ftp v0.2.4
 	github.com/nlnwa/gowarc v1.6.0
+	github.com/rivo/tview v0.42.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
 	go.etcd.io/bbolt v1.4.3
@@ -19,9 +21,11 @@ require (
 
 require (
 	github.com/bits-and-blooms/bitset v1.5.0 // indirect
+	github.com/gdamore/encoding v1.0.1 // indirect
 	github.com/google/uuid v1.3.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/klauspost/compress v1.15.12 // indirect
+	github.com/lucasb-eyer/go-colorful v1.3.0 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/nlnwa/whatwg-url v0.4.0 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
