@@ -78,8 +78,9 @@ type conn struct {
 	// top is the control connection as the engine sees it; listings are
 	// sent and read on it directly (listing.go).
 	top net.Conn
-	// mlsd: the server has MLSD (RFC 3659 §7); noEPSV: it refused EPSV.
-	mlsd, noEPSV bool
+	// mlsd: the server has MLSD (RFC 3659 §7); mdtm: it has MDTM (RFC 3659
+	// §3); noEPSV: it refused EPSV.
+	mlsd, mdtm, noEPSV bool
 	// x reads the control connection once the engine's login is done:
 	// every later command is sent and answered through it (pipe.go).
 	x *exchange
@@ -165,25 +166,13 @@ func open(ctx context.Context, req *schemes.Request, key poolKey, who login, pip
 		return nil, c.fail(ctx, err, "connect to "+addr)
 	}
 	c.sc = sc
-	if err := sc.Login(who.user, who.password); err != nil {
-		kerr := c.loginError(ctx, err, who)
-		c.close()
-		return nil, kerr
-	}
-	// The engine reads FEAT at login and reports MLST as "time precise";
-	// it leaves the connection in TYPE I.
-	c.mlsd = sc.IsTimePreciseInList()
-	c.curType = 'I'
-	// RFC 1738 §3.2.2: record the login directory so that a kept
-	// connection can go back to it before it serves another URL; the
-	// same exchange shows whether the server reads pipelined commands.
 	c.pipe = pipe
-	if err := c.probe(); err != nil {
+	if err := c.login(who); err != nil {
 		c.close()
 		if errors.Is(err, errNoPipeline) {
 			return nil, err
 		}
-		return nil, c.fail(ctx, err, "PWD")
+		return nil, c.fail(ctx, err, "login")
 	}
 	return c, nil
 }
@@ -474,34 +463,6 @@ func (c *conn) classify(err error, what string) error {
 	return c.ctrl.Classify(err, what)
 }
 
-// loginError classifies a failed login. RFC 959 §5.4: USER and PASS are
-// refused with 530 (or ask for an account, 332): an authentication failure
-// (exit 6) with the server's text. Anything else (421, a 1xx where none
-// belongs, a failed PBSZ) is the server refusing (exit 5).
-func (c *conn) loginError(ctx context.Context, err error, who login) error {
-	if ctx.Err() != nil {
-		return dial.Classify(ctx.Err(), "login")
-	}
-	var ke *schemes.KindError
-	if errors.As(err, &ke) {
-		return ke
-	}
-	code, text := c.log.lastCode, c.log.lastText
-	var te *textproto.Error
-	if errors.As(err, &te) {
-		code, text = te.Code, te.Msg
-	} else if isNetError(err) || code == 0 {
-		return c.fail(ctx, err, "login")
-	}
-	if (c.log.lastCmd == "USER" || c.log.lastCmd == "PASS") && (code == 530 || code == 332 || code == 331) {
-		return schemes.Errorf(schemes.ErrAuth, "%d %s", code, lineproto.ServerText(text))
-	}
-	if c.log.lastCmd == "USER" || c.log.lastCmd == "PASS" {
-		return replyError(schemes.ErrRefused, code, "ftp: login as %s: %d %s", who.user, code, lineproto.ServerText(text))
-	}
-	return replyError(schemes.ErrRefused, code, "%d %s", code, lineproto.ServerText(text))
-}
-
 // replyError is an error of kind that carries the server's reply code:
 // 4yz is transient (RFC 959 §4.2), worth another try.
 func replyError(kind error, code int, format string, args ...any) error {
@@ -513,9 +474,4 @@ func replyError(kind error, code int, format string, args ...any) error {
 func isReply(err error) bool {
 	var te *textproto.Error
 	return errors.As(err, &te)
-}
-
-func isNetError(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) || errors.Is(err, net.ErrClosed)
 }

@@ -3,9 +3,10 @@
 // RFC 3659 (SIZE, MDTM, REST in stream mode, MLSD) and RFC 2228/4217
 // (AUTH TLS, PBSZ, PROT: explicit FTPS, and implicit FTPS on port 990).
 //
-// The protocol engine github.com/jlaffaye/ftp logs in (USER, PASS, FEAT,
-// TYPE I, and PBSZ and PROT for TLS); every command after that is sent, and
-// its reply read, here. This package decides which lines go out: one CWD
+// The protocol engine github.com/jlaffaye/ftp is left the connection's
+// opening and QUIT; every other command is sent, and its reply read, here. This
+// package decides which lines go out: the login (USER alone, then PASS,
+// FEAT, TYPE I, PBSZ and PROT for TLS, PWD and NOOP together), one CWD
 // per decoded segment, whatever the server's path syntax (RFC 1738 §3.2.2:
 // ftp://h/%2Fetc/motd is CWD /etc, RETR motd; ftp://h//etc/motd is an empty
 // CWD, CWD etc, RETR motd), then TYPE, RETR or a listing. Every
@@ -31,7 +32,7 @@
 // and the next transfer's EPSV. A RETR never goes out behind a CWD, behind
 // a passive command not yet seen to work, or behind a reply that decides
 // whether it is sent. A server that drops commands sent together, found at
-// login (PWD goes with a NOOP), gets one command at a time. Data
+// login, gets one command at a time. Data
 // connections are only read; vsftpd, which waits for the client's end of
 // one before its 226, has them half-closed at once: its 226 comes a round
 // trip sooner.

@@ -376,7 +376,7 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 			return nil
 		}})
 	}
-	wantTime := !req.SkipMetadata && c.sc.IsGetTimeSupported()
+	wantTime := !req.SkipMetadata && c.mdtm
 	if wantTime {
 		steps = append(steps, step{line: "MDTM " + name, then: func(code int, msg string) error {
 			if m, ok := parseMDTM(msg); code == 213 && ok {
@@ -390,12 +390,15 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 		offset = 0
 	}
 	// The RETR goes with these commands when nothing in their replies
-	// decides whether or how it is sent, no CWD precedes it, and the
-	// passive command before it is one that worked on c.
+	// decides whether or how it is sent, no CWD precedes it, and its data
+	// connection is open already or comes from an EPSV that worked on c
+	// (an EPSV reply names a port only; a PASV reply's address may be
+	// refused, and a RETR sent behind it would leave the server waiting).
 	var data net.Conn
+	var dialErr error // a failed dial of the data connection of an eager RETR
 	reusedData := false
 	eager := c.pipe && cwds == 0 && req.IfModifiedSince.IsZero() && offset == 0 &&
-		(req.MaxBytes <= 0 || !wantSize) && (c.next != "" || c.pasvOK)
+		(req.MaxBytes <= 0 || !wantSize)
 	if !eager && cwds > 0 && req.IfModifiedSince.IsZero() && c.next == "" {
 		// A transfer is to come: its data connection is asked for with the
 		// CWDs, and dialled once they have worked.
@@ -405,7 +408,25 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 		if data = c.openNext(ctx, req); data != nil {
 			reusedData = true
 		} else {
-			steps = append(steps, c.passiveStep(ctx, req, &data))
+			eager = eager && c.pasvOK && !c.noEPSV
+			ps := c.passiveStep(ctx, req, &data)
+			if eager {
+				// A server whose RETR fails at once goes on to what was
+				// sent behind it, and an EPSV there closes the port this
+				// one named before it could be dialled: the RETR's reply
+				// then says what happened, not the refused dial.
+				then := ps.then
+				ps.then = func(code int, msg string) error {
+					if err := then(code, msg); err != nil {
+						if isReply(err) {
+							return err
+						}
+						dialErr = err
+					}
+					return nil
+				}
+			}
+			steps = append(steps, ps)
 		}
 	}
 	var started bool
@@ -502,7 +523,7 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 		}
 	}
 	for try := 0; !started; try++ {
-		if data == nil {
+		if data == nil && (!eager || try > 0) {
 			d, reused, err := x.passive(ctx, req)
 			if err != nil {
 				return fail(err, c.passiveLine())
@@ -539,9 +560,10 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 			c.abort()
 			return fail(aerr, "RETR "+name)
 		}
-		if retrCode == 425 && reusedData && try == 0 {
-			// The data address read ahead went stale: ask again.
-			reusedData = false
+		if retrCode == 425 && (reusedData || dialErr != nil) && try == 0 {
+			// The data address read ahead went stale, or its dial failed:
+			// ask again.
+			reusedData, dialErr = false, nil
 			continue
 		}
 		if v.TypeCode == 0 && retrCode == 550 {
@@ -557,6 +579,15 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 			}
 		}
 		return fail(replyErr(retrCode, retrMsg), "RETR "+name)
+	}
+	if data == nil {
+		// A RETR started after its data connection's dial failed: the
+		// server waits for a connection that will not come.
+		if dialErr == nil {
+			dialErr = schemes.Errorf(schemes.ErrInterrupted, "ftp: no data connection")
+		}
+		c.abort()
+		return fail(dialErr, "RETR "+name)
 	}
 	// A capture records a whole file only: a resumed transfer is a part.
 	var blk schemes.CaptureBlock

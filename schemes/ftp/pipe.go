@@ -318,30 +318,122 @@ func (c *conn) readAhead() (time.Time, error) {
 	return after, nil
 }
 
-// probe records the login directory with PWD and, on a connection that is
-// to pipeline, sends NOOP with it: both replies must come, in order, within
-// a little more than the round trip PWD took, or the server is taken not to
-// read pipelined commands (errNoPipeline). A refused PWD leaves home "".
-func (c *conn) probe() error {
+// login logs in as who and readies the connection (RFC 959 §5.4, RFC 2389,
+// RFC 4217 §9). USER goes alone: its reply decides whether PASS follows.
+// Everything after it goes in one batch on a connection that is to
+// pipeline: PASS; FEAT; TYPE I; PBSZ 0 and PROT P for TLS data connections;
+// PWD, the login directory (RFC 1738 §3.2.2: a kept connection goes back to
+// it); and NOOP. After a refused PASS the commands behind it are refused
+// too, which changes nothing. The replies after the first must come, in
+// order, within a little more than twice the round trip the first took,
+// or the server is taken not to read pipelined commands (errNoPipeline).
+// A server that lists UTF8 in FEAT gets OPTS UTF8 ON after it.
+func (c *conn) login(who login) error {
 	x := c.exchange()
-	lines := []string{"PWD"}
-	if c.pipe {
-		lines = append(lines, "NOOP")
+	code, msg, err := c.lockStep("USER " + who.user)
+	if err != nil {
+		return err
+	}
+	var steps []step
+	switch {
+	case code == 230:
+	case code == 331:
+		steps = append(steps, step{line: "PASS " + who.password, then: func(code int, msg string) error {
+			return loginReply(who, code, msg)
+		}})
+	default:
+		return loginReply(who, code, msg)
+	}
+	utf8 := false
+	steps = append(steps, step{line: "FEAT", then: func(code int, msg string) error {
+		if code != 211 {
+			return nil // no features: RFC 959 commands only
+		}
+		for _, l := range strings.Split(msg, "\n")[1:] {
+			if f := strings.Fields(l); len(f) > 0 {
+				switch strings.ToUpper(f[0]) {
+				case "MLST":
+					c.mlsd = true
+				case "MDTM":
+					c.mdtm = true
+				case "UTF8":
+					utf8 = true
+				}
+			}
+		}
+		return nil
+	}}, step{line: "TYPE I", then: func(code int, msg string) error {
+		if code/100 != 2 {
+			return refusedReply(code, msg)
+		}
+		c.curType = 'I'
+		return nil
+	}})
+	if c.tlsData != nil {
+		steps = append(steps, step{line: "PBSZ 0", then: want2xxRefused}, step{line: "PROT P", then: want2xxRefused})
+	}
+	steps = append(steps, step{line: "PWD", then: func(code int, msg string) error {
+		if code == 257 {
+			c.home = pwdDir(msg)
+		}
+		return nil
+	}})
+	if !c.pipe {
+		if _, err := x.batch(steps); err != nil {
+			return err
+		}
+	} else {
+		steps = append(steps, step{line: "NOOP", then: func(int, string) error { return nil }})
+		if err := c.probeBatch(steps); err != nil {
+			return err
+		}
+	}
+	if utf8 {
+		if _, _, err := c.lockStep("OPTS UTF8 ON"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lockStep sends one command and reads its reply; a failure leaves the
+// connection out of step.
+func (c *conn) lockStep(line string) (int, string, error) {
+	x := c.exchange()
+	if err := x.write(line); err != nil {
+		c.abort()
+		return 0, "", err
+	}
+	code, msg, err := readReply(x.tp)
+	if err != nil {
+		c.abort()
+	}
+	return code, msg, err
+}
+
+// probeBatch is batch for the login's pipelined commands, with the
+// deadline that tells a server that drops them (login).
+func (c *conn) probeBatch(steps []step) error {
+	x := c.exchange()
+	lines := make([]string, len(steps))
+	for i, s := range steps {
+		lines[i] = s.line
 	}
 	t0 := time.Now()
 	if err := x.write(lines...); err != nil {
 		return err
 	}
+	var firstErr error
+	handle := func(s step, code int, msg string) {
+		if err := s.then(code, msg); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
 	code, msg, err := readReply(x.tp)
 	if err != nil {
 		return c.probeError(err)
 	}
-	if code == 257 {
-		c.home = pwdDir(msg)
-	}
-	if !c.pipe {
-		return nil
-	}
+	handle(steps[0], code, msg)
 	wait := 2*time.Since(t0) + probeGrace
 	raw := c.ctrl.Raw()
 	fired := make(chan struct{})
@@ -349,15 +441,46 @@ func (c *conn) probe() error {
 		raw.SetReadDeadline(time.Now())
 		close(fired)
 	})
-	_, _, err = readReply(x.tp)
+	for _, s := range steps[1:] {
+		if code, msg, err = readReply(x.tp); err != nil {
+			break
+		}
+		handle(s, code, msg)
+	}
 	if !timer.Stop() {
-		// The deadline came with the reply: it must not outlive the probe
-		// (a connection without an idle timeout sets no other).
+		// The deadline came with the replies: it must not outlive them (a
+		// connection without an idle timeout sets no other).
 		<-fired
 		raw.SetReadDeadline(time.Time{})
 	}
 	if err != nil {
 		return c.probeError(err)
+	}
+	return firstErr
+}
+
+// loginReply is the error of a reply to USER or PASS: none for 230 (or
+// 202, "superfluous"); an authentication failure for 530, 331 or 332 (RFC
+// 959 §5.4: refused, or a password or account still wanted), with the
+// server's text; anything else the server refusing.
+func loginReply(who login, code int, msg string) error {
+	switch code {
+	case 230, 202:
+		return nil
+	case 530, 331, 332:
+		return schemes.Errorf(schemes.ErrAuth, "%d %s", code, lineproto.ServerText(msg))
+	}
+	return replyError(schemes.ErrRefused, code, "ftp: login as %s: %d %s", who.user, code, lineproto.ServerText(msg))
+}
+
+// refusedReply is the server refusing a command of the login.
+func refusedReply(code int, msg string) error {
+	return replyError(schemes.ErrRefused, code, "%d %s", code, lineproto.ServerText(msg))
+}
+
+func want2xxRefused(code int, msg string) error {
+	if code/100 != 2 {
+		return refusedReply(code, msg)
 	}
 	return nil
 }

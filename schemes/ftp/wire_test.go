@@ -74,6 +74,13 @@ func fetchOne(t *testing.T, fake *fakeFTP, req *schemes.Request) (*schemes.Respo
 	t.Helper()
 	f := New()
 	defer f.Close()
+	resp, data, _ := fetchOneWith(t, f, req)
+	return resp, data, fake.sent()
+}
+
+// fetchOneWith fetches req with f and reads the whole body or listing.
+func fetchOneWith(t *testing.T, f *Fetcher, req *schemes.Request) (*schemes.Response, []byte, []string) {
+	t.Helper()
 	resp, err := f.Fetch(context.Background(), req)
 	if err != nil {
 		t.Fatalf("Fetch: %v", err)
@@ -97,7 +104,7 @@ func fetchOne(t *testing.T, fake *fakeFTP, req *schemes.Request) (*schemes.Respo
 			data = append(data, e.Name+" "+e.Type+" "+e.Target+"\n"...)
 		}
 	}
-	return resp, data, fake.sent()
+	return resp, data, nil
 }
 
 func wire(lines ...string) string {
@@ -107,6 +114,10 @@ func wire(lines ...string) string {
 // login is what every session starts with: the login, the engine's
 // feature probe and binary default, and the recorded login directory.
 var anonLogin = []string{"USER anonymous", "PASS " + testEmail, "FEAT", "TYPE I", "PWD", "NOOP"}
+
+// loginBatches is the anonymous login as it goes out: USER alone, then
+// the rest in one write.
+var loginBatches = []string{"USER anonymous\r\n", "PASS " + testEmail + "\r\nFEAT\r\nTYPE I\r\nPWD\r\nNOOP\r\n"}
 
 func TestGoldenWire(t *testing.T) {
 	tests := []struct {
@@ -520,10 +531,10 @@ func TestConnectionReuseReturnsHome(t *testing.T) {
 	// Each entry is what one write of gofer's brought: the commands sent
 	// together, before the replies to any of them.
 	want := []string{
-		"USER anonymous\r\n", "PASS " + testEmail + "\r\n", "FEAT\r\n", "TYPE I\r\n",
-		// The login directory, and whether the server reads pipelined
-		// commands.
-		"PWD\r\nNOOP\r\n",
+		// USER alone (its reply decides whether PASS follows), then the
+		// rest of the login in one write: the login directory, and with
+		// NOOP whether the server reads pipelined commands.
+		loginBatches[0], loginBatches[1],
 		// a/one: the CWD and what follows it up to the transfer, then the
 		// RETR once the CWD is known to have worked.
 		"CWD a\r\nTYPE I\r\nSIZE one\r\nMDTM one\r\nEPSV\r\n", "RETR one\r\n",
@@ -604,8 +615,9 @@ func TestServerThatDropsPipelinedCommands(t *testing.T) {
 	fake.ln.Close()
 	fake.wg.Wait()
 	want := []string{
-		// The first connection: PWD is answered, the NOOP with it dropped.
-		"USER anonymous\r\n", "PASS " + testEmail + "\r\n", "FEAT\r\n", "TYPE I\r\n", "PWD\r\n", "QUIT\r\n",
+		// The first connection: PASS is answered, the commands with it
+		// dropped.
+		"USER anonymous\r\n", "PASS " + testEmail + "\r\n", "QUIT\r\n",
 		// The second, one command at a time.
 		"USER anonymous\r\n", "PASS " + testEmail + "\r\n", "FEAT\r\n", "TYPE I\r\n", "PWD\r\n",
 		"CWD pub\r\n", "TYPE I\r\n", "MDTM f\r\n", "EPSV\r\n", "RETR f\r\n",
@@ -695,7 +707,7 @@ func TestPipelinedMirrorFetches(t *testing.T) {
 	fake.ln.Close()
 	fake.wg.Wait()
 	want := []string{
-		"USER anonymous\r\n", "PASS " + testEmail + "\r\n", "FEAT\r\n", "TYPE I\r\n", "PWD\r\nNOOP\r\n",
+		loginBatches[0], loginBatches[1],
 		// A listing on a fresh connection: its EPSV goes with the CWD (it
 		// asks for no data connection ahead: it may serve one fetch only).
 		"CWD d\r\nEPSV\r\n", "LIST\r\n",
@@ -1138,7 +1150,7 @@ func TestPipelinedCWDRefused(t *testing.T) {
 		t.Errorf("%d logins, want 1: the connection stays in step", fake.logins)
 	}
 	want := []string{
-		"USER anonymous\r\n", "PASS " + testEmail + "\r\n", "FEAT\r\n", "TYPE I\r\n", "PWD\r\nNOOP\r\n",
+		loginBatches[0], loginBatches[1],
 		"CWD nodir\r\nTYPE I\r\nSIZE x\r\nMDTM x\r\nEPSV\r\n",
 		// The EPSV of the failed fetch still serves the next transfer.
 		"CWD /\r\nCWD d\r\nSIZE x\r\nMDTM x\r\n", "RETR x\r\nMDTM x\r\nEPSV\r\n",
@@ -1146,5 +1158,39 @@ func TestPipelinedCWDRefused(t *testing.T) {
 	}
 	if b := fake.sentBatches(); strings.Join(b, "|") != strings.Join(want, "|") {
 		t.Errorf("batches:\n got %q\nwant %q", b, want)
+	}
+}
+
+// A RETR sent behind its EPSV that the server refuses at once: the server
+// goes on to what came behind it, and its next EPSV closes the port the
+// first named, perhaps before gofer dialled it. The fetch fails with the
+// server's 550, not with the refused dial, and the connection stays in
+// step for the next fetch.
+func TestEagerRETRRefusedAtOnce(t *testing.T) {
+	fake := newFake(t)
+	fake.addFile("/d/x", "ex")
+	fake.listings["LIST /d"] = "-rw-r--r--    1 0 0 2 Dec 20  1994 x\r\n"
+	f := New()
+	defer f.Close()
+	for i := 0; i < 5; i++ {
+		// A listing first: EPSV has worked, and no data address is read
+		// ahead, so the next RETR goes behind a fresh EPSV.
+		if _, data, _ := fetchOneWith(t, f, newReq(ftpURL(fake.port(), 0, "d", ""))); string(data) != "x file \n" {
+			t.Fatalf("listing: %q", data)
+		}
+		req := newReq(ftpURL(fake.port(), 'i', "d", "missing"))
+		req.SkipSize = true
+		resp, err := f.Fetch(context.Background(), req)
+		if resp != nil || !errors.Is(err, schemes.ErrRefused) || !strings.Contains(err.Error(), "550") {
+			t.Fatalf("round %d: %v, want the server's 550", i, err)
+		}
+	}
+	if _, data, _ := fetchOneWith(t, f, newReq(ftpURL(fake.port(), 0, "d", "x"))); string(data) != "ex" {
+		t.Fatalf("then d/x: %q", data)
+	}
+	fake.mu.Lock()
+	defer fake.mu.Unlock()
+	if fake.logins != 1 {
+		t.Errorf("%d logins, want 1", fake.logins)
 	}
 }
