@@ -62,6 +62,7 @@ type cli struct {
 	mf       mirrorFlags
 
 	warc warcFlags
+	cl   clusterFlags
 }
 
 func (c *cli) rootCommand() *cobra.Command {

@@ -74,6 +74,14 @@ type Options struct {
 	Progress func(Progress)
 	// Log, if set, receives one line per file (for -v); calls are serialised.
 	Log func(format string, args ...any)
+	// Shared, if set, makes this run one worker of a crawl many processes
+	// share: its jobs come from and go to Shared instead of a local queue,
+	// and the records of the files written go there too. Worker names
+	// this process (ValidWorker): its state in DIR/.gofer is its own, so
+	// that workers may share one DIR. --delete and --dry-run are not for
+	// a shared crawl.
+	Shared Shared
+	Worker string
 }
 
 // Progress is a snapshot of a running mirror.
@@ -170,7 +178,7 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 		opts.Jobs = 4
 	}
 	opts.Jobs = opts.workers()
-	e := &engine{c: c, opts: opts, dir: dir, start: start}
+	e := &engine{c: c, opts: opts, dir: dir, start: start, shared: opts.Shared}
 	e.sum.URL, e.sum.Dir, e.sum.DryRun = rawURL, dir, opts.DryRun
 	defer func() {
 		e.sum.Bytes = e.bytes.Load()
@@ -182,6 +190,14 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 		return &e.sum, err
 	}
 	e.filt = filt
+	if e.shared != nil {
+		if !ValidWorker(opts.Worker) {
+			return &e.sum, fmt.Errorf("mirror: worker name %q: want 1 to 64 letters, digits, '-' or '_': %w", opts.Worker, schemes.ErrUsage)
+		}
+		if opts.DryRun || opts.Delete {
+			return &e.sum, fmt.Errorf("mirror: --dry-run and --delete are not for a shared crawl: %w", schemes.ErrUsage)
+		}
+	}
 	e.limiter = newLimiter(opts.LimitRate)
 	if err := e.open(); err != nil {
 		return &e.sum, err
@@ -217,15 +233,31 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 
 	// The starting job is queued before any worker runs: a worker that
 	// found the queue empty with nothing pending would take the mirror for done.
-	e.rootResp.Store(resp)
-	e.q.push(job{Op: e.site.rootOp(resp), URL: e.site.rootURL, Path: e.site.rootPath, Sel: e.site.selector, Host: e.site.host, Port: e.site.port, Size: -1, Root: true})
+	rootJob := job{Op: e.site.rootOp(resp), URL: e.site.rootURL, Path: e.site.rootPath, Sel: e.site.selector, Host: e.site.host, Port: e.site.port, Size: -1, Root: true}
+	wctx, stopWorkers := context.WithCancel(ctx)
+	defer stopWorkers()
+	if e.shared != nil {
+		// Every worker read the starting URL to learn the site; whichever
+		// takes the root job reads it again.
+		resp.Close()
+		if err := e.joinShared(ctx, rawURL, rootJob, stopWorkers); err != nil {
+			return &e.sum, err
+		}
+	} else {
+		e.rootResp.Store(resp)
+		e.q.push(rootJob)
+	}
 	stopProgress := e.startProgress()
 	var wg sync.WaitGroup
 	for i := range opts.Jobs {
-		wg.Go(func() { e.worker(ctx, i) })
+		wg.Go(func() { e.worker(wctx, i) })
 	}
 	wg.Wait()
 	stopProgress()
+	if err := e.sharedErr(); err != nil && ctx.Err() == nil {
+		e.st.flush()
+		return &e.sum, err
+	}
 
 	if err := ctx.Err(); err != nil {
 		e.st.flush()
@@ -250,9 +282,16 @@ type engine struct {
 	root  *os.Root // nil in a dry run over a DIR that does not exist
 	tmp   *os.Root // DIR/.gofer/tmp (not in a dry run)
 	st    *store   // nil in a dry run without earlier state
-	q     *queue
+	q     frontier
 	run   uint64
 	site  site
+	// shared is the crawl this run is a worker of, nil for a local mirror.
+	shared    Shared
+	sharedMu  sync.Mutex
+	sharedBad error
+	// tmpDir holds partial files: DIR/.gofer/tmp, or tmp-WORKER for a
+	// worker of a shared crawl.
+	tmpDir string
 
 	robots   []string
 	filt     filters
@@ -283,6 +322,12 @@ func (e *engine) open() error {
 	e.sum.Refusals, e.sum.Failures = []Refusal{}, []Failure{}
 
 	spill := ""
+	e.tmpDir = stateDir + "/tmp"
+	dbName := "state.db"
+	if e.shared != nil {
+		e.tmpDir = stateDir + "/tmp-" + e.opts.Worker
+		dbName = "state-" + e.opts.Worker + ".db"
+	}
 	if e.opts.DryRun {
 		// A dry run writes nothing into DIR: read the state if there is
 		// one, and spill the queue into the system's temp directory.
@@ -314,7 +359,7 @@ func (e *engine) open() error {
 			return fmt.Errorf("mirror directory: %w", err)
 		}
 		e.root = root
-		for _, d := range []string{stateDir, stateDir + "/tmp"} {
+		for _, d := range []string{stateDir, e.tmpDir} {
 			if err := root.Mkdir(d, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 				return fmt.Errorf("mirror state: %w", err)
 			}
@@ -322,16 +367,16 @@ func (e *engine) open() error {
 		if err := stateDirOK(root); err != nil {
 			return fmt.Errorf("mirror state: %w", err)
 		}
-		if fi, err := root.Lstat(stateDir + "/tmp"); err != nil || !fi.IsDir() {
-			return fmt.Errorf("mirror state: %s/tmp is not a directory", stateDir)
+		if fi, err := root.Lstat(e.tmpDir); err != nil || !fi.IsDir() {
+			return fmt.Errorf("mirror state: %s is not a directory", e.tmpDir)
 		}
-		if fi, err := root.Lstat(stateDir + "/state.db"); err == nil && !fi.Mode().IsRegular() {
-			return fmt.Errorf("mirror state: %s/state.db is not a regular file", stateDir)
+		if fi, err := root.Lstat(stateDir + "/" + dbName); err == nil && !fi.Mode().IsRegular() {
+			return fmt.Errorf("mirror state: %s/%s is not a regular file", stateDir, dbName)
 		}
-		if e.tmp, err = root.OpenRoot(stateDir + "/tmp"); err != nil {
+		if e.tmp, err = root.OpenRoot(e.tmpDir); err != nil {
 			return fmt.Errorf("mirror state: %w", err)
 		}
-		st, err := openStore(filepath.Join(e.dir, stateDir, "state.db"), false)
+		st, err := openStore(filepath.Join(e.dir, stateDir, dbName), false)
 		if err != nil {
 			return fmt.Errorf("mirror state: %w", err)
 		}
@@ -346,7 +391,12 @@ func (e *engine) open() error {
 	if !e.opts.DryRun {
 		e.cleanTemps()
 	}
-	e.q = newQueue(spill)
+	if e.shared != nil {
+		os.Remove(spill)
+		e.q = sharedFrontier{s: e.shared, finished: func() {}, failed: e.sharedFailed}
+		return nil
+	}
+	e.q = localFrontier{newQueue(spill)}
 	return nil
 }
 
@@ -371,8 +421,24 @@ func (e *engine) worker(ctx context.Context, id int) {
 	// in (job.dir).
 	where := ""
 	ctx = context.WithValue(ctx, pacerKey{}, &pacer{})
+	if e.shared != nil {
+		// Each worker keeps one connection to the server: the crawl's
+		// per-host cap counts workers over every process.
+		perHost := e.opts.MaxPerHost
+		if perHost <= 0 {
+			perHost = DefaultMaxPerHost
+		}
+		release, err := e.shared.Slot(ctx, e.site.host+":"+fmt.Sprint(e.site.port), perHost)
+		if err != nil {
+			if ctx.Err() == nil {
+				e.sharedFailed(err)
+			}
+			return
+		}
+		defer release()
+	}
 	for {
-		j, ok := e.q.pop(ctx, where)
+		j, done, ok := e.q.pop(ctx, where)
 		if !ok {
 			return
 		}
@@ -380,7 +446,7 @@ func (e *engine) worker(ctx context.Context, id int) {
 		e.setWorker(id, j.Path)
 		e.do(ctx, j)
 		e.setWorker(id, "")
-		e.q.done()
+		done()
 	}
 }
 
