@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"regexp"
+	"unicode/utf8"
 )
 
 // A mirror runs on one of two frontiers: the local queue (one process, the
@@ -87,9 +88,47 @@ type sharedFrontier struct {
 // file per URL.
 func jobKey(j job) string { return string(j.Op) + j.URL }
 
-func (s sharedFrontier) push(j job) {
-	item, _ := json.Marshal(j)
-	s.s.Push(jobKey(j), item)
+func (s sharedFrontier) push(j job) { s.s.Push(jobKey(j), encodeJob(j)) }
+
+// wireJob is a job as a shared crawl carries it: JSON, with the bytes of
+// a name that is not UTF-8 (a Latin-1 file name) kept beside its string,
+// which JSON would otherwise turn into U+FFFD.
+type wireJob struct {
+	job
+	Raw map[string][]byte `json:"raw,omitempty"`
+}
+
+// rawFields are the job's strings that hold remote names as bytes.
+func rawFields(j *job) map[string]*string {
+	return map[string]*string{"u": &j.URL, "p": &j.Path, "f": &j.From, "n": &j.Name, "sel": &j.Sel, "h": &j.Host}
+}
+
+func encodeJob(j job) []byte {
+	w := wireJob{job: j}
+	for k, v := range rawFields(&j) {
+		if !utf8.ValidString(*v) {
+			if w.Raw == nil {
+				w.Raw = map[string][]byte{}
+			}
+			w.Raw[k] = []byte(*v)
+		}
+	}
+	b, _ := json.Marshal(w)
+	return b
+}
+
+func decodeJob(b []byte) (job, error) {
+	var w wireJob
+	if err := json.Unmarshal(b, &w); err != nil {
+		return job{}, err
+	}
+	j := w.job
+	for k, v := range rawFields(&j) {
+		if raw, ok := w.Raw[k]; ok {
+			*v = string(raw)
+		}
+	}
+	return j, nil
 }
 
 func (s sharedFrontier) pop(ctx context.Context, _ string) (job, func(), bool) {
@@ -105,8 +144,8 @@ func (s sharedFrontier) pop(ctx context.Context, _ string) (job, func(), bool) {
 			}
 			return job{}, nil, false
 		}
-		var j job
-		if json.Unmarshal(t.Item(), &j) != nil {
+		j, err := decodeJob(t.Item())
+		if err != nil {
 			t.Done(ctx) // not a job of this engine: never to be done
 			continue
 		}
@@ -156,8 +195,7 @@ func (e *engine) sharedRecord(ctx context.Context, path string) (record, bool) {
 // joinShared enters the crawl with the root job; stop ends this process's
 // workers once the crawl has no work left.
 func (e *engine) joinShared(ctx context.Context, rawURL string, root job, stop func()) error {
-	item, _ := json.Marshal(root)
-	if _, err := e.shared.Join(ctx, rawURL, jobKey(root), item); err != nil {
+	if _, err := e.shared.Join(ctx, rawURL, jobKey(root), encodeJob(root)); err != nil {
 		return err
 	}
 	e.q = sharedFrontier{s: e.shared, finished: stop, failed: e.sharedFailed}

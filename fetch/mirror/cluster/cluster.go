@@ -241,34 +241,62 @@ const consumerName = "workers"
 
 // ensure creates (or finds) the job's stream, consumer and buckets.
 func (c *Crawl) ensure(ctx context.Context) error {
-	var err error
-	fail := func(what string, err error) error {
-		return schemes.Errorf(schemes.ErrConnect, "cluster %s: %s: %v", redactList(c.opts.URL), what, err)
+	// Workers starting together create the same things at once, and a
+	// busy server may answer one of them late: each step is tried again
+	// for up to a minute.
+	step := func(what string, fn func(context.Context) error) error {
+		sctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		if err := retry(sctx, func() error { return fn(sctx) }); err != nil {
+			return schemes.Errorf(schemes.ErrConnect, "cluster %s: %s: %s", redactList(c.opts.URL), what, scrub(err.Error(), c.opts.URL))
+		}
+		return nil
 	}
-	c.stream, err = c.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name: streamName(c.opts.Job), Subjects: []string{c.subj},
-		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
-		Duplicates: 10 * time.Minute,
+	// Found or created, never updated: NATS 2.9 servers can crash on
+	// concurrent updates of one stream.
+	err := step("work queue", func(ctx context.Context) (err error) {
+		name := streamName(c.opts.Job)
+		if c.stream, err = c.js.Stream(ctx, name); !errors.Is(err, jetstream.ErrStreamNotFound) {
+			return err
+		}
+		c.stream, err = c.js.CreateStream(ctx, jetstream.StreamConfig{
+			Name: name, Subjects: []string{c.subj},
+			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
+			Duplicates: 10 * time.Minute,
+		})
+		return err
 	})
 	if err != nil {
-		return fail("work queue", err)
+		return err
 	}
-	c.cons, err = c.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
-		Durable: consumerName, AckPolicy: jetstream.AckExplicitPolicy, AckWait: c.opts.AckWait,
-		MaxDeliver: -1, MaxAckPending: 10000, DeliverPolicy: jetstream.DeliverAllPolicy,
+	err = step("work queue consumer", func(ctx context.Context) (err error) {
+		if c.cons, err = c.stream.Consumer(ctx, consumerName); !errors.Is(err, jetstream.ErrConsumerNotFound) {
+			return err
+		}
+		c.cons, err = c.stream.CreateConsumer(ctx, jetstream.ConsumerConfig{
+			Durable: consumerName, AckPolicy: jetstream.AckExplicitPolicy, AckWait: c.opts.AckWait,
+			MaxDeliver: -1, MaxAckPending: 10000, DeliverPolicy: jetstream.DeliverAllPolicy,
+		})
+		return err
 	})
 	if err != nil {
-		return fail("work queue consumer", err)
+		return err
 	}
-	c.kv, err = c.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: bucketName(c.opts.Job), History: 1, Storage: jetstream.FileStorage})
-	if err != nil {
-		return fail("state bucket", err)
+	bucket := func(cfg jetstream.KeyValueConfig) (kv jetstream.KeyValue, err error) {
+		err = step("bucket "+cfg.Bucket, func(ctx context.Context) error {
+			if kv, err = c.js.KeyValue(ctx, cfg.Bucket); !errors.Is(err, jetstream.ErrBucketNotFound) {
+				return err
+			}
+			kv, err = c.js.CreateKeyValue(ctx, cfg)
+			return err
+		})
+		return kv, err
 	}
-	c.slots, err = c.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: slotsName(c.opts.Job), History: 1, TTL: slotTTL, Storage: jetstream.FileStorage})
-	if err != nil {
-		return fail("slot bucket", err)
+	if c.kv, err = bucket(jetstream.KeyValueConfig{Bucket: bucketName(c.opts.Job), History: 1, Storage: jetstream.FileStorage}); err != nil {
+		return err
 	}
-	return nil
+	c.slots, err = bucket(jetstream.KeyValueConfig{Bucket: slotsName(c.opts.Job), History: 1, TTL: slotTTL, Storage: jetstream.FileStorage})
+	return err
 }
 
 // id is the key-value form of a key: hex of its SHA-256, first 16 bytes.
@@ -472,7 +500,9 @@ func (c *Crawl) Lookup(ctx context.Context, path string) ([]byte, bool, error) {
 			return err
 		}
 		var fr fileRecord
-		if err := json.Unmarshal(e.Value(), &fr); err != nil || fr.Path != path {
+		// The key is the path's hash: Path, JSON, may have lost bytes
+		// that are not UTF-8, and is there for people to read.
+		if err := json.Unmarshal(e.Value(), &fr); err != nil {
 			return nil
 		}
 		rec, found = fr.Record, true
