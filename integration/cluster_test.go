@@ -217,17 +217,19 @@ func checkMerged(t *testing.T, work string, path func(warcRecord) string) {
 }
 
 // checkTrees checks that every file the workers wrote is the manifest's,
-// and that together they hold every manifest file.
-func checkTrees(t *testing.T, ws []*worker) {
+// and that together they hold every manifest file; sub is where the
+// archive lies in a DIR ("" or "archive" for a Gopher selector's directory).
+func checkTrees(t *testing.T, ws []*worker, sub string) {
 	t.Helper()
 	manifest := itest.Manifest(t)
 	have := map[string]bool{}
 	for _, w := range ws {
-		filepath.Walk(w.dir, func(p string, fi os.FileInfo, err error) error {
+		root := filepath.Join(w.dir, sub)
+		filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
 			if err != nil {
 				return nil
 			}
-			rel, _ := filepath.Rel(w.dir, p)
+			rel, _ := filepath.Rel(root, p)
 			if fi.IsDir() && rel == ".gofer" {
 				return filepath.SkipDir
 			}
@@ -271,7 +273,7 @@ func jobStatus(t *testing.T, server, job string) map[string]any {
 // clusterKill9 runs three workers on url, kills one with SIGKILL after a
 // random number of its files, lets the others finish, checks the merged
 // index and the trees, then reruns the job with two workers: nothing new.
-func clusterKill9(t *testing.T, what, url string, path func(warcRecord) string) {
+func clusterKill9(t *testing.T, what, url, sub string, path func(warcRecord) string) {
 	work := t.TempDir()
 	os.MkdirAll(filepath.Join(work, "warc"), 0o755)
 	job := newJob(t, what)
@@ -294,7 +296,7 @@ func clusterKill9(t *testing.T, what, url string, path func(warcRecord) string) 
 		t.Errorf("status after the run: %v", st)
 	}
 	checkMerged(t, work, path)
-	checkTrees(t, append(others, victim))
+	checkTrees(t, append(others, victim), sub)
 
 	// The rerun: a new run of the job, by two workers, fetches no file.
 	segs, _ := filepath.Glob(filepath.Join(work, "warc", "*.warc.gz"))
@@ -325,7 +327,7 @@ func clusterKill9(t *testing.T, what, url string, path func(warcRecord) string) 
 func TestClusterMirrorFTPKill9(t *testing.T) {
 	itest.Require(t, itest.FTPHost+":21")
 	itest.Require(t, itest.NATSHost+":4222")
-	clusterKill9(t, "ftp", "ftp://"+itest.FTPHost+"/archive/", ftpPath)
+	clusterKill9(t, "ftp", "ftp://"+itest.FTPHost+"/archive/", "", ftpPath)
 }
 
 // TestClusterMirrorGopherKill9: the same over Gopher+ (pygopherd), whose
@@ -333,7 +335,7 @@ func TestClusterMirrorFTPKill9(t *testing.T) {
 func TestClusterMirrorGopherKill9(t *testing.T) {
 	itest.Require(t, itest.GopherPlusHost+":70")
 	itest.Require(t, itest.NATSHost+":4222")
-	clusterKill9(t, "gopher", "gopher://"+itest.GopherPlusHost+"/1/archive", gopherPath)
+	clusterKill9(t, "gopher", "gopher://"+itest.GopherPlusHost+"/1/archive", "archive", gopherPath)
 }
 
 // TestClusterJobsIsolated runs two jobs at once on one server: each
@@ -456,6 +458,6 @@ func TestClusterNATSRestart(t *testing.T) {
 	if st := jobStatus(t, server, job); st["state"] != "done" {
 		t.Errorf("status after the restart: %v", st)
 	}
-	checkTrees(t, []*worker{w1, w2})
+	checkTrees(t, []*worker{w1, w2}, "")
 	checkMerged(t, work, ftpPath)
 }

@@ -421,33 +421,44 @@ func (e *engine) worker(ctx context.Context, id int) {
 	// in (job.dir).
 	where := ""
 	ctx = context.WithValue(ctx, pacerKey{}, &pacer{})
-	if e.shared != nil {
-		// Each worker keeps one connection to the server: the crawl's
-		// per-host cap counts workers over every process.
-		perHost := e.opts.MaxPerHost
-		if perHost <= 0 {
-			perHost = DefaultMaxPerHost
-		}
-		release, err := e.shared.Slot(ctx, e.site.host+":"+fmt.Sprint(e.site.port), perHost)
-		if err != nil {
-			if ctx.Err() == nil {
-				e.sharedFailed(err)
-			}
-			return
-		}
-		defer release()
-	}
 	for {
 		j, done, ok := e.q.pop(ctx, where)
 		if !ok {
+			return
+		}
+		release, ok := e.slot(ctx)
+		if !ok {
+			done()
 			return
 		}
 		where = j.dir()
 		e.setWorker(id, j.Path)
 		e.do(ctx, j)
 		e.setWorker(id, "")
+		release()
 		done()
 	}
+}
+
+// slot waits, in a shared crawl, for one of the crawl's connection slots
+// to the server (Options.MaxPerHost over all its processes), held while
+// the worker works on one job; false when ctx ended first.
+func (e *engine) slot(ctx context.Context) (func(), bool) {
+	if e.shared == nil {
+		return func() {}, true
+	}
+	perHost := e.opts.MaxPerHost
+	if perHost <= 0 {
+		perHost = DefaultMaxPerHost
+	}
+	release, err := e.shared.Slot(ctx, e.site.host+":"+fmt.Sprint(e.site.port), perHost)
+	if err != nil {
+		if ctx.Err() == nil {
+			e.sharedFailed(err)
+		}
+		return nil, false
+	}
+	return release, true
 }
 
 // do runs one job. The root job takes the response Run already fetched.

@@ -30,11 +30,15 @@
 //     what was written (URL, size, time, sha256) and where (worker, host,
 //     directory); per worker w.NAME, its progress.
 //   - a key-value bucket with a time to live, GOFER_JOB_slots: the per-host
-//     connection cap. Each mirror worker (goroutine) holds one connection,
-//     so it takes one slot, h.HOST.N for N below the cap, by atomic
-//     create, refreshes it while it runs and deletes it when it stops; a
-//     slot of a worker that died expires with the bucket's age limit. All
-//     processes of a job thus keep to the cap together.
+//     connection cap, a counting semaphore. Before it works on an item a
+//     mirror worker (one goroutine, one connection at a time) takes a
+//     slot, h.HOST.N for some N below the cap, by atomic create (waiting
+//     and trying again while all are taken), refreshes it while the item
+//     lasts and deletes it after; the slot of a worker that died expires
+//     with the bucket's age limit. All processes of a job thus have at
+//     most the cap's number of items in transfer from one server at any
+//     moment. (A control connection an FTP worker keeps open, idle,
+//     between items is not counted.)
 //
 // IDs are hex SHA-256 prefixes of the item's key (its kind and URL) or
 // of the local path. A finished job run again starts run N+1: items are
