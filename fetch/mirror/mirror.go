@@ -421,22 +421,57 @@ func (e *engine) worker(ctx context.Context, id int) {
 	// in (job.dir).
 	where := ""
 	ctx = context.WithValue(ctx, pacerKey{}, &pacer{})
+	var held *heldSlot
+	defer func() { held.giveBack() }()
 	for {
 		j, done, ok := e.q.pop(ctx, where)
 		if !ok {
 			return
 		}
-		release, ok := e.slot(ctx)
-		if !ok {
-			done()
-			return
+		if !held.keep() {
+			release, ok := e.slot(ctx)
+			if !ok {
+				done()
+				return
+			}
+			held = &heldSlot{release: release}
 		}
 		where = j.dir()
 		e.setWorker(id, j.Path)
 		e.do(ctx, j)
 		e.setWorker(id, "")
-		release()
+		held.idle()
 		done()
+	}
+}
+
+// slotIdle is how long a worker of a shared crawl keeps its connection
+// slot while it waits for its next job: work that comes at once keeps
+// it (and its connection), a worker left idle gives it to another.
+const slotIdle = 200 * time.Millisecond
+
+// heldSlot is a worker's connection slot in a shared crawl.
+type heldSlot struct {
+	release func()
+	timer   *time.Timer
+	once    sync.Once
+}
+
+// idle starts the slot's idle time: it is given back unless kept first.
+func (h *heldSlot) idle() {
+	if h != nil {
+		h.timer = time.AfterFunc(slotIdle, h.giveBack)
+	}
+}
+
+// keep reports whether the slot is still held, and then keeps it.
+func (h *heldSlot) keep() bool {
+	return h != nil && (h.timer == nil || h.timer.Stop())
+}
+
+func (h *heldSlot) giveBack() {
+	if h != nil {
+		h.once.Do(h.release)
 	}
 }
 
