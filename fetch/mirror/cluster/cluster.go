@@ -33,12 +33,12 @@
 //     connection cap, a counting semaphore. Before it works on an item a
 //     mirror worker (one goroutine, one connection at a time) takes a
 //     slot, h.HOST.N for some N below the cap, by atomic create (waiting
-//     and trying again while all are taken), refreshes it while the item
-//     lasts and deletes it after; the slot of a worker that died expires
-//     with the bucket's age limit. All processes of a job thus have at
-//     most the cap's number of items in transfer from one server at any
-//     moment. (A control connection an FTP worker keeps open, idle,
-//     between items is not counted.)
+//     and trying again while all are taken), refreshes it while it works
+//     and deletes it once it has had no item for a moment; the slot of a
+//     worker that died expires with the bucket's age limit. All processes
+//     of a job thus have at most the cap's number of workers fetching from
+//     one server at any moment. (A control connection an FTP worker keeps
+//     open, idle, after it gave its slot back is not counted.)
 //
 // IDs are hex SHA-256 prefixes of the item's key (its kind and URL) or
 // of the local path. A finished job run again starts run N+1: items are
@@ -352,6 +352,7 @@ func (c *Crawl) Join(ctx context.Context, startURL, key string, root []byte) (ui
 			return err
 		}
 		run = m.Run + 1
+		c.forget(ctx, m.Run)
 		return nil
 	})
 	if err != nil {
@@ -374,6 +375,18 @@ func (c *Crawl) Join(ctx context.Context, startURL, key string, root []byte) (ui
 	}
 	c.putStatus(ctx)
 	return run, nil
+}
+
+// forget removes a finished run's seen set and claims, which no later
+// run reads, so that reruns do not grow the bucket. Its parked items stay.
+func (c *Crawl) forget(ctx context.Context, run uint64) {
+	st, err := c.js.Stream(ctx, "KV_"+bucketName(c.opts.Job))
+	if err != nil {
+		return
+	}
+	for _, k := range []string{"s", "t"} {
+		st.Purge(ctx, jetstream.WithPurgeSubject(fmt.Sprintf("$KV.%s.%s.%d.>", bucketName(c.opts.Job), k, run)))
+	}
 }
 
 func (c *Crawl) currentRun() uint64 {

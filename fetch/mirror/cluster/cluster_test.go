@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/fetch/mirror"
@@ -213,6 +214,12 @@ func TestRerunAndOtherURL(t *testing.T) {
 			t.Fatalf("run %d: %v, want ErrDone", want, err)
 		}
 	}
+	if _, err := c.kv.Get(ctx, "t.1."+id("Lroot")); !errors.Is(err, jetstream.ErrKeyNotFound) {
+		t.Errorf("run 1's claim after run 2 began: %v, want it purged", err)
+	}
+	if _, err := c.kv.Get(ctx, "t.2."+id("Lroot")); err != nil {
+		t.Errorf("run 2's claim: %v", err)
+	}
 	_, err := c.Join(ctx, "ftp://other/", "Lroot", []byte("root"))
 	if !errors.Is(err, schemes.ErrUsage) || !strings.Contains(err.Error(), "mirrors ftp://h/") {
 		t.Errorf("join with another URL: %v", err)
@@ -311,20 +318,72 @@ func TestCredentials(t *testing.T) {
 	}
 }
 
-// TestMirrorTwoWorkers: two mirror runs (each with two workers) share one
-// crawl of a file: tree; together they write every file once; a rerun
-// fetches none.
-func TestMirrorTwoWorkers(t *testing.T) {
-	url := runServer(t, "", "")
+// srcTree writes n files into a new directory; it returns the file: URL
+// and the files' contents by path.
+func srcTree(t *testing.T, n int) (string, map[string]string) {
 	src := t.TempDir()
 	want := map[string]string{}
-	for i := range 40 {
+	for i := range n {
 		p := fmt.Sprintf("d%d/e%d/f%02d.txt", i%4, i%3, i)
 		want[p] = fmt.Sprintf("file %d\n", i)
 		os.MkdirAll(filepath.Join(src, filepath.Dir(p)), 0o755)
 		os.WriteFile(filepath.Join(src, p), []byte(want[p]), 0o644)
 	}
-	start := "file://" + filepath.ToSlash(src) + "/"
+	return "file://" + filepath.ToSlash(src) + "/", want
+}
+
+// TestMirrorStopAndResume: a worker interrupted mid-run gives its items
+// back at once; a worker started afterwards finishes the job, and the
+// two DIRs together hold every file.
+func TestMirrorStopAndResume(t *testing.T) {
+	url := runServer(t, "", "")
+	start, want := srcTree(t, 60)
+	work := t.TempDir()
+	worker := func(name string, ctx context.Context, log func(string, ...any)) (*mirror.Summary, error) {
+		c, err := Open(context.Background(), Options{URL: url, Job: "resume", Worker: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(context.Background(), "stopped")
+		client := fetch.NewClient(fetch.Options{})
+		defer client.Close()
+		return mirror.Run(ctx, client, start, filepath.Join(work, name), mirror.Options{Jobs: 2, Shared: c, Worker: name, Log: log})
+	}
+	ctx, cancel := context.WithCancel(ctxFor(t, time.Minute))
+	files := 0
+	_, err := worker("first", ctx, func(format string, _ ...any) {
+		if strings.HasPrefix(format, "new ") {
+			if files++; files == 5 {
+				cancel()
+			}
+		}
+	})
+	if !errors.Is(err, schemes.ErrInterrupted) {
+		t.Fatalf("interrupted worker: %v", err)
+	}
+	// Its items were given back: no ack wait (30 s) stands in the way.
+	sum, err := worker("second", ctxFor(t, 20*time.Second), nil)
+	if err != nil {
+		t.Fatalf("second worker: %v", err)
+	}
+	for p := range want {
+		_, e1 := os.Stat(filepath.Join(work, "first", p))
+		_, e2 := os.Stat(filepath.Join(work, "second", p))
+		if e1 != nil && e2 != nil {
+			t.Errorf("%s in neither DIR", p)
+		}
+	}
+	if sum.New < int64(len(want)-files) {
+		t.Errorf("second worker: %d new, want at least %d", sum.New, len(want)-files)
+	}
+}
+
+// TestMirrorTwoWorkers: two mirror runs (each with two workers) share one
+// crawl of a file: tree; together they write every file once; a rerun
+// fetches none.
+func TestMirrorTwoWorkers(t *testing.T) {
+	url := runServer(t, "", "")
+	start, want := srcTree(t, 40)
 	work := t.TempDir()
 	run := func() []*mirror.Summary {
 		var sums [2]*mirror.Summary

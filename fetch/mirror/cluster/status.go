@@ -19,7 +19,7 @@ type WorkerStatus struct {
 	Host   string    `json:"host"`
 	PID    int       `json:"pid"`
 	Run    uint64    `json:"run"`
-	State  string    `json:"state"` // running, finished, stopped
+	State  string    `json:"state"` // running, finished, stopped; lost (silent for 10 s)
 	Done   int64     `json:"done"`  // items acknowledged
 	Failed int64     `json:"failed"`
 	Parked int64     `json:"parked"`
@@ -50,6 +50,10 @@ func (c *Crawl) Progress(failed, bytes int64) {
 	c.stat.Failed, c.stat.Bytes = failed, bytes
 	c.statMu.Unlock()
 }
+
+// lostAfter is how long a running worker may go without writing its
+// status before --status calls it lost.
+const lostAfter = 10 * time.Second
 
 // reporter writes the worker's status every two seconds.
 func (c *Crawl) reporter(ctx context.Context) {
@@ -128,6 +132,9 @@ func Status(ctx context.Context, opts Options) (*JobStatus, error) {
 		var w WorkerStatus
 		if json.Unmarshal(we.Value(), &w) != nil || w.Run != st.Run {
 			continue // a worker of an earlier run
+		}
+		if w.State == "running" && time.Since(w.Seen) > lostAfter {
+			w.State = "lost" // killed, or cut off from the server
 		}
 		st.Workers = append(st.Workers, w)
 		st.Done += w.Done
