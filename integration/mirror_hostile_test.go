@@ -50,146 +50,40 @@ func lsLink(name, target string) string {
 	return fmt.Sprintf("lrwxrwxrwx   1 ftp      ftp            11 Dec 20  1994 %s -> %s\r\n", name, target)
 }
 
-// serve speaks just enough FTP (RFC 959) for a mirror: login, CWD with a
-// per-connection working directory, EPSV/PASV, LIST, SIZE, MDTM, RETR.
-func (tr *ftpTree) serve(c *hostile.Conn) {
-	c.Send("220 scripted FTP\r\n")
-	cwd := "/"
-	var data net.Listener
-	defer func() {
-		if data != nil {
-			data.Close()
-		}
-	}()
-	open := func() bool {
-		if data != nil {
-			data.Close()
-		}
-		var err error
-		data, err = net.Listen("tcp", "127.0.0.1:0")
-		return err == nil
+func (tr *ftpTree) serve(c *hostile.Conn) { hostile.ServeFTPTree(c, tr, nil) }
+
+// The hostile.FTPFiles of the tree.
+
+func (tr *ftpTree) IsDir(p string) bool {
+	_, ok := tr.lists[p]
+	return ok || p == tr.big
+}
+
+func (tr *ftpTree) List(dir string, w *hostile.Conn) {
+	for _, l := range tr.lists[dir] {
+		w.Send(l)
 	}
-	accept := func() net.Conn {
-		if data == nil {
-			return nil
-		}
-		data.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
-		dc, err := data.Accept()
-		data.Close()
-		data = nil
-		if err != nil {
-			return nil
-		}
-		return dc
-	}
-	for {
-		line, ok := c.ReadLine()
-		if !ok {
-			return
-		}
-		verb, arg, _ := strings.Cut(line, " ")
-		target := arg
-		if !strings.HasPrefix(target, "/") {
-			target = path.Join(cwd, target)
-		}
-		target = path.Clean(target)
-		switch strings.ToUpper(verb) {
-		case "USER":
-			c.Send("331 password please\r\n")
-		case "PASS":
-			c.Send("230 logged in\r\n")
-		case "FEAT":
-			c.Send("211-Features:\r\n EPSV\r\n PASV\r\n SIZE\r\n MDTM\r\n REST STREAM\r\n211 End\r\n")
-		case "SYST":
-			c.Send("215 UNIX Type: L8\r\n")
-		case "PWD":
-			c.Send(fmt.Sprintf("257 %q is the current directory\r\n", cwd))
-		case "CWD":
-			if _, ok := tr.lists[target]; ok || target == tr.big {
-				cwd = target
-				c.Send("250 directory changed\r\n")
-			} else {
-				c.Send("550 no such directory\r\n")
+	if dir == tr.big {
+		for i := range tr.bigCount {
+			if !w.Send(lsFile(fmt.Sprintf("f%06d", i), 7)) {
+				break
 			}
-		case "CDUP":
-			cwd = path.Dir(cwd)
-			c.Send("250 ok\r\n")
-		case "TYPE", "OPTS", "MODE", "STRU", "NOOP":
-			c.Send("200 ok\r\n")
-		case "SIZE":
-			if body, ok := tr.file(target); ok {
-				c.Send(fmt.Sprintf("213 %d\r\n", len(body)))
-			} else {
-				c.Send("550 no such file\r\n")
-			}
-		case "MDTM":
-			if _, ok := tr.file(target); ok {
-				c.Send("213 19941220120000\r\n")
-			} else {
-				c.Send("550 no such file\r\n")
-			}
-		case "REST":
-			c.Send("350 restarting\r\n")
-		case "EPSV":
-			if open() {
-				c.Send(fmt.Sprintf("229 Entering Extended Passive Mode (|||%d|)\r\n", data.Addr().(*net.TCPAddr).Port))
-			} else {
-				c.Send("425 no data\r\n")
-			}
-		case "PASV":
-			if open() {
-				p := data.Addr().(*net.TCPAddr).Port
-				c.Send(fmt.Sprintf("227 Entering Passive Mode (127,0,0,1,%d,%d)\r\n", p/256, p%256))
-			} else {
-				c.Send("425 no data\r\n")
-			}
-		case "LIST", "NLST", "MLSD", "RETR":
-			v := strings.ToUpper(verb)
-			dir := cwd
-			if v != "RETR" && arg != "" && !strings.HasPrefix(arg, "-") {
-				dir = target
-			}
-			body, ok := "", true
-			if v == "RETR" {
-				body, ok = tr.file(target)
-				tr.retr.Add(1)
-			}
-			if v == "MLSD" || v == "NLST" || !ok {
-				accept()
-				c.Send("550 not here\r\n")
-				continue
-			}
-			dc := accept()
-			if dc == nil {
-				c.Send("425 no data connection\r\n")
-				continue
-			}
-			c.Send("150 here it comes\r\n")
-			w := &hostile.Conn{Conn: dc}
-			if v == "RETR" {
-				w.Send(body)
-			} else {
-				for _, l := range tr.lists[dir] {
-					w.Send(l)
-				}
-				if dir == tr.big {
-					for i := range tr.bigCount {
-						if !w.Send(lsFile(fmt.Sprintf("f%06d", i), 7)) {
-							break
-						}
-					}
-				}
-			}
-			dc.Close()
-			c.Send("226 done\r\n")
-		case "QUIT":
-			c.Send("221 bye\r\n")
-			return
-		default:
-			c.Send("502 not implemented\r\n")
 		}
 	}
 }
+
+func (tr *ftpTree) Stat(p string) (int64, time.Time, bool) {
+	body, ok := tr.file(p)
+	return int64(len(body)), time.Date(1994, 12, 20, 12, 0, 0, 0, time.UTC), ok
+}
+
+func (tr *ftpTree) Retr(p string) (string, bool, []byte, bool) {
+	tr.retr.Add(1)
+	body, ok := tr.file(p)
+	return "", false, []byte(body), ok
+}
+
+func (tr *ftpTree) Sent(string) {}
 
 func (tr *ftpTree) file(p string) (string, bool) {
 	if b, ok := tr.files[p]; ok {

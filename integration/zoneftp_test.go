@@ -7,7 +7,6 @@ package integration_test
 
 import (
 	"fmt"
-	"net"
 	"path"
 	"sort"
 	"strings"
@@ -128,8 +127,8 @@ func (z *zoneFTP) lsTime(t time.Time) string {
 	return lt.Format("Jan _2  2006")
 }
 
-// list returns dir's LIST lines.
-func (z *zoneFTP) list(dir string) []string {
+// List sends dir's LIST lines.
+func (z *zoneFTP) List(dir string, w *hostile.Conn) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	var lines []string
@@ -144,16 +143,19 @@ func (z *zoneFTP) list(dir string) []string {
 		}
 	}
 	sort.Strings(lines)
-	return lines
+	for _, l := range lines {
+		w.Send(l)
+	}
 }
 
-func (z *zoneFTP) isDir(p string) bool {
+func (z *zoneFTP) IsDir(p string) bool {
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	_, ok := z.dirs[p]
 	return ok || p == "/"
 }
 
+// file returns a copy of the file at p as it is now.
 func (z *zoneFTP) file(p string) (zoneFile, bool) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
@@ -164,26 +166,40 @@ func (z *zoneFTP) file(p string) (zoneFile, bool) {
 	return *f, true
 }
 
-// retr decides a RETR: the reply to fail with (drop: close the control
-// connection), or the bytes to send.
-func (z *zoneFTP) retr(p string) (fail string, drop bool, data []byte, ok bool) {
+func (z *zoneFTP) Stat(p string) (int64, time.Time, bool) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
+	f, ok := z.files[p]
+	if !ok {
+		return 0, time.Time{}, false
+	}
+	return int64(len(f.data)), f.mod, true
+}
+
+// Retr decides a RETR: the reply to fail with (drop: close the control
+// connection), or the bytes to send.
+func (z *zoneFTP) Retr(p string) (fail string, drop bool, data []byte, ok bool) {
+	z.mu.Lock()
 	if fs := z.fails[p]; len(fs) > 0 {
 		z.fails[p] = fs[1:]
+		z.mu.Unlock()
 		return fs[0], fs[0] == "", nil, true
 	}
 	f, ok := z.files[p]
 	if !ok {
+		z.mu.Unlock()
 		return "", false, nil, false
 	}
 	z.retrs[p]++
-	return "", false, f.data, true
+	data = f.data
+	z.mu.Unlock()
+	z.held()
+	return "", false, data, true
 }
 
-// sent is called after a file's bytes went out: a churning file changes
+// Sent is called after a file's bytes went out: a churning file changes
 // now, as if written while it was read.
-func (z *zoneFTP) sent(p string) {
+func (z *zoneFTP) Sent(p string) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	if z.churn[p] > 0 {
@@ -206,122 +222,10 @@ func (z *zoneFTP) serve(c *hostile.Conn) {
 		z.conns--
 		z.mu.Unlock()
 	}()
-	c.Send("220 scripted FTP in another zone\r\n")
-	cwd := "/"
-	var data net.Listener
-	defer func() {
-		if data != nil {
-			data.Close()
-		}
-	}()
-	accept := func() net.Conn {
-		if data == nil {
-			return nil
-		}
-		data.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
-		dc, err := data.Accept()
-		data.Close()
-		data = nil
-		if err != nil {
-			return nil
-		}
-		return dc
-	}
-	for {
-		line, ok := c.ReadLine()
-		if !ok {
-			return
-		}
+	hostile.ServeFTPTree(c, z, func(line string) {
 		z.mu.Lock()
 		z.cmds = append(z.cmds, line)
 		z.at = append(z.at, zoneCmd{id, time.Now(), line})
 		z.mu.Unlock()
-		verb, arg, _ := strings.Cut(line, " ")
-		target := arg
-		if !strings.HasPrefix(target, "/") {
-			target = path.Join(cwd, target)
-		}
-		target = path.Clean(target)
-		switch strings.ToUpper(verb) {
-		case "USER":
-			c.Send("331 password please\r\n")
-		case "PASS":
-			c.Send("230 logged in\r\n")
-		case "FEAT":
-			c.Send("211-Features:\r\n EPSV\r\n SIZE\r\n MDTM\r\n REST STREAM\r\n211 End\r\n")
-		case "SYST":
-			c.Send("215 UNIX Type: L8\r\n")
-		case "PWD":
-			c.Send(fmt.Sprintf("257 %q is the current directory\r\n", cwd))
-		case "CWD":
-			if z.isDir(target) {
-				cwd = target
-				c.Send("250 directory changed\r\n")
-			} else {
-				c.Send("550 no such directory\r\n")
-			}
-		case "TYPE", "OPTS", "MODE", "STRU", "NOOP":
-			c.Send("200 ok\r\n")
-		case "SIZE":
-			if f, ok := z.file(target); ok {
-				c.Send(fmt.Sprintf("213 %d\r\n", len(f.data)))
-			} else {
-				c.Send("550 no such file\r\n")
-			}
-		case "MDTM":
-			if f, ok := z.file(target); ok {
-				c.Send("213 " + f.mod.UTC().Format("20060102150405") + "\r\n")
-			} else {
-				c.Send("550 no such file\r\n")
-			}
-		case "REST":
-			c.Send("350 restarting\r\n")
-		case "EPSV":
-			if data != nil {
-				data.Close()
-			}
-			var err error
-			if data, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
-				c.Send("425 no data\r\n")
-				continue
-			}
-			c.Send(fmt.Sprintf("229 Entering Extended Passive Mode (|||%d|)\r\n", data.Addr().(*net.TCPAddr).Port))
-		case "LIST", "RETR":
-			var body []byte
-			if strings.EqualFold(verb, "RETR") {
-				fail, drop, b, ok := z.retr(target)
-				switch {
-				case drop:
-					return
-				case fail != "":
-					c.Send(fail + "\r\n")
-					continue
-				case !ok:
-					c.Send("550 no such file\r\n")
-					continue
-				}
-				body = b
-				z.held()
-			} else {
-				body = []byte(strings.Join(z.list(cwd), ""))
-			}
-			dc := accept()
-			if dc == nil {
-				c.Send("425 no data connection\r\n")
-				continue
-			}
-			c.Send("150 here it comes\r\n")
-			dc.Write(body)
-			dc.Close()
-			if strings.EqualFold(verb, "RETR") {
-				z.sent(target)
-			}
-			c.Send("226 done\r\n")
-		case "QUIT":
-			c.Send("221 bye\r\n")
-			return
-		default:
-			c.Send("502 not implemented\r\n")
-		}
-	}
+	})
 }

@@ -40,6 +40,10 @@ type CaptureRecord struct {
 	// Also lists more URIs the same bytes are known by (a news article's
 	// news:<message-id>, beside the nntp: URL that fetched it).
 	Also []string
+	// Describes lists the items a metadata record is about, by URL, when
+	// they are others than its target's item (the items of a Gopher+ "$"
+	// block), so that their records can be linked to it.
+	Describes []string
 }
 
 // StartCapture starts a record on c, or returns nil when c is nil.

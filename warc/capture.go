@@ -124,7 +124,7 @@ func (c *Capture) Close() error {
 // Record starts one record of the fetch.
 func (c *Capture) Record(rec schemes.CaptureRecord) schemes.CaptureBlock {
 	t := recordType(rec.Type)
-	b := &block{c: c, rec: rec, rb: newBuilder(t), h: sha1.New(), typ: t}
+	b := &block{c: c, rec: rec, rb: newBuilder(t, c.w.spool), h: sha1.New(), typ: t}
 	c.mu.Lock()
 	c.open = append(c.open, b)
 	c.mu.Unlock()
@@ -226,6 +226,17 @@ func (b *block) Commit() error {
 	if ct == "" {
 		ct = "application/octet-stream"
 	}
+	attrs := b.typ == gowarc.Metadata && ct == TypeGopherPlusAttrs
+	switch {
+	case attrs:
+		if item := c.w.attrsLink(uri); item != "" {
+			rb.AddWarcHeader(gowarc.WarcRefersTo, item)
+		}
+	case b.typ == gowarc.Resource:
+		if a := c.w.itemLink(uri); a != "" && a != first {
+			rb.AddWarcHeader(gowarc.WarcConcurrentTo, a)
+		}
+	}
 	rb.AddWarcHeader(gowarc.ContentType, ct)
 	d := digest(b.h)
 	rb.AddWarcHeader(gowarc.WarcBlockDigest, d)
@@ -252,6 +263,12 @@ func (b *block) Commit() error {
 	defer rec.Close()
 	if err := c.w.Write(rec); err != nil {
 		return c.fail(err)
+	}
+	switch {
+	case attrs:
+		c.w.notedAttrs(id, uri, b.rec.Describes)
+	case b.typ == gowarc.Resource:
+		c.w.notedItem(id, uri)
 	}
 	c.mu.Lock()
 	c.n++
@@ -282,7 +299,7 @@ var _ schemes.Capture = (*Capture)(nil)
 // HTTP header block, as the profile asks.
 func revisitOf(rec gowarc.WarcRecord, prev indexEntry) (gowarc.WarcRecord, error) {
 	h := rec.WarcHeader()
-	b := newBuilder(gowarc.Revisit)
+	b := newBuilder(gowarc.Revisit, "")
 	for _, f := range []string{gowarc.WarcRecordID, gowarc.WarcTargetURI, gowarc.WarcDate, gowarc.WarcIPAddress,
 		gowarc.WarcConcurrentTo, FieldFetchedURI, gowarc.WarcPayloadDigest} {
 		for _, v := range h.GetAll(f) {

@@ -5,7 +5,9 @@
 // Records are built and read with github.com/nlnwa/gowarc. Its record
 // builder needs a block's length and digests before the record header is
 // written, so a block is spooled while it streams in: the first MiB in
-// memory, the rest in a temporary file (gowarc's disk buffer), then copied
+// memory, the rest in a file in a hidden spool directory beside the archive
+// (gowarc's disk buffer; a run killed mid-block leaves its spool for the
+// next writer of the same archive to clear), then copied
 // into the archive. Memory therefore never grows with the size of a
 // payload; disk use grows by one payload at a time.
 //
@@ -30,7 +32,10 @@
 //     its terminating line); the content type follows the item type
 //     (ContentType). A type-7 result has the search in its target URI
 //     (after %09). A Gopher+ attribute block is a metadata record of type
-//     text/x-gopher-plus-attributes whose target is the item's URL.
+//     text/x-gopher-plus-attributes whose target is the URL that asked for
+//     it, linked to the items it describes (links.go): WARC-Refers-To
+//     names an item recorded before it, and an item recorded after it
+//     names it in WARC-Concurrent-To.
 //   - HTTP: a request record and a response record
 //     (application/http;msgtype=request and msgtype=response) holding the
 //     bytes as they crossed the connection, status line, headers and body

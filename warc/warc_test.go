@@ -296,25 +296,38 @@ func readJSON(t *testing.T, line string, v any) {
 // temporary file, removed once the record is written, and also when the
 // block is never committed (a transfer cut short).
 func TestSpoolFilesRemoved(t *testing.T) {
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
-	w, err := Create(filepath.Join(t.TempDir(), "x.warc.gz"), Info{Software: "gofer test"})
+	dir := t.TempDir()
+	spool := filepath.Join(dir, ".x.warc.gz.spool")
+	// What a run killed with a block half spooled leaves behind.
+	if err := os.Mkdir(spool, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(spool, "stale"), []byte("left by a killed run"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Create(filepath.Join(dir, "x.warc.gz"), Info{Software: "gofer test"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(spool); len(ents) != 0 {
+		t.Fatalf("%d files in the spool of a new writer, want the stale one gone", len(ents))
 	}
 	c := w.Capture("ftp://127.0.0.1/big")
 	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<17) // 2 MiB
 	cut := c.Record(schemes.CaptureRecord{Type: "resource"})
 	cut.Write(big)
-	if ents, _ := os.ReadDir(tmp); len(ents) != 1 {
+	if ents, _ := os.ReadDir(spool); len(ents) != 1 {
 		t.Fatalf("spool files while a 2 MiB block is open: %d, want 1", len(ents))
 	}
 	record(t, c, schemes.CaptureRecord{Type: "resource"}, bytes.NewReader(big))
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	w.Close()
-	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+	if ents, _ := os.ReadDir(spool); len(ents) != 0 {
 		t.Errorf("%d spool files left after the capture ended", len(ents))
+	}
+	w.Close()
+	if _, err := os.Stat(spool); !os.IsNotExist(err) {
+		t.Errorf("spool directory left after the writer closed: %v", err)
 	}
 }

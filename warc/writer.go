@@ -50,6 +50,12 @@ type Writer struct {
 	// earlier segments' indexes and this run's records.
 	lines []string
 	seen  map[string]indexEntry
+	// spool holds blocks larger than 1 MiB while they stream in.
+	spool string
+	// items and attrs link Gopher items to their Gopher+ attribute
+	// blocks (links.go).
+	items map[string]string
+	attrs map[string]string
 	// failed counts records that could not be made, firstFail the first
 	// reason: a capture cannot fail the fetch it watches, so the archive
 	// reports them at its end (Err).
@@ -64,7 +70,11 @@ type Writer struct {
 // Create returns a Writer that writes one file, path, replacing it.
 func Create(path string, info Info) (*Writer, error) {
 	w := &Writer{info: info, path: path}
+	if err := w.makeSpool(path); err != nil {
+		return nil, err
+	}
 	if err := w.open(path); err != nil {
+		os.RemoveAll(w.spool)
 		return nil, err
 	}
 	return w, nil
@@ -84,6 +94,9 @@ func CreateSegments(prefix string, maxSize int64, info Info) (*Writer, error) {
 	}
 	segs, err := Segments(prefix)
 	if err != nil {
+		return nil, err
+	}
+	if err := w.makeSpool(prefix); err != nil {
 		return nil, err
 	}
 	for _, seg := range segs {
@@ -147,7 +160,7 @@ func (w *Writer) open(path string) error {
 		return fmt.Errorf("warc: %w", err)
 	}
 	w.f, w.name, w.size = f, path, 0
-	b := newBuilder(gowarc.Warcinfo)
+	b := newBuilder(gowarc.Warcinfo, w.spool)
 	id := NewID()
 	b.AddWarcHeader(gowarc.WarcRecordID, id)
 	b.AddWarcHeaderTime(gowarc.WarcDate, time.Now())
@@ -181,18 +194,29 @@ func oneLine(s string) string {
 // uuid package's random pool, an unsynchronised write to a global.
 var optionsMu sync.Mutex
 
-// newBuilder returns a record builder of type t with gofer's options.
-func newBuilder(t gowarc.RecordType) gowarc.WarcRecordBuilder {
+// newBuilder returns a record builder of type t with gofer's options,
+// spooling past 1 MiB into files in spool ("": the system's temporary
+// directory).
+func newBuilder(t gowarc.RecordType, spool string) gowarc.WarcRecordBuilder {
 	optionsMu.Lock()
 	defer optionsMu.Unlock()
-	return gowarc.NewRecordBuilder(t, recordOptions()...)
+	return gowarc.NewRecordBuilder(t, gowarc.WithVersion(gowarc.V1_1),
+		gowarc.WithBufferMaxMemBytes(1<<20), gowarc.WithBufferTmpDir(spool))
 }
 
-func recordOptions() []gowarc.WarcRecordOption {
-	return []gowarc.WarcRecordOption{
-		gowarc.WithVersion(gowarc.V1_1),
-		gowarc.WithBufferMaxMemBytes(1 << 20),
+// makeSpool makes the directory the writer of name (a file or a segment
+// prefix) spools large blocks in: beside the archive, hidden, so that a
+// run killed with blocks half spooled leaves them where the next run on
+// the same archive removes them.
+func (w *Writer) makeSpool(name string) error {
+	w.spool = filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+".spool")
+	if err := os.RemoveAll(w.spool); err != nil {
+		return fmt.Errorf("warc: clear spool: %w", err)
 	}
+	if err := os.Mkdir(w.spool, 0o700); err != nil {
+		return fmt.Errorf("warc: spool: %w", err)
+	}
+	return nil
 }
 
 // NewID returns a fresh record ID, "<urn:uuid:...>" (RFC 4122 version 4).
@@ -308,7 +332,11 @@ func (c *countWriter) Write(p []byte) (int, error) {
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.closeLocked()
+	err := w.closeLocked()
+	if w.spool != "" {
+		os.RemoveAll(w.spool)
+	}
+	return err
 }
 
 func (w *Writer) closeLocked() error {

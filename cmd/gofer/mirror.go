@@ -148,6 +148,7 @@ func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
 		display = &progressDisplay{w: f}
 		opts.Progress = display.show
 	}
+	opts.StateOnly = c.warc.only
 	if c.clustered() {
 		if err := c.joinCluster(ctx, &opts); err != nil {
 			return err

@@ -34,7 +34,7 @@ func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
 		e.filesTotal.Add(1)
 	}
 	rec, had := e.st.getFile(j.Path)
-	complete := had && rec.Kind == kindFile && !rec.Partial && e.localOK(j.Path, rec.Size)
+	complete := had && rec.Kind == kindFile && !rec.Partial && e.held(j.Path, rec)
 	if pre == nil && complete && listingUnchanged(j, rec) {
 		e.keep(j, rec)
 		return

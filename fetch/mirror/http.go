@@ -45,7 +45,7 @@ func (e *engine) page(ctx context.Context, j job, pre *fetch.Response) {
 		target = join(j.Path, dirIndex)
 	}
 	rec, had := e.st.getFile(target)
-	complete := had && rec.Kind == kindFile && !rec.Partial && e.localOK(target, rec.Size)
+	complete := had && rec.Kind == kindFile && !rec.Partial && e.held(target, rec)
 	resp := pre
 	if resp == nil {
 		req := &fetch.Request{URL: j.URL}
@@ -81,7 +81,7 @@ func (e *engine) page(ctx context.Context, j job, pre *fetch.Response) {
 			target = join(j.Path, dirIndex)
 		}
 		rec, had = e.st.getFile(target)
-		complete = had && rec.Kind == kindFile && !rec.Partial && e.localOK(target, rec.Size)
+		complete = had && rec.Kind == kindFile && !rec.Partial && e.held(target, rec)
 	}
 	if resp.Kind == schemes.KindListing {
 		e.listDir(ctx, job{Op: opList, URL: j.URL, Path: j.Path, From: j.From, Depth: j.Depth}, resp)

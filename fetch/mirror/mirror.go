@@ -54,6 +54,11 @@ type Options struct {
 	NoParent bool // keep to selectors (paths) under the starting one
 	DryRun   bool // walk listings, write nothing, list what would change
 	Delete   bool // remove local files that vanished remotely
+	// StateOnly says the tree is not kept between runs (a capture into
+	// WARC alone): a file the state records complete counts as held
+	// without a local copy, so an unchanged rerun fetches it not again.
+	// HTML pages are still fetched, their links being read from them.
+	StateOnly bool
 	// Filters include and exclude items by glob (see Filter); --delete
 	// never removes a file they leave out.
 	Filters []Filter

@@ -139,6 +139,16 @@ func (e *engine) localOK(path string, size int64) bool {
 	return err == nil && fi.Mode().IsRegular() && fi.Size() == size
 }
 
+// held reports whether the mirror holds the file at path that rec
+// records complete: a local copy of its size, or with StateOnly the
+// record alone (but for an HTML page, whose links come from its bytes).
+func (e *engine) held(path string, rec record) bool {
+	if e.opts.StateOnly {
+		return !rec.HTML
+	}
+	return e.localOK(path, rec.Size)
+}
+
 func (e *engine) exists(path string) bool {
 	if e.root == nil {
 		return false

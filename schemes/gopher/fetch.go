@@ -332,12 +332,19 @@ func (c *conn) readAttributes(ctx context.Context, req *schemes.Request, t *targ
 	if int64(len(data)) > limit {
 		return nil, false, schemes.Errorf(schemes.ErrTooLarge, "attribute reply larger than %d bytes", limit)
 	}
-	if blk := schemes.StartCapture(req.Capture, schemes.CaptureRecord{Type: "metadata",
-		URI: itemURI(req, t), ContentType: "text/x-gopher-plus-attributes"}); blk != nil {
+	attrs := ParseAttributes(string(data), t.host, t.port)
+	if req.Capture != nil {
+		rec := schemes.CaptureRecord{Type: "metadata", URI: itemURI(req, t), ContentType: "text/x-gopher-plus-attributes"}
+		for _, it := range attrs.Items {
+			if it.Info != nil && it.Info.URL != "" {
+				rec.Describes = append(rec.Describes, it.Info.URL)
+			}
+		}
+		blk := req.Capture.Record(rec)
 		blk.Write(data)
 		blk.Commit()
 	}
-	return ParseAttributes(string(data), t.host, t.port), true, nil
+	return attrs, true, nil
 }
 
 // captureItem starts the record of an item or menu when the request has a

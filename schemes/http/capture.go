@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	nethttp "net/http"
+	"net/http/httptrace"
 	"sync"
 	"time"
 
@@ -48,50 +49,80 @@ func (w *wireCapture) commitResponse() {
 	w.resp.Commit()
 }
 
+// teeConn is a connection of the capture transport: it records what
+// crosses it into the exchange it carries now, set when a request gets
+// the connection (tapped). HTTP/1.1 sends one request at a time on a
+// connection and the server answers only after it, so every byte read or
+// written after a request got the connection belongs to that request's
+// exchange, and a kept-alive connection serves one capture after another.
 type teeConn struct {
 	net.Conn
-	w *wireCapture
+	mu sync.Mutex
+	w  *wireCapture
+}
+
+// carry makes w the exchange the connection records.
+func (c *teeConn) carry(w *wireCapture) {
+	c.mu.Lock()
+	c.w = w
+	c.mu.Unlock()
+}
+
+func (c *teeConn) current() *wireCapture {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.w
 }
 
 // Write records p before it goes out: the server may answer, and the
 // reading side commit the request, before a Write that sent it returns.
 func (c *teeConn) Write(p []byte) (int, error) {
-	c.w.mu.Lock()
-	if !c.w.reqDone {
-		c.w.req.Write(p)
+	if w := c.current(); w != nil {
+		w.mu.Lock()
+		if !w.reqDone {
+			w.req.Write(p)
+		}
+		w.mu.Unlock()
 	}
-	c.w.mu.Unlock()
 	return c.Conn.Write(p)
 }
 
 func (c *teeConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
-	if n > 0 {
-		c.w.mu.Lock()
-		if !c.w.reqDone {
-			c.w.reqDone = true
-			c.w.req.Commit()
+	if w := c.current(); n > 0 && w != nil {
+		w.mu.Lock()
+		if !w.reqDone {
+			w.reqDone = true
+			w.req.Commit()
 		}
-		c.w.resp.Write(p[:n])
-		c.w.mu.Unlock()
+		w.resp.Write(p[:n])
+		w.mu.Unlock()
 	}
 	return n, err
 }
 
-// captureClient returns a client for one fetch whose exchange w records:
-// a transport of its own that keeps no connection, so that its one
-// connection carries this exchange and nothing else.
-func captureClient(req *schemes.Request, w *wireCapture) *nethttp.Client {
-	d := dial.Default(req.Dialer)
-	idle := req.Idle()
-	t := newTransport(d, req.TLSConfig, idle)
-	t.DisableKeepAlives = true
+// tapped returns hreq with a trace that hands the connection it gets the
+// exchange w to record.
+func tapped(hreq *nethttp.Request, w *wireCapture) *nethttp.Request {
+	trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+		if c, ok := info.Conn.(*teeConn); ok {
+			c.carry(w)
+		}
+	}}
+	return hreq.WithContext(httptrace.WithClientTrace(hreq.Context(), trace))
+}
+
+// newCaptureTransport returns a transport whose connections are teeConns,
+// so that what crosses them can be recorded (above TLS: https in the
+// clear). It keeps connections alive like any other.
+func newCaptureTransport(d schemes.Dialer, tlsConfig *tls.Config, idle time.Duration) *nethttp.Transport {
+	t := newTransport(d, tlsConfig, idle)
 	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := d.DialContext(ctx, network, addr)
 		if err != nil {
 			return nil, err
 		}
-		return &teeConn{Conn: dial.IdleConn(c, idle), w: w}, nil
+		return &teeConn{Conn: dial.IdleConn(c, idle)}, nil
 	}
 	t.DialTLSContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := d.DialContext(ctx, network, addr)
@@ -99,8 +130,8 @@ func captureClient(req *schemes.Request, w *wireCapture) *nethttp.Client {
 			return nil, err
 		}
 		cfg := &tls.Config{}
-		if req.TLSConfig != nil {
-			cfg = req.TLSConfig.Clone()
+		if tlsConfig != nil {
+			cfg = tlsConfig.Clone()
 		}
 		if cfg.ServerName == "" {
 			host, _, _ := net.SplitHostPort(addr)
@@ -114,12 +145,9 @@ func captureClient(req *schemes.Request, w *wireCapture) *nethttp.Client {
 			c.Close()
 			return nil, err
 		}
-		return &teeConn{Conn: tc, w: w}, nil
+		return &teeConn{Conn: tc}, nil
 	}
-	return &nethttp.Client{
-		Transport:     t,
-		CheckRedirect: func(*nethttp.Request, []*nethttp.Request) error { return nethttp.ErrUseLastResponse },
-	}
+	return t
 }
 
 // captureBody commits the response record when the body reaches its end.

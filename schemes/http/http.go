@@ -39,9 +39,10 @@ type Fetcher struct {
 }
 
 type transportKey struct {
-	dialer schemes.Dialer
-	tls    *tls.Config
-	idle   time.Duration
+	dialer  schemes.Dialer
+	tls     *tls.Config
+	idle    time.Duration
+	capture bool // connections that record what crosses them (capture.go)
 }
 
 // New returns a Fetcher.
@@ -101,15 +102,12 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	what := "GET " + u.Scheme + "://" + hostHeader(u) + requestTarget(u.HTTP)
 	transcriptRequest(req.Transcript, hreq)
 
-	var client *nethttp.Client
 	var wc *wireCapture
 	if req.Capture != nil {
 		wc = newWireCapture(req)
-		client = captureClient(req, wc)
-	} else {
-		client = f.client(req)
+		hreq = tapped(hreq, wc)
 	}
-	resp, err := client.Do(hreq)
+	resp, err := f.client(req, wc != nil).Do(hreq)
 	if err != nil {
 		return nil, classify(err, what)
 	}
@@ -172,16 +170,20 @@ func newRequest(ctx context.Context, req *schemes.Request) (*nethttp.Request, er
 // client returns a client on a transport for req's dialer and TLS settings.
 // When the dialer cannot be a map key, the transport serves this one fetch
 // and keeps no connection.
-func (f *Fetcher) client(req *schemes.Request) *nethttp.Client {
+func (f *Fetcher) client(req *schemes.Request, capture bool) *nethttp.Client {
 	d := dial.Default(req.Dialer)
 	idle := req.Idle()
+	build := newTransport
+	if capture {
+		build = newCaptureTransport
+	}
 	var t *nethttp.Transport
 	if reflect.TypeOf(d).Comparable() {
-		key := transportKey{dialer: d, tls: req.TLSConfig, idle: idle}
+		key := transportKey{dialer: d, tls: req.TLSConfig, idle: idle, capture: capture}
 		f.mu.Lock()
 		t = f.transports[key]
 		if t == nil {
-			t = newTransport(d, req.TLSConfig, idle)
+			t = build(d, req.TLSConfig, idle)
 			if f.transports == nil {
 				f.transports = make(map[transportKey]*nethttp.Transport)
 			}
@@ -189,7 +191,7 @@ func (f *Fetcher) client(req *schemes.Request) *nethttp.Client {
 		}
 		f.mu.Unlock()
 	} else {
-		t = newTransport(d, req.TLSConfig, idle)
+		t = build(d, req.TLSConfig, idle)
 		t.DisableKeepAlives = true
 	}
 	return &nethttp.Client{

@@ -18,6 +18,9 @@
 //     way for every protocol.
 //   - Reader reads lines of bounded length: a line longer than the limit
 //     is a schemes.ErrTooLarge error, and the reader keeps failing after it.
+//   - Lines cuts the bytes crossing a connection into lines as they pass,
+//     for transcripts that mask credentials, bounding a line's length; Replay
+//     hands an engine a greeting already read before TLS started.
 //   - ServerText makes a server's text safe to show in a one-line error.
 //   - WriteText and Writer are the choke point of the wire: every request
 //     line passes the security guard's line check (no CR, LF or NUL but the

@@ -225,7 +225,7 @@ func (s *session) run(ctx context.Context, req *schemes.Request, lg *login, m *m
 		}
 		s.tls = true
 		s.lastStep = "EHLO"
-		if c, err = smtp.NewClient(&replayConn{Conn: &wireConn{Conn: tc, log: s.log}, pending: []byte("220 TLS started\r\n")}, s.srv.host); err != nil {
+		if c, err = smtp.NewClient(&lineproto.Replay{Conn: &wireConn{Conn: tc, log: s.log}, Pending: []byte("220 TLS started\r\n")}, s.srv.host); err != nil {
 			return "", err
 		}
 		if err := c.Hello(name); err != nil {
