@@ -461,3 +461,56 @@ func TestClusterNATSRestart(t *testing.T) {
 	checkTrees(t, []*worker{w1, w2}, "")
 	checkMerged(t, work, ftpPath)
 }
+
+// TestClusterSharedDir: two workers write into one DIR (as on a network
+// file system every machine mounts): the DIR ends up holding the archive
+// exactly, and each worker's state and temporary files stay its own.
+func TestClusterSharedDir(t *testing.T) {
+	itest.Require(t, itest.FTPHost+":21")
+	itest.Require(t, itest.NATSHost+":4222")
+	work := t.TempDir()
+	url := "ftp://" + itest.FTPHost + "/archive/"
+	shared := filepath.Join(work, "shared")
+	job := newJob(t, "shared")
+	var pair []*worker
+	for _, n := range []string{"s1", "s2"} {
+		w := &worker{name: n, dir: shared, at: make(chan struct{}), read: make(chan struct{})}
+		w.cmd = exec.Command(itest.Gofer(t), "mirror", "-q", "--json", "--cluster", natsURL, "--job", job, "--worker", n, url, shared)
+		w.cmd.Env = append(os.Environ(), "EMAIL=gofer@example.org")
+		w.cmd.Stdout = &w.stdout
+		var errb strings.Builder
+		w.cmd.Stderr = &errb
+		if err := w.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		close(w.read)
+		pair = append(pair, w)
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("%s stderr: %s", n, errb.String())
+			}
+		})
+	}
+	var total summary
+	for _, w := range pair {
+		if err := w.cmd.Wait(); err != nil {
+			t.Fatalf("worker %s: %v", w.name, err)
+		}
+		s := w.summary(t)
+		total.New += s.New
+		if s.New == 0 {
+			t.Errorf("worker %s fetched nothing: the pair did not share the work", w.name)
+		}
+	}
+	if d := itest.DiffTree(t, shared, ".gofer"); len(d) != 0 {
+		t.Errorf("shared DIR differs from the archive: %q", d[:min(len(d), 5)])
+	}
+	if total.New != int64(len(itest.Manifest(t))) {
+		t.Errorf("%d files new over the pair, want each of %d once", total.New, len(itest.Manifest(t)))
+	}
+	for _, n := range []string{"state-s1.db", "state-s2.db", "tmp-s1", "tmp-s2"} {
+		if _, err := os.Stat(filepath.Join(shared, ".gofer", n)); err != nil {
+			t.Errorf("DIR/.gofer/%s: %v", n, err)
+		}
+	}
+}

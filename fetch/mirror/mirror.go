@@ -24,6 +24,14 @@
 // second run compares listings (FTP), asks If-Modified-Since (HTTP), uses
 // Gopher+ Mod-Dates, and otherwise fetches again and replaces a file only
 // when its bytes differ.
+//
+// With Options.Shared the run is one worker of a crawl many processes
+// share (package cluster shares it through NATS JetStream): jobs are taken
+// from and queued to the shared crawl instead of the local queue, each
+// file's record is also stored there, and a file another worker recorded
+// unchanged is not fetched again. The worker keeps its own state file and
+// temporary directory, DIR/.gofer/state-WORKER.db and tmp-WORKER, so that
+// workers may share one DIR.
 package mirror
 
 import (
