@@ -52,6 +52,11 @@ func (c *cli) checkCluster() error {
 	if !cluster.ValidJob(c.cl.job) {
 		return &usageError{msg: fmt.Sprintf("--job %q: want a name of 1 to 64 letters, digits, - or _", c.cl.job)}
 	}
+	if c.cl.creds != "" {
+		if fi, err := os.Stat(c.cl.creds); err != nil || !fi.Mode().IsRegular() {
+			return &usageError{msg: fmt.Sprintf("--cluster-creds %q: not a readable credentials file", c.cl.creds)}
+		}
+	}
 	if c.cl.status {
 		return nil
 	}

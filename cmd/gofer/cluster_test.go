@@ -29,6 +29,7 @@ func TestClusterUsage(t *testing.T) {
 		{[]string{"--cluster", "nats://127.0.0.1:1", "--job", "j", "--ack-wait", "10ms", src, dir}, "--ack-wait"},
 		{[]string{"--cluster", "http://127.0.0.1:1", "--job", "j", src, dir}, "nats://HOST:PORT"},
 		{[]string{"--cluster", "nats://127.0.0.1:1", "--job", "j", "--status", src, dir}, "takes no URL"},
+		{[]string{"--cluster", "nats://127.0.0.1:1", "--job", "j", "--cluster-creds", filepath.Join(dir, "none.creds"), src, dir}, "--cluster-creds"},
 	}
 	for _, c := range cases {
 		code, _, stderr := gofer(t, "", append([]string{"mirror"}, c.args...)...)
