@@ -277,7 +277,7 @@ func clusterKill9(t *testing.T, what, url, sub string, path func(warcRecord) str
 	work := t.TempDir()
 	os.MkdirAll(filepath.Join(work, "warc"), 0o755)
 	job := newJob(t, what)
-	k := 20 + rand.IntN(300)
+	k := 20 + rand.IntN(200)
 	victim := startWorker(t, natsURL, job, "w1", work, url, k)
 	others := []*worker{startWorker(t, natsURL, job, "w2", work, url, 0), startWorker(t, natsURL, job, "w3", work, url, 0)}
 	if !victim.waitFiles() {

@@ -38,6 +38,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
@@ -442,32 +443,63 @@ func (e *engine) worker(ctx context.Context, id int) {
 			return
 		}
 		if !held.keep() {
+			if held != nil && held.turnTaken && !pause(ctx, time.Duration(rand.Int64N(int64(slotYield)))) {
+				done()
+				return
+			}
 			release, ok := e.slot(ctx)
 			if !ok {
 				done()
 				return
 			}
-			held = &heldSlot{release: release}
+			held = &heldSlot{release: release, since: time.Now()}
 		}
 		where = j.dir()
 		e.setWorker(id, j.Path)
 		e.do(ctx, j)
 		e.setWorker(id, "")
-		held.idle()
+		if time.Since(held.since) >= slotTurn {
+			// Its turn is over: workers of other processes waiting for a
+			// slot get theirs now.
+			held.giveBack()
+			held.turnTaken = true
+		} else {
+			held.idle()
+		}
 		done()
 	}
 }
 
-// slotIdle is how long a worker of a shared crawl keeps its connection
-// slot while it waits for its next job: work that comes at once keeps
-// it (and its connection), a worker left idle gives it to another.
-const slotIdle = 200 * time.Millisecond
+// A worker of a shared crawl keeps its connection slot while work comes
+// at once (and with it its connection), and gives it back once it has had
+// no job for slotIdle, or has held it for slotTurn; then it waits up to
+// slotYield before asking again, so that workers that were waiting (which
+// are told at once) come first.
+const (
+	slotIdle  = 200 * time.Millisecond
+	slotTurn  = time.Second
+	slotYield = 25 * time.Millisecond
+)
+
+// pause waits d; false if ctx ended first.
+func pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
 
 // heldSlot is a worker's connection slot in a shared crawl.
 type heldSlot struct {
-	release func()
-	timer   *time.Timer
-	once    sync.Once
+	release   func()
+	since     time.Time
+	timer     *time.Timer
+	once      sync.Once
+	turnTaken bool // given back after its turn, not for want of work
 }
 
 // idle starts the slot's idle time: it is given back unless kept first.
@@ -479,7 +511,7 @@ func (h *heldSlot) idle() {
 
 // keep reports whether the slot is still held, and then keeps it.
 func (h *heldSlot) keep() bool {
-	return h != nil && (h.timer == nil || h.timer.Stop())
+	return h != nil && !h.turnTaken && (h.timer == nil || h.timer.Stop())
 }
 
 func (h *heldSlot) giveBack() {

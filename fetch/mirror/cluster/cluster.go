@@ -21,20 +21,24 @@
 //     item's children before acknowledging it, so an empty stream means
 //     no item is queued or in flight anywhere.
 //   - a key-value bucket, GOFER_JOB: "job" (the starting URL, the run
-//     number, running or done); the seen set s.RUN.ID (an item is
-//     published only when its key is not there yet, with a message ID the
-//     stream deduplicates); the claims t.RUN.ID, made by atomic create
-//     when a worker takes an item, so two workers never work on one item
-//     at once (a claim is taken over only by a redelivery of the item, and
-//     says "done" once the item is); per local path f.ID, the record of
-//     what was written (URL, size, time, sha256) and where (worker, host,
-//     directory); per worker w.NAME, its progress.
+//     number, running or done); the seen set t.RUN.ID, one key per item
+//     taken in the run, made by atomic create when a worker takes the
+//     item, so two workers never work on one item at once: a second copy
+//     of an item (the stream drops copies queued within ten minutes of
+//     each other by message ID, RUN.ID; a later one, say from a listing
+//     read again after its worker died) finds the key and is dropped. The
+//     key says who holds the item, is taken over only by a redelivery of
+//     the item (its holder let it go), and says "done" once the item is.
+//     Per local path f.ID, the record of what was written (URL, size,
+//     time, sha256) and where (worker, host); per worker w.NAME, its
+//     progress.
 //   - a key-value bucket with a time to live, GOFER_JOB_slots: the per-host
 //     connection cap, a counting semaphore. Before it works on an item a
 //     mirror worker (one goroutine, one connection at a time) takes a
 //     slot, h.HOST.N for some N below the cap, by atomic create (waiting
-//     and trying again while all are taken), refreshes it while it works
-//     and deletes it once it has had no item for a moment; the slot of a
+//     and watching the slots while all are taken), refreshes it while it
+//     works and deletes it once it has had no item for a moment or has
+//     held it for its turn (a second); the slot of a
 //     worker that died expires with the bucket's age limit. All processes
 //     of a job thus have at most the cap's number of workers fetching from
 //     one server at any moment. (A control connection an FTP worker keeps
@@ -377,16 +381,14 @@ func (c *Crawl) Join(ctx context.Context, startURL, key string, root []byte) (ui
 	return run, nil
 }
 
-// forget removes a finished run's seen set and claims, which no later
-// run reads, so that reruns do not grow the bucket. Its parked items stay.
+// forget removes a finished run's seen set, which no later run reads,
+// so that reruns do not grow the bucket. Its parked items stay.
 func (c *Crawl) forget(ctx context.Context, run uint64) {
 	st, err := c.js.Stream(ctx, "KV_"+bucketName(c.opts.Job))
 	if err != nil {
 		return
 	}
-	for _, k := range []string{"s", "t"} {
-		st.Purge(ctx, jetstream.WithPurgeSubject(fmt.Sprintf("$KV.%s.%s.%d.>", bucketName(c.opts.Job), k, run)))
-	}
+	st.Purge(ctx, jetstream.WithPurgeSubject(fmt.Sprintf("$KV.%s.t.%d.>", bucketName(c.opts.Job), run)))
 }
 
 func (c *Crawl) currentRun() uint64 {
@@ -471,22 +473,12 @@ func (c *Crawl) store(ctx context.Context, p *pending) error {
 		_, err := c.js.Publish(ctx, p.subj, p.data)
 		return err
 	}
-	seen := fmt.Sprintf("s.%d.%s", c.currentRun(), id(p.key))
-	if _, err := c.kv.Get(ctx, seen); err == nil {
-		return nil // queued before, in this run
-	} else if !errors.Is(err, jetstream.ErrKeyNotFound) {
-		return err
-	}
-	// Published first, seen after: a worker that dies between the two
-	// leaves its parent unacknowledged, and the parent's next worker
-	// publishes again under the same message ID.
-	if _, err := c.js.PublishMsg(ctx, c.itemMsg(p.key, p.data), jetstream.WithMsgID(c.msgID(p.key))); err != nil {
-		return err
-	}
-	if _, err := c.kv.Create(ctx, seen, nil); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
-		return err
-	}
-	return nil
+	// The message ID makes the stream keep one copy of an item queued
+	// twice within its deduplication window (a Gopher item two menus
+	// name, the children of an item listed again after its worker died);
+	// a copy published later is dropped when taken, by its claim.
+	_, err := c.js.PublishMsg(ctx, c.itemMsg(p.key, p.data), jetstream.WithMsgID(c.msgID(p.key)))
+	return err
 }
 
 // flush waits until everything pushed or recorded so far is stored.

@@ -15,7 +15,7 @@ import (
 
 // idleWait is how long one pull waits for an item before the worker looks
 // whether the crawl is finished.
-const idleWait = time.Second
+const idleWait = 250 * time.Millisecond
 
 // Take waits for the next item (mirror.Shared).
 func (c *Crawl) Take(ctx context.Context) (mirror.Task, error) {
@@ -225,9 +225,17 @@ func (t *task) Drop() {
 	t.m.Nak()
 }
 
-// Slot waits for one of n connection slots to host (mirror.Shared).
+// Slot waits for one of n connection slots to host (mirror.Shared). While
+// all are taken it watches them, so that a slot given back is tried for at
+// once (and at least every second, for a slot that expired).
 func (c *Crawl) Slot(ctx context.Context, host string, n int) (func(), error) {
 	prefix := "h." + id(host)[:16] + "."
+	var watch jetstream.KeyWatcher
+	defer func() {
+		if watch != nil {
+			watch.Stop()
+		}
+	}()
 	for {
 		for i := range n {
 			key := fmt.Sprintf("%s%d", prefix, i)
@@ -237,9 +245,24 @@ func (c *Crawl) Slot(ctx context.Context, host string, n int) (func(), error) {
 			}
 			return c.holdSlot(key, rev), nil
 		}
-		if !sleep(ctx, 250*time.Millisecond) {
-			return nil, ctx.Err()
+		if watch == nil {
+			// Set up after the first round: an uncontended slot costs
+			// no watcher.
+			watch, _ = c.slots.Watch(ctx, prefix+"*", jetstream.UpdatesOnly())
 		}
+		var updates <-chan jetstream.KeyValueEntry
+		if watch != nil {
+			updates = watch.Updates()
+		}
+		t := time.NewTimer(time.Second)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-updates:
+		case <-t.C:
+		}
+		t.Stop()
 	}
 }
 
