@@ -27,7 +27,7 @@ func (e *ParseError) Is(target error) bool { return target == ErrUsage }
 // ("//" login [ "/" url-path ]).
 func ipScheme(s string) bool {
 	switch s {
-	case "ftp", "ftps", "http", "https", "gopher", "nntp", "nntps",
+	case "ftp", "ftps", "http", "https", "gopher", "gophers", "nntp", "nntps",
 		"telnet", "rlogin", "tn3270", "wais", "prospero", "file":
 		return true
 	}
@@ -160,7 +160,7 @@ func newURL(scheme string) *URL {
 		return withView(scheme, func(u *URL, v *FTP) { u.FTP = v })
 	case "http", "https":
 		return withView(scheme, func(u *URL, v *HTTP) { u.HTTP = v })
-	case "gopher":
+	case "gopher", "gophers":
 		return withView(scheme, func(u *URL, v *Gopher) {
 			v.Type = '1' // RFC 1738 §3.4: the default when the gopher-path is empty
 			u.Gopher = v
@@ -281,7 +281,7 @@ func (p *parser) ipURL(u *URL, rest string, off int) error {
 			path = path[:q]
 		}
 		u.HTTP.Path = canonical(path)
-	case "gopher":
+	case "gopher", "gophers":
 		return p.gopher(u, path, poff)
 	case "nntp", "nntps":
 		return p.nntp(u, path, poff)

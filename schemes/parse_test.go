@@ -153,6 +153,9 @@ func TestParseGopher(t *testing.T) {
 		{"gopher://h/0s%09q%09+%091%0D%0A+-1%0D%0Av%0D%0A.%0D%0A", '0', "s", "q", "+\t1\r\n+-1\r\nv\r\n.\r\n", true, true},
 		{"gopher://h/%3Fs", '?', "s", "", "", false, false},
 		{"gopher://h/1a/b?c", '1', "a/b?c", "", "", false, false},
+		// gophers: the same syntax, over TLS.
+		{"gophers://h", '1', "", "", "", false, false},
+		{"GOPHERS://h/0sel%09%09!", '0', "sel", "", "!", true, true},
 	}
 	for _, c := range cases {
 		g := mustParse(t, c.in).Gopher
@@ -160,6 +163,16 @@ func TestParseGopher(t *testing.T) {
 		if *g != want {
 			t.Errorf("%s: got %+v, want %+v", c.in, *g, want)
 		}
+	}
+}
+
+func TestGophersDefaults(t *testing.T) {
+	u := mustParse(t, "gophers://h/0/a.txt")
+	if u.Scheme != "gophers" || u.EffectivePort() != 70 || u.String() != "gophers://h/0/a.txt" {
+		t.Errorf("scheme %q port %d string %q", u.Scheme, u.EffectivePort(), u.String())
+	}
+	if got := FindInText("see gophers://h/0/a.txt, or <URL:gophers://h/1/>."); len(got) != 2 || got[0] != "gophers://h/0/a.txt" || got[1] != "gophers://h/1/" {
+		t.Errorf("FindInText: %+v", got)
 	}
 }
 

@@ -12,7 +12,7 @@ type SchemePort struct {
 func defaultPorts() []SchemePort {
 	return []SchemePort{
 		{"ftp", 21}, {"ftps", 990}, {"http", 80}, {"https", 443},
-		{"gopher", 70}, {"nntp", 119}, {"nntps", 563}, {"telnet", 23},
+		{"gopher", 70}, {"gophers", 70}, {"nntp", 119}, {"nntps", 563}, {"telnet", 23},
 		{"wais", 210}, {"prospero", 1525}, {"rlogin", 513}, {"tn3270", 23},
 	}
 }

@@ -20,7 +20,7 @@ const (
 // Anything else needs "<...>".
 func bareScheme(s string) bool {
 	switch strings.ToLower(s) {
-	case "ftp", "ftps", "http", "https", "gopher", "mailto", "news", "nntp", "nntps",
+	case "ftp", "ftps", "http", "https", "gopher", "gophers", "mailto", "news", "nntp", "nntps",
 		"telnet", "rlogin", "tn3270", "wais", "file", "prospero", "mid", "cid", "urn":
 		return true
 	}

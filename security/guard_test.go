@@ -137,6 +137,11 @@ func TestPortPolicy(t *testing.T) {
 		{"gopher", 80, nil, "http", false},
 		{"gopher", 7070, nil, "", true},
 		{"gopher", 25, []int{25}, "", true},
+		{"gophers", 70, nil, "", false}, // TLS on gopher's own port, as curl does it
+		{"gophers", 0, nil, "", false},
+		{"gophers", 7070, nil, "", true},
+		{"gophers", 443, nil, "https", false},
+		{"gophers", 25, nil, "smtp", false},
 		{"ftp", 21, nil, "", false},
 		{"ftp", 2121, nil, "", true},
 		{"ftp", 119, nil, "nntp", false},

@@ -66,6 +66,8 @@ func family(name string) string {
 		return "nntp"
 	case "telnet", "tn3270":
 		return "telnet"
+	case "gopher", "gophers":
+		return "gopher"
 	case "rlogin":
 		return "rlogin"
 	case "smtp", "submission", "smtps":

@@ -6,6 +6,7 @@
 //	gofer mirror [flags] URL DIR
 //	gofer parse [--json] URL
 //	gofer extract [FILE]
+//	gofer browse [flags] [URL]
 package main
 
 import (

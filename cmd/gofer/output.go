@@ -77,6 +77,12 @@ func (c *cli) saveBody(t *target, resp *schemes.Response, url string) error {
 		_, err := io.CopyBuffer(c.stdout, c.withProgress(resp.Body, resp, 0), make([]byte, copyBufferSize))
 		return err
 	}
+	if special(t.path) {
+		return writeSpecial(t.path, func(w io.Writer) error {
+			_, err := io.CopyBuffer(w, c.withProgress(resp.Body, resp, 0), make([]byte, copyBufferSize))
+			return err
+		})
+	}
 	part := t.partPath()
 	flags := os.O_CREATE | os.O_WRONLY
 	resumed := t.offset > 0 && resp.Offset == t.offset
@@ -146,6 +152,9 @@ func (c *cli) saveRendered(t *target, render func(io.Writer) error) error {
 	if t.path == "" {
 		return render(c.stdout)
 	}
+	if special(t.path) {
+		return writeSpecial(t.path, render)
+	}
 	part := t.partPath()
 	f, err := os.Create(part)
 	if err != nil {
@@ -160,6 +169,27 @@ func (c *cli) saveRendered(t *target, render func(io.Writer) error) error {
 		return err
 	}
 	return os.Rename(part, t.path)
+}
+
+// special reports whether path names an existing device, FIFO or socket
+// (-o /dev/null): it is written in place, never replaced by a renamed
+// NAME.part, which would put a regular file where the device was.
+func special(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && !fi.Mode().IsRegular() && !fi.IsDir()
+}
+
+// writeSpecial opens an existing special file for writing and hands it to write.
+func writeSpecial(path string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // withProgress shows a progress bar on a terminal when the size is known.

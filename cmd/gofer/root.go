@@ -63,6 +63,11 @@ type cli struct {
 
 	warc warcFlags
 	cl   clusterFlags
+
+	// warn and prompt, when set, replace stderr and the terminal prompt
+	// (gofer browse shows both on its own screen).
+	warn   func(string)
+	prompt func(question string, secret bool) (string, error)
 }
 
 func (c *cli) rootCommand() *cobra.Command {
@@ -115,7 +120,7 @@ refused, 6 authentication failed, 7 timed out, 8 transfer interrupted.`,
 	pf.StringVar(&c.smtpUser, "smtp-user", "", "mailto: log in to the SMTP server as `USER` (password from netrc or asked)")
 	pf.DurationVar(&c.linger, "linger", 0, "telnet without a terminal: end this long after stdin ends (default 5s)")
 
-	root.AddCommand(c.getCommand(), c.mirrorCommand(), c.parseCommand(), c.extractCommand(), c.versionCommand(), c.warcCommand())
+	root.AddCommand(c.getCommand(), c.mirrorCommand(), c.parseCommand(), c.extractCommand(), c.versionCommand(), c.warcCommand(), c.browseCommand())
 	return root
 }
 
@@ -192,6 +197,9 @@ func (c *cli) client() (*fetch.Client, error) {
 	}
 	if f, ok := c.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		opts.Prompt = c.prompter(f)
+	}
+	if c.warn != nil {
+		opts.Warn, opts.Prompt = c.warn, c.prompt
 	}
 	opts.Capture = c.capture()
 	return fetch.NewClient(opts), nil

@@ -10,19 +10,25 @@ import (
 // gopherAdapter serves the objects from a scripted Gopher server (RFC
 // 1436): a plain reply ends where the connection ends (many servers send
 // text without its "." line), so only a Gopher+ reply, framed by its "+N"
-// byte count, can show a cut; the cut object is asked for as Gopher+.
-func gopherAdapter() Adapter {
+// byte count, can show a cut; the cut object is asked for as Gopher+. With
+// TLS it is the gophers: server (TLS from the first byte, as curl speaks it).
+func gopherAdapter(gophers bool) Adapter {
+	scheme := "gopher"
+	if gophers {
+		scheme = "gophers"
+	}
 	return Adapter{
+		TLS:           gophers,
 		Serve:         serveGopher,
 		NoCredentials: true,
 		URL: func(addr string, o Object) string {
 			switch o {
 			case Listing:
-				return "gopher://" + addr + "/1/dir"
+				return scheme + "://" + addr + "/1/dir"
 			case Cut:
-				return "gopher://" + addr + "/9/cut%09%09+"
+				return scheme + "://" + addr + "/9/cut%09%09+"
 			}
-			return "gopher://" + addr + "/9/" + string(o)
+			return scheme + "://" + addr + "/9/" + string(o)
 		},
 	}
 }

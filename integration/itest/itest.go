@@ -25,6 +25,7 @@ const (
 	FTPSHost       = "127.0.0.22"  // vsftpd: implicit TLS on 990
 	GopherPlusHost = "127.0.0.70"  // pygopherd (Gopher+) on 70
 	GopherHost     = "127.0.0.71"  // gophernicus on 70
+	GophersHost    = "127.0.0.72"  // stunnel4 (TLS from the first byte) on 70, in front of gophernicus
 	NNTPHost       = "127.0.0.119" // INN on 119
 	TelnetHost     = "127.0.0.23"  // inetutils-telnetd behind socat on 23
 	HTTPHost       = "127.0.0.80"  // nginx on 80 and 443 (self-signed)

@@ -3,6 +3,13 @@
 // "Gopher+: upward compatible enhancements", 1993) and the URL forms of
 // RFC 1738 §3.4, draft-ietf-uri-url-03 ("GOPHER") and RFC 4266.
 //
+// gophers URLs are the same protocol inside TLS from the first byte, on
+// the same default port 70, as curl speaks it: the handshake comes before
+// any request, the certificate is verified with Request.TLSConfig, and a
+// failed handshake (a plain-text server included) is ErrConnect, never a
+// plain-text retry. Items of a menu that came over TLS that name the same
+// host and port get gophers URLs; items on other servers keep gopher.
+//
 // A fetch opens one connection per request and writes exactly one request:
 // the selector, then TAB and the search, then TAB and the Gopher+ string,
 // as the URL gives them; the type character is never sent. Gopher+ replies

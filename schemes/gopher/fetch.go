@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
 	"github.com/goferurl/gofer/schemes/lineproto"
 	"github.com/goferurl/gofer/security"
@@ -25,10 +27,14 @@ const maxErrorText = 64 << 10
 
 // Fetcher retrieves gopher URLs. Its zero value is ready to use; it keeps no
 // connections, so one Fetcher serves any number of concurrent fetches.
-type Fetcher struct{}
+type Fetcher struct {
+	// sessions keeps TLS sessions (gophers) for resumption: one request
+	// per connection would otherwise pay a full handshake each. nil: none.
+	sessions tls.ClientSessionCache
+}
 
-// New returns a Fetcher.
-func New() *Fetcher { return &Fetcher{} }
+// New returns a Fetcher that resumes TLS sessions.
+func New() *Fetcher { return &Fetcher{sessions: tls.NewLRUClientSessionCache(256)} }
 
 var (
 	_ schemes.Fetcher = (*Fetcher)(nil)
@@ -42,6 +48,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if err != nil {
 		return nil, err
 	}
+	t.sessions = f.sessions
 	if t.needsQuery() {
 		if err := resolveQuery(t, req); err != nil {
 			return nil, err
@@ -161,7 +168,8 @@ func (f *Fetcher) infoResponse(req *schemes.Request, t *target, attrs *Attribute
 
 // conn is one request's connection.
 type conn struct {
-	nc *lineproto.Conn
+	nc *lineproto.Conn // the TCP connection: deadlines, context, close
+	rw io.ReadWriter   // nc, or TLS over it (gophers)
 	br *bufio.Reader
 	tr io.Writer
 }
@@ -174,7 +182,23 @@ func exchange(ctx context.Context, req *schemes.Request, t *target, text string,
 	if err != nil {
 		return nil, err
 	}
-	c := &conn{nc: nc, br: bufio.NewReader(nc), tr: req.Transcript}
+	var rw io.ReadWriter = nc
+	if t.tls {
+		// gophers: TLS from the first byte, as curl speaks it. A server
+		// that answers the handshake in plain text fails it: there is no
+		// fall back to an unencrypted request.
+		cfg := dial.TLSConfig(req.TLSConfig, t.host)
+		if cfg.ClientSessionCache == nil {
+			cfg.ClientSessionCache = t.sessions
+		}
+		tc, err := lineproto.Handshake(ctx, nc, cfg, "TLS with gopher server "+addr)
+		if err != nil {
+			nc.Close()
+			return nil, err
+		}
+		rw = tc
+	}
+	c := &conn{nc: nc, rw: rw, br: bufio.NewReader(rw), tr: req.Transcript}
 	if err := c.send(text, mask, addr); err != nil {
 		c.Close()
 		return nil, err
@@ -185,7 +209,7 @@ func exchange(ctx context.Context, req *schemes.Request, t *target, text string,
 // send writes a request: the one place a Gopher request reaches the wire,
 // every line of it checked there (a +ASK submission is several lines).
 func (c *conn) send(text string, mask []bool, addr string) error {
-	if err := c.nc.Send("gopher request", text, "send request to "+addr); err != nil {
+	if err := c.nc.Classify(lineproto.WriteText(c.rw, "gopher request", text), "send request to "+addr); err != nil {
 		return err
 	}
 	c.transcript(">", text, mask)
@@ -429,7 +453,9 @@ func (c *conn) response(ctx context.Context, req *schemes.Request, t *target, pl
 	if menu {
 		resp.Kind = schemes.KindListing
 		resp.Type = schemes.TypeDir
-		resp.Listing = newMenuListing(&errReader{r: r, c: c, what: "read menu"}, c, t.host, t.port, req)
+		m := newMenuListing(&errReader{r: r, c: c, what: "read menu"}, c, t.host, t.port, req)
+		m.tls = t.tls
+		resp.Listing = m
 		return resp, nil
 	}
 	resp.Kind = schemes.KindFile

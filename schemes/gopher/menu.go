@@ -111,6 +111,17 @@ func itemURL(t byte, e schemes.Entry) string {
 	return u.String()
 }
 
+// overTLS gives an item of a menu that came over TLS (gophers) a gophers
+// URL when it names the same server: the menu's host and port. An item on
+// another server keeps the scheme the menu line gives it (plain gopher),
+// since nothing says that server speaks TLS.
+func overTLS(e schemes.Entry, host string, port int) schemes.Entry {
+	if rest, ok := strings.CutPrefix(e.URL, "gopher://"); ok && strings.EqualFold(e.Host, host) && e.Port == port {
+		e.URL = "gophers://" + rest
+	}
+	return e
+}
+
 // validHost reports whether h can be a URL's host: a domain name, an IPv4
 // dotted quad or an IPv6 literal.
 func validHost(h string) bool {
@@ -146,6 +157,7 @@ type menuListing struct {
 	port       int
 	lineLimit  int
 	entryLimit int
+	tls        bool // the menu came over TLS (gophers)
 	n          int
 	err        error
 }
@@ -184,7 +196,11 @@ func (m *menuListing) Next() (schemes.Entry, error) {
 			m.err = schemes.Errorf(schemes.ErrTooLarge, "menu has more than %d entries", m.entryLimit)
 			break
 		}
-		return ParseItem(line, m.host, m.port), nil
+		e := ParseItem(line, m.host, m.port)
+		if m.tls {
+			e = overTLS(e, m.host, m.port)
+		}
+		return e, nil
 	}
 	return schemes.Entry{}, m.err
 }

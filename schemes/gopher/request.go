@@ -1,6 +1,7 @@
 package gopher
 
 import (
+	"crypto/tls"
 	"strconv"
 	"strings"
 
@@ -26,6 +27,8 @@ type target struct {
 	mode      int
 	host      string
 	port      int
+	tls       bool // gophers: TLS from the first byte
+	sessions  tls.ClientSessionCache
 }
 
 // newTarget reads the gopher view of u (RFC 1738 §3.4: an empty gopher-path
@@ -36,7 +39,7 @@ func newTarget(u *schemes.URL) (*target, error) {
 	if g == nil {
 		g = &schemes.Gopher{Type: '1'}
 	}
-	t := &target{typ: g.Type, selector: g.Selector, host: u.Host, port: u.EffectivePort()}
+	t := &target{typ: g.Type, selector: g.Selector, host: u.Host, port: u.EffectivePort(), tls: u.Scheme == "gophers"}
 	if t.typ == 0 {
 		t.typ = '1'
 	}
@@ -167,5 +170,9 @@ func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 		text = t.request()
 	}
 	lines := strings.Split(strings.TrimSuffix(text, "\r\n"), "\r\n")
-	return &schemes.Plan{Requests: lines}, nil
+	plan := &schemes.Plan{Requests: lines}
+	if t.tls {
+		plan.Notes = map[string]string{"tls": "TLS from the first byte, before the request; the certificate is verified (--cacert, -k)"}
+	}
+	return plan, nil
 }

@@ -1,0 +1,147 @@
+package browse
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/goferurl/gofer/schemes"
+)
+
+// fillTable draws a listing: one row an entry, with its type, name, size
+// and date where the listing gives them. Info lines are text across the
+// row and cannot be selected.
+func (b *Browser) fillTable(p *page) {
+	t := b.table
+	t.Clear()
+	first := -1
+	for i, e := range p.entries {
+		name := displayName(e)
+		if e.Type == schemes.TypeInfo {
+			t.SetCell(i, 0, tview.NewTableCell("").SetSelectable(false))
+			t.SetCell(i, 1, tview.NewTableCell(clean(name)).SetSelectable(false).SetExpansion(1))
+			t.SetCell(i, 2, tview.NewTableCell("").SetSelectable(false))
+			t.SetCell(i, 3, tview.NewTableCell("").SetSelectable(false))
+			continue
+		}
+		typ := e.Type
+		if e.Plus == "?" {
+			typ = "form"
+		}
+		color := tcell.ColorDefault
+		if e.Type == schemes.TypeDir {
+			color = tcell.ColorAqua
+		}
+		if e.Type == schemes.TypeError {
+			color = tcell.ColorRed
+		}
+		selectable := e.URL != ""
+		if selectable && first < 0 {
+			first = i
+		}
+		t.SetCell(i, 0, tview.NewTableCell(typ).SetTextColor(tcell.ColorYellow).SetSelectable(selectable))
+		t.SetCell(i, 1, tview.NewTableCell(clean(name)).SetTextColor(color).SetExpansion(1).SetSelectable(selectable))
+		t.SetCell(i, 2, tview.NewTableCell(sizeText(e.Size)).SetAlign(tview.AlignRight).SetSelectable(selectable))
+		t.SetCell(i, 3, tview.NewTableCell(dateText(e)).SetSelectable(selectable))
+	}
+	row := p.row
+	if row <= 0 || row >= len(p.entries) || p.entries[row].URL == "" {
+		row = first
+	}
+	if row < 0 {
+		row = 0
+	}
+	t.Select(row, 0)
+	if row < 10 {
+		t.ScrollToBeginning()
+	}
+}
+
+// sizeText is a size for a person: bytes, KiB, MiB or GiB.
+func sizeText(n int64) string {
+	switch {
+	case n < 0:
+		return ""
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+}
+
+// dateText is an entry's time as far as the listing knows it.
+func dateText(e schemes.Entry) string {
+	if e.Modified.IsZero() {
+		return e.Date
+	}
+	t := e.Modified.UTC()
+	if e.Precision == schemes.PrecisionDay {
+		return t.Format(time.DateOnly)
+	}
+	return t.Format("2006-01-02 15:04")
+}
+
+// listingKey handles the listing's own keys: / finds an item by name, n
+// finds the next one.
+func (b *Browser) listingKey(ev *tcell.EventKey) *tcell.EventKey {
+	p := b.cur
+	if p == nil || p.kind != kindListing {
+		return ev
+	}
+	switch ev.Rune() {
+	case '/':
+		b.prompt("Find item:", "", false, func(q string, ok bool) {
+			if ok && q != "" {
+				p.search = q
+				b.findRow(p, b.selectedRow())
+			}
+		})
+	case 'n':
+		if p.search == "" {
+			b.setStatus("no search yet: / finds an item")
+			return nil
+		}
+		b.findRow(p, b.selectedRow()+1)
+	default:
+		return ev
+	}
+	return nil
+}
+
+// findRow selects the first item from row on (then from the top) whose
+// name holds the page's search, without regard to case.
+func (b *Browser) findRow(p *page, from int) {
+	q := strings.ToLower(p.search)
+	n := len(p.entries)
+	for i := 0; i < n; i++ {
+		r := (from + i) % n
+		if e := p.entries[r]; e.URL != "" && strings.Contains(strings.ToLower(displayName(e)), q) {
+			b.table.Select(r, 0)
+			b.setStatus(fmt.Sprintf("found %q (n next)", p.search))
+			return
+		}
+	}
+	b.setStatus(fmt.Sprintf("no item holds %q", p.search))
+}
+
+// displayName is how a listing shows an entry: an article by its subject
+// and author, a group with its description.
+func displayName(e schemes.Entry) string {
+	switch {
+	case e.Subject != "":
+		name := e.Subject
+		if e.From != "" {
+			name += "  " + e.From
+		}
+		return name
+	case e.Description != "":
+		return e.Name + "  " + e.Description
+	}
+	return e.Name
+}
