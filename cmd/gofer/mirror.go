@@ -27,12 +27,21 @@ could not safely become local names are listed and never written (exit 3).`,
   gofer mirror gopher://gopher.example.org/1/archive ./archive
   gofer mirror --dry-run --delete http://www.example.org/docs/ ./docs`,
 		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 2 {
+			if len(args) != 2 && !c.statusArgs(args) {
 				return &usageError{msg: "mirror takes a URL and a directory"}
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := c.checkCluster(); err != nil {
+				return err
+			}
+			if c.cl.status {
+				if len(args) != 0 {
+					return &usageError{msg: "mirror --status takes no URL or directory"}
+				}
+				return c.runStatus(cmd)
+			}
 			if err := c.openWARC(true); err != nil {
 				return err
 			}
@@ -54,6 +63,7 @@ could not safely become local names are listed and never written (exit 3).`,
 	f.StringVar(&c.warc.prefix, "warc", "", "also capture every fetch into WARC/1.1 segments `PREFIX`-NNNNN.warc.gz")
 	f.BoolVar(&c.warc.only, "warc-only", false, "with --warc: write no tree, DIR holds only the state")
 	f.StringVar(&c.warc.maxSize, "warc-max-size", "", "start a new WARC segment past `SIZE` (default 1G)")
+	c.clusterFlagsOn(cmd)
 	return cmd
 }
 
@@ -139,8 +149,14 @@ func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
 		opts.Progress = display.show
 	}
 	opts.StateOnly = c.warc.only
+	if c.clustered() {
+		if err := c.joinCluster(ctx, &opts); err != nil {
+			return err
+		}
+	}
 	dir, clean := c.warcOnlyDir(args[1])
 	sum, err := mirror.Run(ctx, client, args[0], dir, opts)
+	c.leaveCluster(sum, err)
 	if cerr := clean(); err == nil {
 		err = cerr
 	}

@@ -62,6 +62,7 @@ type cli struct {
 	mf       mirrorFlags
 
 	warc warcFlags
+	cl   clusterFlags
 
 	// warn and prompt, when set, replace stderr and the terminal prompt
 	// (gofer browse shows both on its own screen).

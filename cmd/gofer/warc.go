@@ -101,7 +101,7 @@ func (c *cli) warcCommand() *cobra.Command {
 		Use:   "warc",
 		Short: "Read WARC archives: list records, print a payload",
 		Args: func(_ *cobra.Command, args []string) error {
-			return &usageError{msg: "warc needs a subcommand: list or cat"}
+			return &usageError{msg: "warc needs a subcommand: list, cat or merge"}
 		},
 		RunE: func(*cobra.Command, []string) error { return nil },
 	}
@@ -143,7 +143,7 @@ func (c *cli) warcCommand() *cobra.Command {
 			return warc.Cat(args[0], args[1], c.stdout)
 		},
 	}
-	cmd.AddCommand(list, cat)
+	cmd.AddCommand(list, cat, c.warcMergeCommand())
 	return cmd
 }
 

@@ -67,7 +67,7 @@ func (e *engine) deleteVanished(ctx context.Context) {
 			}
 		}
 		if rec.Tmp != "" {
-			e.root.Remove(tmpPath(rec.Tmp))
+			e.root.Remove(e.tmpPath(rec.Tmp))
 			e.st.delTemp(rec.Tmp)
 		}
 		e.st.delFile(path)

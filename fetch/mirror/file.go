@@ -39,6 +39,17 @@ func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
 		e.keep(j, rec)
 		return
 	}
+	if !complete && e.shared != nil {
+		// Another worker of the crawl may have written it (into its own
+		// DIR): unchanged by the listing, it is not fetched again.
+		if r, ok := e.sharedRecord(ctx, j.Path); ok {
+			if pre == nil && listingUnchanged(j, r) {
+				e.keep(j, r)
+				return
+			}
+			j.sharedSum = r.SHA256
+		}
+	}
 	if e.opts.DryRun {
 		if pre != nil {
 			pre.Close()
@@ -52,7 +63,7 @@ func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
 		!j.Mod.IsZero() && rec.ListModified.Equal(j.Mod) {
 		// Resume only what the state marks partial, and only while the
 		// listing still describes the same remote file.
-		if fi, err := e.root.Lstat(tmpPath(tmp)); err == nil && fi.Mode().IsRegular() && fi.Size() < j.Size {
+		if fi, err := e.root.Lstat(e.tmpPath(tmp)); err == nil && fi.Mode().IsRegular() && fi.Size() < j.Size {
 			offset = fi.Size()
 		}
 	}
@@ -101,7 +112,7 @@ func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
 		// bytes were kept (a large file the listing dates), else starts over.
 		resp, offset = nil, 0
 		if j.Size >= resumeMin && !j.Mod.IsZero() {
-			if fi, err := e.root.Lstat(tmpPath(tmp)); err == nil && fi.Mode().IsRegular() && fi.Size() < j.Size {
+			if fi, err := e.root.Lstat(e.tmpPath(tmp)); err == nil && fi.Mode().IsRegular() && fi.Size() < j.Size {
 				offset = fi.Size()
 			}
 		}
@@ -135,6 +146,7 @@ func (e *engine) keep(j job, rec record) {
 		rec.ListSize = j.Size
 	}
 	e.st.putFile(j.Path, rec)
+	e.share(j.Path, rec)
 	e.count(&e.sum.Unchanged)
 	e.logf("unchanged %s", j.Path)
 }
@@ -186,7 +198,7 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 			e.st.putFile(j.Path, partial)
 			e.st.putTemp(tmp, j.Path)
 		} else {
-			e.root.Remove(tmpPath(tmp))
+			e.root.Remove(e.tmpPath(tmp))
 			if rec.Partial {
 				e.st.delFile(j.Path)
 				e.st.delTemp(tmp)
@@ -198,21 +210,28 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 		ListSize: j.Size, ListModified: j.Mod, ListPrec: j.Prec, HTML: isHTML(resp), Run: e.run, From: j.From}
 	if complete && rec.SHA256 == sum && rec.Size == got {
 		// Same bytes (a plain Gopher item fetched again): keep the file.
-		e.root.Remove(tmpPath(tmp))
+		e.root.Remove(e.tmpPath(tmp))
 		e.st.putFile(j.Path, done)
+		e.share(j.Path, done)
 		e.count(&e.sum.Unchanged)
 		e.logf("unchanged %s", j.Path)
 	} else {
 		existed, err := e.install(tmp, j.Path, mod)
 		if err != nil {
-			e.root.Remove(tmpPath(tmp))
+			e.root.Remove(e.tmpPath(tmp))
 			return fmt.Errorf("writing %s: %w", j.Path, err)
 		}
 		e.st.putFile(j.Path, done)
-		if existed {
+		e.share(j.Path, done)
+		switch {
+		case !existed && j.sharedSum == sum:
+			// New in this DIR, but the crawl had these bytes already.
+			e.count(&e.sum.Unchanged)
+			e.logf("unchanged %s (in the crawl), installed here", j.Path)
+		case existed:
 			e.count(&e.sum.Updated)
 			e.logf("updated %s (%d bytes)", j.Path, got)
-		} else {
+		default:
 			e.count(&e.sum.New)
 			e.logf("new %s (%d bytes)", j.Path, got)
 		}

@@ -220,7 +220,7 @@ func (e *engine) saveMenu(ctx context.Context, j job, key string, idx *index) {
 	tmp := tmpName(path)
 	size, sum, err := e.receive(resp, tmp, 0, false)
 	if err != nil {
-		e.root.Remove(tmpPath(tmp))
+		e.root.Remove(e.tmpPath(tmp))
 		e.fail(raw, path, err)
 		return
 	}
@@ -231,13 +231,15 @@ func (e *engine) saveMenu(ctx context.Context, j job, key string, idx *index) {
 func (e *engine) installMenuFile(j job, key, tmp, path string, size int64, sum string) {
 	rec, had := e.st.getFile(path)
 	if had && rec.SHA256 == sum && e.localOK(path, size) {
-		e.root.Remove(tmpPath(tmp))
+		e.root.Remove(e.tmpPath(tmp))
 	} else if _, err := e.install(tmp, path, e.start); err != nil {
-		e.root.Remove(tmpPath(tmp))
+		e.root.Remove(e.tmpPath(tmp))
 		e.fail(j.URL, path, err)
 		return
 	}
-	e.st.putFile(path, record{URL: j.URL, Kind: kindMenu, Size: size, SHA256: sum, Run: e.run, From: key})
+	r := record{URL: j.URL, Kind: kindMenu, Size: size, SHA256: sum, Run: e.run, From: key}
+	e.st.putFile(path, r)
+	e.share(path, r)
 }
 
 // index writes a menu's readable form: an HTML page whose links point at
@@ -254,7 +256,7 @@ type index struct {
 
 func (e *engine) newIndex(j job) (*index, error) {
 	tmp := tmpName(join(j.Path, indexFile))
-	f, err := e.root.OpenFile(tmpPath(tmp), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := e.root.OpenFile(e.tmpPath(tmp), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -295,15 +297,15 @@ func (x *index) finish() error {
 		err = cerr
 	}
 	if err != nil {
-		x.e.root.Remove(tmpPath(x.tmp))
+		x.e.root.Remove(x.e.tmpPath(x.tmp))
 		return err
 	}
-	fi, err := x.e.root.Lstat(tmpPath(x.tmp))
+	fi, err := x.e.root.Lstat(x.e.tmpPath(x.tmp))
 	if err != nil {
 		return err
 	}
 	x.size = fi.Size()
-	f, err := x.e.root.Open(tmpPath(x.tmp))
+	f, err := x.e.root.Open(x.e.tmpPath(x.tmp))
 	if err != nil {
 		return err
 	}
@@ -318,7 +320,7 @@ func (x *index) abandon() {
 		return
 	}
 	x.f.Close()
-	x.e.root.Remove(tmpPath(x.tmp))
+	x.e.root.Remove(x.e.tmpPath(x.tmp))
 }
 
 // relLink is the relative link from a page in dir to the local path target.

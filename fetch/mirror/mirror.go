@@ -24,12 +24,21 @@
 // second run compares listings (FTP), asks If-Modified-Since (HTTP), uses
 // Gopher+ Mod-Dates, and otherwise fetches again and replaces a file only
 // when its bytes differ.
+//
+// With Options.Shared the run is one worker of a crawl many processes
+// share (package cluster shares it through NATS JetStream): jobs are taken
+// from and queued to the shared crawl instead of the local queue, each
+// file's record is also stored there, and a file another worker recorded
+// unchanged is not fetched again. The worker keeps its own state file and
+// temporary directory, DIR/.gofer/state-WORKER.db and tmp-WORKER, so that
+// workers may share one DIR.
 package mirror
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
@@ -79,6 +88,14 @@ type Options struct {
 	Progress func(Progress)
 	// Log, if set, receives one line per file (for -v); calls are serialised.
 	Log func(format string, args ...any)
+	// Shared, if set, makes this run one worker of a crawl many processes
+	// share: its jobs come from and go to Shared instead of a local queue,
+	// and the records of the files written go there too. Worker names
+	// this process (ValidWorker): its state in DIR/.gofer is its own, so
+	// that workers may share one DIR. --delete and --dry-run are not for
+	// a shared crawl.
+	Shared Shared
+	Worker string
 }
 
 // Progress is a snapshot of a running mirror.
@@ -175,7 +192,7 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 		opts.Jobs = 4
 	}
 	opts.Jobs = opts.workers()
-	e := &engine{c: c, opts: opts, dir: dir, start: start}
+	e := &engine{c: c, opts: opts, dir: dir, start: start, shared: opts.Shared}
 	e.sum.URL, e.sum.Dir, e.sum.DryRun = rawURL, dir, opts.DryRun
 	defer func() {
 		e.sum.Bytes = e.bytes.Load()
@@ -187,6 +204,14 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 		return &e.sum, err
 	}
 	e.filt = filt
+	if e.shared != nil {
+		if !ValidWorker(opts.Worker) {
+			return &e.sum, fmt.Errorf("mirror: worker name %q: want 1 to 64 letters, digits, '-' or '_': %w", opts.Worker, schemes.ErrUsage)
+		}
+		if opts.DryRun || opts.Delete {
+			return &e.sum, fmt.Errorf("mirror: --dry-run and --delete are not for a shared crawl: %w", schemes.ErrUsage)
+		}
+	}
 	e.limiter = newLimiter(opts.LimitRate)
 	if err := e.open(); err != nil {
 		return &e.sum, err
@@ -222,15 +247,31 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 
 	// The starting job is queued before any worker runs: a worker that
 	// found the queue empty with nothing pending would take the mirror for done.
-	e.rootResp.Store(resp)
-	e.q.push(job{Op: e.site.rootOp(resp), URL: e.site.rootURL, Path: e.site.rootPath, Sel: e.site.selector, Host: e.site.host, Port: e.site.port, Size: -1, Root: true})
+	rootJob := job{Op: e.site.rootOp(resp), URL: e.site.rootURL, Path: e.site.rootPath, Sel: e.site.selector, Host: e.site.host, Port: e.site.port, Size: -1, Root: true}
+	wctx, stopWorkers := context.WithCancel(ctx)
+	defer stopWorkers()
+	if e.shared != nil {
+		// Every worker read the starting URL to learn the site; whichever
+		// takes the root job reads it again.
+		resp.Close()
+		if err := e.joinShared(ctx, rawURL, rootJob, stopWorkers); err != nil {
+			return &e.sum, err
+		}
+	} else {
+		e.rootResp.Store(resp)
+		e.q.push(rootJob)
+	}
 	stopProgress := e.startProgress()
 	var wg sync.WaitGroup
 	for i := range opts.Jobs {
-		wg.Go(func() { e.worker(ctx, i) })
+		wg.Go(func() { e.worker(wctx, i) })
 	}
 	wg.Wait()
 	stopProgress()
+	if err := e.sharedErr(); err != nil && ctx.Err() == nil {
+		e.st.flush()
+		return &e.sum, err
+	}
 
 	if err := ctx.Err(); err != nil {
 		e.st.flush()
@@ -255,9 +296,16 @@ type engine struct {
 	root  *os.Root // nil in a dry run over a DIR that does not exist
 	tmp   *os.Root // DIR/.gofer/tmp (not in a dry run)
 	st    *store   // nil in a dry run without earlier state
-	q     *queue
+	q     frontier
 	run   uint64
 	site  site
+	// shared is the crawl this run is a worker of, nil for a local mirror.
+	shared    Shared
+	sharedMu  sync.Mutex
+	sharedBad error
+	// tmpDir holds partial files: DIR/.gofer/tmp, or tmp-WORKER for a
+	// worker of a shared crawl.
+	tmpDir string
 
 	robots   []string
 	filt     filters
@@ -288,6 +336,12 @@ func (e *engine) open() error {
 	e.sum.Refusals, e.sum.Failures = []Refusal{}, []Failure{}
 
 	spill := ""
+	e.tmpDir = stateDir + "/tmp"
+	dbName := "state.db"
+	if e.shared != nil {
+		e.tmpDir = stateDir + "/tmp-" + e.opts.Worker
+		dbName = "state-" + e.opts.Worker + ".db"
+	}
 	if e.opts.DryRun {
 		// A dry run writes nothing into DIR: read the state if there is
 		// one, and spill the queue into the system's temp directory.
@@ -319,7 +373,7 @@ func (e *engine) open() error {
 			return fmt.Errorf("mirror directory: %w", err)
 		}
 		e.root = root
-		for _, d := range []string{stateDir, stateDir + "/tmp"} {
+		for _, d := range []string{stateDir, e.tmpDir} {
 			if err := root.Mkdir(d, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 				return fmt.Errorf("mirror state: %w", err)
 			}
@@ -327,16 +381,16 @@ func (e *engine) open() error {
 		if err := stateDirOK(root); err != nil {
 			return fmt.Errorf("mirror state: %w", err)
 		}
-		if fi, err := root.Lstat(stateDir + "/tmp"); err != nil || !fi.IsDir() {
-			return fmt.Errorf("mirror state: %s/tmp is not a directory", stateDir)
+		if fi, err := root.Lstat(e.tmpDir); err != nil || !fi.IsDir() {
+			return fmt.Errorf("mirror state: %s is not a directory", e.tmpDir)
 		}
-		if fi, err := root.Lstat(stateDir + "/state.db"); err == nil && !fi.Mode().IsRegular() {
-			return fmt.Errorf("mirror state: %s/state.db is not a regular file", stateDir)
+		if fi, err := root.Lstat(stateDir + "/" + dbName); err == nil && !fi.Mode().IsRegular() {
+			return fmt.Errorf("mirror state: %s/%s is not a regular file", stateDir, dbName)
 		}
-		if e.tmp, err = root.OpenRoot(stateDir + "/tmp"); err != nil {
+		if e.tmp, err = root.OpenRoot(e.tmpDir); err != nil {
 			return fmt.Errorf("mirror state: %w", err)
 		}
-		st, err := openStore(filepath.Join(e.dir, stateDir, "state.db"), false)
+		st, err := openStore(filepath.Join(e.dir, stateDir, dbName), false)
 		if err != nil {
 			return fmt.Errorf("mirror state: %w", err)
 		}
@@ -351,7 +405,12 @@ func (e *engine) open() error {
 	if !e.opts.DryRun {
 		e.cleanTemps()
 	}
-	e.q = newQueue(spill)
+	if e.shared != nil {
+		os.Remove(spill)
+		e.q = sharedFrontier{s: e.shared, finished: func() {}, failed: e.sharedFailed}
+		return nil
+	}
+	e.q = localFrontier{newQueue(spill)}
 	return nil
 }
 
@@ -376,17 +435,110 @@ func (e *engine) worker(ctx context.Context, id int) {
 	// in (job.dir).
 	where := ""
 	ctx = context.WithValue(ctx, pacerKey{}, &pacer{})
+	var held *heldSlot
+	defer func() { held.giveBack() }()
 	for {
-		j, ok := e.q.pop(ctx, where)
+		j, done, ok := e.q.pop(ctx, where)
 		if !ok {
 			return
+		}
+		if !held.keep() {
+			if held != nil && held.turnTaken && !pause(ctx, time.Duration(rand.Int64N(int64(slotYield)))) {
+				done()
+				return
+			}
+			release, ok := e.slot(ctx)
+			if !ok {
+				done()
+				return
+			}
+			held = &heldSlot{release: release, since: time.Now()}
 		}
 		where = j.dir()
 		e.setWorker(id, j.Path)
 		e.do(ctx, j)
 		e.setWorker(id, "")
-		e.q.done()
+		if time.Since(held.since) >= slotTurn {
+			// Its turn is over: workers of other processes waiting for a
+			// slot get theirs now.
+			held.giveBack()
+			held.turnTaken = true
+		} else {
+			held.idle()
+		}
+		done()
 	}
+}
+
+// A worker of a shared crawl keeps its connection slot while work comes
+// at once (and with it its connection), and gives it back once it has had
+// no job for slotIdle, or has held it for slotTurn; then it waits up to
+// slotYield before asking again, so that workers that were waiting (which
+// are told at once) come first.
+const (
+	slotIdle  = 200 * time.Millisecond
+	slotTurn  = time.Second
+	slotYield = 25 * time.Millisecond
+)
+
+// pause waits d; false if ctx ended first.
+func pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// heldSlot is a worker's connection slot in a shared crawl.
+type heldSlot struct {
+	release   func()
+	since     time.Time
+	timer     *time.Timer
+	once      sync.Once
+	turnTaken bool // given back after its turn, not for want of work
+}
+
+// idle starts the slot's idle time: it is given back unless kept first.
+func (h *heldSlot) idle() {
+	if h != nil {
+		h.timer = time.AfterFunc(slotIdle, h.giveBack)
+	}
+}
+
+// keep reports whether the slot is still held, and then keeps it.
+func (h *heldSlot) keep() bool {
+	return h != nil && !h.turnTaken && (h.timer == nil || h.timer.Stop())
+}
+
+func (h *heldSlot) giveBack() {
+	if h != nil {
+		h.once.Do(h.release)
+	}
+}
+
+// slot waits, in a shared crawl, for one of the crawl's connection slots
+// to the server (Options.MaxPerHost over all its processes), held while
+// the worker works on one job; false when ctx ended first.
+func (e *engine) slot(ctx context.Context) (func(), bool) {
+	if e.shared == nil {
+		return func() {}, true
+	}
+	perHost := e.opts.MaxPerHost
+	if perHost <= 0 {
+		perHost = DefaultMaxPerHost
+	}
+	release, err := e.shared.Slot(ctx, e.site.host+":"+fmt.Sprint(e.site.port), perHost)
+	if err != nil {
+		if ctx.Err() == nil {
+			e.sharedFailed(err)
+		}
+		return nil, false
+	}
+	return release, true
 }
 
 // do runs one job. The root job takes the response Run already fetched.

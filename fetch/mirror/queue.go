@@ -29,6 +29,9 @@ type job struct {
 	Plus string `json:"plus,omitempty"`
 	// Root marks the starting job, whose response Run has fetched already.
 	Root bool `json:"r,omitempty"`
+	// sharedSum is the sha256 a shared crawl recorded for Path (not
+	// carried: looked up by the worker that takes the job).
+	sharedSum string
 }
 
 const (

@@ -28,7 +28,7 @@ func tmpName(path string) string {
 	return "p-" + hex.EncodeToString(sum[:16])
 }
 
-func tmpPath(name string) string { return stateDir + "/tmp/" + name }
+func (e *engine) tmpPath(name string) string { return e.tmpDir + "/" + name }
 
 // cleanTemps removes every temporary file the state does not mark as a
 // partial file to resume, so no leftover of a killed run survives this one.
@@ -41,7 +41,7 @@ func (e *engine) cleanTemps() {
 			e.st.delTemp(name)
 		}
 	})
-	d, err := e.root.Open(stateDir + "/tmp")
+	d, err := e.root.Open(e.tmpDir)
 	if err != nil {
 		return
 	}
@@ -50,7 +50,7 @@ func (e *engine) cleanTemps() {
 		names, err := d.Readdirnames(256)
 		for _, n := range names {
 			if !keep[n] {
-				e.root.Remove(tmpPath(n))
+				e.root.Remove(e.tmpPath(n))
 			}
 		}
 		if err != nil {
@@ -121,7 +121,7 @@ func (e *engine) install(tmp, path string, mod time.Time) (existed bool, err err
 	}
 	existed = err == nil
 	// rename(2) replaces a symlink at path itself, never its target.
-	if err := e.root.Rename(tmpPath(tmp), path); err != nil {
+	if err := e.root.Rename(e.tmpPath(tmp), path); err != nil {
 		return existed, err
 	}
 	if !mod.IsZero() {
@@ -173,7 +173,7 @@ func (e *engine) receive(resp *fetch.Response, tmp string, offset int64, count b
 	flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	have := int64(0)
 	if offset > 0 && resp.Offset == offset {
-		if err := hashPrefix(e.root, tmpPath(tmp), offset, h); err != nil {
+		if err := hashPrefix(e.root, e.tmpPath(tmp), offset, h); err != nil {
 			return 0, "", err
 		}
 		flag, have = os.O_WRONLY, offset

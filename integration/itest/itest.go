@@ -31,6 +31,7 @@ const (
 	HTTPHost       = "127.0.0.80"  // nginx on 80 and 443 (self-signed)
 	WAISHost       = "127.0.0.210" // the scripted WAIS server (integration/waisd) on 210
 	ProsperoHost   = "127.0.0.15"  // scripted Prospero server (integration/cmd/prosperod), UDP 1525
+	NATSHost       = "127.0.0.42"  // nats-server with JetStream on 4222 (mirror --cluster)
 
 	// LocalUser and LocalPassword log in to vsftpd and telnetd.
 	LocalUser     = "gofer"

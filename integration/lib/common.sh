@@ -4,7 +4,7 @@
 
 STATE=${GOFER_IT_STATE:-/tmp/gofer-it}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-ALL_SERVICES=(ftp gopher news telnet http proxy wais prospero smtp)
+ALL_SERVICES=(ftp gopher news telnet http proxy wais prospero smtp nats)
 
 # Addresses: the same facts as integration/itest/itest.go.
 FTP_ADDR=127.0.0.21
@@ -29,6 +29,8 @@ LOCAL_USER=gofer
 LOCAL_PASSWORD=gofer-secret
 NEWS_USER=reader
 NEWS_PASSWORD=reader-secret
+NATS_ADDR=127.0.0.42
+NATS_PORT=4222
 
 say() { printf '%s\n' "gofer-it: $*" >&2; }
 die() { say "error: $*"; exit 1; }
