@@ -10,8 +10,6 @@ import (
 	"sync"
 	"time"
 
-	goftp "github.com/jlaffaye/ftp"
-
 	"github.com/goferurl/gofer/schemes"
 	"github.com/goferurl/gofer/schemes/lineproto"
 )
@@ -32,8 +30,8 @@ var copyBuffers = sync.Pool{New: func() any { b := make([]byte, copyBufferSize);
 type body struct {
 	f     *Fetcher
 	c     *conn
-	r     *goftp.Response
-	src   io.Reader // r, or a CRLF→LF conversion of it for TYPE A
+	data  net.Conn  // the data connection
+	src   io.Reader // data, or a CRLF→LF conversion of it for TYPE A
 	stop  func() bool
 	start int64 // where the body starts in the file
 	size  int64 // size of the whole file, -1 when unknown
@@ -47,9 +45,12 @@ type body struct {
 	// file without passing through gofer's memory (splice), nil otherwise.
 	raw  net.Conn
 	idle time.Duration
+	// afterKey names the file for the time an MDTM sent behind its RETR
+	// gives ("" when none was sent).
+	afterKey string
 }
 
-// newBody streams r. convert turns CR LF into LF: RFC 959 §3.1.1.1 has
+// newBody streams data. convert turns CR LF into LF: RFC 959 §3.1.1.1 has
 // TYPE A lines end in CR LF on the wire and the receiver use its own line
 // ends. gofer converts only when the URL asks for ";type=a": a TYPE A it
 // guessed from the name must not change a byte of what the server sends
@@ -57,12 +58,12 @@ type body struct {
 //
 // raw, when not nil, receives the bytes as they come off the data
 // connection, before any conversion (an archive's capture).
-func newBody(f *Fetcher, c *conn, r *goftp.Response, stop func() bool, start, size int64, ascii, convert bool, raw io.Writer) *body {
-	var src io.Reader = r
+func newBody(f *Fetcher, c *conn, data net.Conn, stop func() bool, start, size int64, ascii, convert bool, raw io.Writer) *body {
+	var src io.Reader = data
 	if raw != nil {
-		src = io.TeeReader(r, raw)
+		src = io.TeeReader(data, raw)
 	}
-	b := &body{f: f, c: c, r: r, src: src, stop: stop, start: start, size: size, ascii: ascii}
+	b := &body{f: f, c: c, data: data, src: src, stop: stop, start: start, size: size, ascii: ascii}
 	if convert {
 		b.src = &crlfReader{r: bufio.NewReaderSize(src, 32<<10)}
 	}
@@ -153,10 +154,33 @@ func (b *body) spliceTo(f *os.File) (int64, error) {
 	}
 }
 
+// endReply closes the data connection and reads the reply that ends the
+// transfer (RFC 959 §4.2: 226, or 250, when it completed), then the reply
+// to a passive command sent ahead. The error is a textproto.Error for a
+// reply that is not a completion.
+func (b *body) endReply() error {
+	b.data.Close()
+	code, msg, err := readReply(b.c.exchange().tp)
+	if err != nil {
+		return err
+	}
+	after, err := b.c.readAhead()
+	if err != nil {
+		return err
+	}
+	if code/100 != 2 {
+		return replyErr(code, msg)
+	}
+	if !after.IsZero() && b.afterKey != "" && b.err == nil {
+		b.f.noteAfter(b.afterKey, after)
+	}
+	return nil
+}
+
 // finish reads the server's reply to a transfer whose data reached its end.
 func (b *body) finish() error {
 	b.done = true
-	err := b.r.Close()
+	err := b.endReply()
 	b.stop()
 	if err != nil {
 		if b.c.ctrl.Cancelled() || !isReply(err) {
@@ -199,7 +223,7 @@ func (b *body) Close() error {
 	if b.err == nil {
 		b.err = schemes.Errorf(schemes.ErrInterrupted, "ftp: body closed")
 	}
-	err := b.r.Close()
+	err := b.endReply()
 	b.stop()
 	if (err == nil || isReply(err)) && !b.c.isBroken() {
 		b.f.put(b.c)

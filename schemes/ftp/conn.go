@@ -41,6 +41,9 @@ type poolKey struct {
 	tls      tlsMode
 }
 
+// server is the host and port of key.
+func (k poolKey) server() string { return net.JoinHostPort(k.host, strconv.Itoa(k.port)) }
+
 // login is who a fetch logs in as.
 type login struct {
 	user, password string
@@ -75,8 +78,23 @@ type conn struct {
 	// top is the control connection as the engine sees it; listings are
 	// sent and read on it directly (listing.go).
 	top net.Conn
-	// mlsd: the server has MLSD (RFC 3659 §7); noEPSV: it refused EPSV.
-	mlsd, noEPSV bool
+	// mlsd: the server has MLSD (RFC 3659 §7); mdtm: it has MDTM (RFC 3659
+	// §3); noEPSV: it refused EPSV.
+	mlsd, mdtm, noEPSV bool
+	// x reads the control connection once the engine's login is done:
+	// every later command is sent and answered through it (pipe.go).
+	x *exchange
+	// pipe: commands may be pipelined on c; pasvOK: a passive command
+	// worked on c; afterMDTM, ahead: an MDTM of the file, a passive command,
+	// went out after the last transfer's command and its reply is still to
+	// be read; next: the data address such a reply gave, for the next
+	// transfer ("" none).
+	pipe, pasvOK, afterMDTM, ahead bool
+	next                           string
+	// served counts the fetches c has served.
+	served int
+	// halfClose: data connections are half-closed once open (vsftpd).
+	halfClose bool
 
 	mu     sync.Mutex
 	data   *lineproto.Conn // the TCP data connection in use, closed to abort
@@ -85,7 +103,11 @@ type conn struct {
 
 // open connects to the server of req, protects the connection as mode says,
 // and logs in.
-func open(ctx context.Context, req *schemes.Request, key poolKey, who login) (*conn, error) {
+//
+// With pipe set the connection pipelines commands once the server has
+// shown at login that it reads them in order; errNoPipeline says it did
+// not (and the connection is closed).
+func open(ctx context.Context, req *schemes.Request, key poolKey, who login, pipe bool) (*conn, error) {
 	addr := net.JoinHostPort(key.host, strconv.Itoa(key.port))
 	// Ctrl-C or a deadline on ctx ends a connection stuck anywhere in the
 	// greeting, the TLS handshake or the login: the connection watches ctx
@@ -144,22 +166,13 @@ func open(ctx context.Context, req *schemes.Request, key poolKey, who login) (*c
 		return nil, c.fail(ctx, err, "connect to "+addr)
 	}
 	c.sc = sc
-	if err := sc.Login(who.user, who.password); err != nil {
-		kerr := c.loginError(ctx, err, who)
+	c.pipe = pipe
+	if err := c.login(who); err != nil {
 		c.close()
-		return nil, kerr
-	}
-	// The engine reads FEAT at login and reports MLST as "time precise";
-	// it leaves the connection in TYPE I.
-	c.mlsd = sc.IsTimePreciseInList()
-	c.curType = 'I'
-	// RFC 1738 §3.2.2: record the login directory so that a kept
-	// connection can go back to it before it serves another URL.
-	if home, err := sc.CurrentDir(); err == nil {
-		c.home = home
-	} else if ctx.Err() != nil || !isReply(err) {
-		c.close()
-		return nil, c.fail(ctx, err, "PWD")
+		if errors.Is(err, errNoPipeline) {
+			return nil, err
+		}
+		return nil, c.fail(ctx, err, "login")
 	}
 	return c, nil
 }
@@ -201,6 +214,10 @@ func (c *conn) protect(ctx context.Context, req *schemes.Request, plain net.Conn
 		return nil, schemes.Errorf(schemes.ErrRefused, "%d %s", code, lineproto.ServerText(msg))
 	}
 	greeting := []byte(fmt.Sprintf("%d %s\r\n", code, lineproto.ServerText(msg)))
+	// vsftpd waits for the client's end of a data connection before its
+	// 226, and reads nothing on a data connection it sends on: its data
+	// connections are half-closed at once (openData).
+	c.halfClose = strings.Contains(msg, "(vsFTPd ")
 
 	if c.key.tls == tlsExplicit {
 		// RFC 4217 §4: AUTH TLS goes in plain text and is answered here, so
@@ -324,6 +341,7 @@ func (c *conn) end() {
 	c.log.w = nil
 	c.dataDial = nil
 	c.used = time.Now()
+	c.served++
 }
 
 // openData dials a data connection for a passive reply's addr. The
@@ -355,6 +373,15 @@ func (c *conn) openData(ctx context.Context, req *schemes.Request, network, addr
 	if c.tlsData != nil {
 		// The handshake happens on the first read, under the idle deadline.
 		nc = tls.Client(nc, c.tlsData)
+	} else if hc, ok := data.Raw().(interface{ CloseWrite() error }); ok && c.halfClose {
+		// gofer only ever reads a data connection (RETR, LIST, MLSD,
+		// NLST). vsftpd waits for the client's end of it before it
+		// answers 226: ended at once, the 226 comes as soon as the data
+		// is sent, a round trip sooner than when the client closes after
+		// reading the end. (Only for vsftpd: a server that watched the
+		// data connection for the client going away would take the
+		// half-close for an abort.)
+		hc.CloseWrite()
 	}
 	return nc, nil
 }
@@ -436,34 +463,6 @@ func (c *conn) classify(err error, what string) error {
 	return c.ctrl.Classify(err, what)
 }
 
-// loginError classifies a failed login. RFC 959 §5.4: USER and PASS are
-// refused with 530 (or ask for an account, 332): an authentication failure
-// (exit 6) with the server's text. Anything else (421, a 1xx where none
-// belongs, a failed PBSZ) is the server refusing (exit 5).
-func (c *conn) loginError(ctx context.Context, err error, who login) error {
-	if ctx.Err() != nil {
-		return dial.Classify(ctx.Err(), "login")
-	}
-	var ke *schemes.KindError
-	if errors.As(err, &ke) {
-		return ke
-	}
-	code, text := c.log.lastCode, c.log.lastText
-	var te *textproto.Error
-	if errors.As(err, &te) {
-		code, text = te.Code, te.Msg
-	} else if isNetError(err) || code == 0 {
-		return c.fail(ctx, err, "login")
-	}
-	if (c.log.lastCmd == "USER" || c.log.lastCmd == "PASS") && (code == 530 || code == 332 || code == 331) {
-		return schemes.Errorf(schemes.ErrAuth, "%d %s", code, lineproto.ServerText(text))
-	}
-	if c.log.lastCmd == "USER" || c.log.lastCmd == "PASS" {
-		return replyError(schemes.ErrRefused, code, "ftp: login as %s: %d %s", who.user, code, lineproto.ServerText(text))
-	}
-	return replyError(schemes.ErrRefused, code, "%d %s", code, lineproto.ServerText(text))
-}
-
 // replyError is an error of kind that carries the server's reply code:
 // 4yz is transient (RFC 959 §4.2), worth another try.
 func replyError(kind error, code int, format string, args ...any) error {
@@ -475,18 +474,4 @@ func replyError(kind error, code int, format string, args ...any) error {
 func isReply(err error) bool {
 	var te *textproto.Error
 	return errors.As(err, &te)
-}
-
-func isNetError(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) || errors.Is(err, net.ErrClosed)
-}
-
-// replyCode is the code of the server's reply in err, 0 if err is not one.
-func replyCode(err error) int {
-	var te *textproto.Error
-	if errors.As(err, &te) {
-		return te.Code
-	}
-	return 0
 }

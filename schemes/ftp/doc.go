@@ -3,23 +3,39 @@
 // RFC 3659 (SIZE, MDTM, REST in stream mode, MLSD) and RFC 2228/4217
 // (AUTH TLS, PBSZ, PROT: explicit FTPS, and implicit FTPS on port 990).
 //
-// The protocol engine is github.com/jlaffaye/ftp. This package decides
-// which lines it sends: one CWD per decoded segment, whatever the server's
-// path syntax (RFC 1738 §3.2.2: ftp://h/%2Fetc/motd is CWD /etc, RETR motd;
-// ftp://h//etc/motd is an empty CWD, CWD etc, RETR motd), then TYPE, RETR
-// or a listing. Every connection, data
-// connections included, is opened through the request's Dialer with the
-// request's context and per-operation idle deadlines (schemes/lineproto);
-// the address of a passive reply is dialled only when it is the control
-// connection's peer. Every command line, the engine's included, passes the
-// security guard's line check as it is written on the control connection:
-// one with a CR, LF or NUL inside is refused before any byte of it leaves.
+// The protocol engine github.com/jlaffaye/ftp is left the connection's
+// opening and QUIT; every other command is sent, and its reply read, here. This
+// package decides which lines go out: the login (USER alone, then PASS,
+// FEAT, TYPE I, PBSZ and PROT for TLS, PWD and NOOP together), one CWD
+// per decoded segment, whatever the server's path syntax (RFC 1738 §3.2.2:
+// ftp://h/%2Fetc/motd is CWD /etc, RETR motd; ftp://h//etc/motd is an empty
+// CWD, CWD etc, RETR motd), then TYPE, RETR or a listing. Every
+// connection, data connections included, is opened through the request's
+// Dialer with the request's context and per-operation idle deadlines
+// (schemes/lineproto); the address of a passive reply is dialled only when
+// it is the control connection's peer. Every command line, the engine's
+// included, passes the security guard's line check as it is written on the
+// control connection: one with a CR, LF or NUL inside is refused before any
+// byte of it leaves.
 //
 // Listings (MLSD where the server has it, else LIST; NLST for ";type=d")
-// are sent and parsed here, on the engine's control connection between its
-// own exchanges, and streamed one entry at a time; the engine would collect
-// a whole listing first. A file's body goes from the socket into a file by
-// splice when it can.
+// are streamed one entry at a time; the engine would collect a whole
+// listing first. A file's body goes from the socket into a file by splice
+// when it can.
+//
+// Commands whose replies do not decide what is sent next are pipelined
+// (RFC 959 servers answer in order): the CWDs of a path with TYPE, SIZE,
+// MDTM and EPSV; MDTM with the RETR of a file in the directory the
+// connection is in; and behind a RETR on a kept connection, the file's MDTM
+// (which answers an If-Modified-Since fetch of the file made right after,
+// within a few seconds: the server answered it once the transfer was over)
+// and the next transfer's EPSV. A RETR never goes out behind a CWD, behind
+// a passive command not yet seen to work, or behind a reply that decides
+// whether it is sent. A server that drops commands sent together, found at
+// login, gets one command at a time. Data
+// connections are only read; vsftpd, which waits for the client's end of
+// one before its 226, has them half-closed at once: its 226 comes a round
+// trip sooner.
 //
 // Control connections are kept for reuse across fetches (keyed by host,
 // port, login and TLS mode). Before a kept connection serves another URL it

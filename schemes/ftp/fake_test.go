@@ -3,12 +3,14 @@ package ftp
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net"
 	"path"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fakeFTP is a scripted FTP server on 127.0.0.1:0 that records every line
@@ -40,15 +42,37 @@ type fakeFTP struct {
 	bigList int
 	// listings are raw LIST/MLSD/NLST bodies by directory.
 	listings map[string]string
+	// lockStep makes the server mishandle pipelining as some do: it reads
+	// one command per read and drops whatever else that read brought.
+	lockStep bool
+	// forgetPasv makes the server drop its passive listener before each
+	// RETR, as one that gave up waiting would, and answer it 425.
+	forgetPasv bool
+	// waitFIN makes the server wait, as vsftpd does, for the client's end
+	// of each data connection (up to 5 s) before it sends the data; fins
+	// and noFins count the connections that had it and did not.
+	waitFIN      bool
+	finWait      time.Duration // how long waitFIN waits (0: 5 s)
+	fins, noFins int
+	// greeting is the text of the 220 ("" for "(fakeFTP 1.0)").
+	greeting string
 
-	mu     sync.Mutex
-	conns  []net.Conn
-	lines  []string
-	logins int
-	wg     sync.WaitGroup
+	mu    sync.Mutex
+	conns []net.Conn
+	lines []string
+	// batches are the lines as they arrived together: each entry holds
+	// the lines one read of the client's bytes brought.
+	batches []string
+	logins  int
+	wg      sync.WaitGroup
 }
 
-func newFake(t testing.TB) *fakeFTP {
+func newFake(t testing.TB) *fakeFTP { return newFakeWith(t, nil) }
+
+// newFakeWith is newFake with setup applied before the server starts: for
+// what a session reads before the client has sent anything (the greeting,
+// lockStep).
+func newFakeWith(t testing.TB, setup func(*fakeFTP)) *fakeFTP {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -59,6 +83,9 @@ func newFake(t testing.TB) *fakeFTP {
 		dirs:     map[string]bool{"/": true},
 		users:    map[string]string{"anonymous": ""},
 		listings: map[string]string{},
+	}
+	if setup != nil {
+		setup(f)
 	}
 	f.wg.Add(1)
 	go f.serve()
@@ -95,6 +122,14 @@ func (f *fakeFTP) dropAll() {
 	for _, c := range f.conns {
 		c.Close()
 	}
+}
+
+// sentBatches returns what clients sent, one entry for the lines that
+// came in one read, each line with its CR LF.
+func (f *fakeFTP) sentBatches() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.batches...)
 }
 
 // sent returns what clients sent, one line each with its CR LF.
@@ -141,14 +176,27 @@ func (f *fakeFTP) session(c net.Conn) {
 		}
 	}()
 	r := bufio.NewReader(c)
-	s.reply("220 (fakeFTP 1.0)")
+	if f.greeting != "" {
+		s.reply("220 %s", f.greeting)
+	} else {
+		s.reply("220 (fakeFTP 1.0)")
+	}
+	batch := ""
 	for {
+		if f.lockStep && r.Buffered() > 0 {
+			r.Discard(r.Buffered())
+		}
 		line, err := r.ReadString('\n')
 		if err != nil {
 			return
 		}
+		batch += line
 		f.mu.Lock()
 		f.lines = append(f.lines, line)
+		if r.Buffered() == 0 || f.lockStep {
+			f.batches = append(f.batches, batch)
+			batch = ""
+		}
 		f.mu.Unlock()
 		cmd := strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
 		verb, arg, _ := strings.Cut(cmd, " ")
@@ -252,6 +300,18 @@ func (s *fakeSession) handle(verb, arg string) bool {
 		s.rest, _ = strconv.Atoi(arg)
 		s.reply("350 Restart position accepted (%d).", s.rest)
 	case "RETR":
+		f.mu.Lock()
+		forget := f.forgetPasv
+		f.forgetPasv = false
+		f.mu.Unlock()
+		if forget {
+			s.closeData()
+		}
+		if s.dataLn == nil {
+			// vsftpd refuses a transfer with no passive listener first.
+			s.reply("425 Use PORT or PASV first.")
+			return true
+		}
 		content, ok := f.files[s.abs(arg)]
 		rest := s.rest
 		s.rest = 0
@@ -320,6 +380,8 @@ func (s *fakeSession) handle(verb, arg string) bool {
 		d.Write([]byte(body))
 		d.Close()
 		s.reply("226 Directory send OK.")
+	case "NOOP":
+		s.reply("200 NOOP ok.")
 	case "QUIT":
 		s.reply("221 Goodbye.")
 		return false
@@ -356,6 +418,22 @@ func (s *fakeSession) acceptData() net.Conn {
 	if err != nil {
 		s.reply("425 Failed to establish connection.")
 		return nil
+	}
+	if s.f.waitFIN {
+		wait := s.f.finWait
+		if wait == 0 {
+			wait = 5 * time.Second
+		}
+		d.SetReadDeadline(time.Now().Add(wait))
+		n, err := d.Read(make([]byte, 1))
+		d.SetReadDeadline(time.Time{})
+		s.f.mu.Lock()
+		if n == 0 && err == io.EOF {
+			s.f.fins++
+		} else {
+			s.f.noFins++
+		}
+		s.f.mu.Unlock()
 	}
 	return d
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"path"
 	"slices"
 	"strconv"
@@ -13,8 +14,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	goftp "github.com/jlaffaye/ftp"
 
 	"github.com/goferurl/gofer/schemes"
 	"github.com/goferurl/gofer/security"
@@ -39,6 +38,28 @@ type Fetcher struct {
 	idle   map[poolKey][]*conn
 	nidle  int
 	closed bool
+	// after holds the times MDTMs sent behind RETRs found (pipe.go).
+	after map[string]afterMDTM
+	// lockStep holds the servers (host and port) seen to mishandle
+	// pipelined commands: they are spoken to one command at a time.
+	lockStep map[string]bool
+}
+
+// pipelines reports whether connections to key's server may pipeline.
+func (f *Fetcher) pipelines(key poolKey) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return !f.lockStep[key.server()]
+}
+
+// noPipelining records that key's server mishandles pipelined commands.
+func (f *Fetcher) noPipelining(key poolKey) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.lockStep == nil {
+		f.lockStep = map[string]bool{}
+	}
+	f.lockStep[key.server()] = true
 }
 
 // New returns a Fetcher.
@@ -143,6 +164,19 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		key.port = 21
 	}
 
+	if name := v.Name(); name != "" && v.TypeCode != 'd' && !req.IfModifiedSince.IsZero() && !req.SkipMetadata {
+		// The MDTM sent behind this file's RETR a moment ago, answered
+		// once the transfer was over, answers If-Modified-Since.
+		if mod, ok := f.takeAfter(afterKey(key, v.Dirs(), name)); ok && !mod.After(req.IfModifiedSince) {
+			typeWord := schemes.TypeBinary
+			if transferType(v) == 'A' {
+				typeWord = schemes.TypeText
+			}
+			return &schemes.Response{URL: u, Kind: schemes.KindFile, Body: emptyBody{}, Size: -1,
+				Name: name, Type: typeWord, Modified: mod, NotModified: true}, nil
+		}
+	}
+
 	// A kept connection may have been ended by the server meanwhile; that
 	// shows as a broken connection before anything was transferred, and
 	// the fetch is tried once more on a fresh one.
@@ -150,7 +184,13 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		c := f.take(key, v.Dirs())
 		reused := c != nil
 		if c == nil {
-			if c, err = open(ctx, req, key, who); err != nil {
+			c, err = open(ctx, req, key, who, f.pipelines(key))
+			if errors.Is(err, errNoPipeline) {
+				// Found at login: that server gets one command at a time.
+				f.noPipelining(key)
+				c, err = open(ctx, req, key, who, false)
+			}
+			if err != nil {
 				return nil, err
 			}
 		}
@@ -227,130 +267,327 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 		}
 		return nil, kerr
 	}
-	sc := c.sc
 	if req.Capture != nil && c.ctrl != nil {
 		req.Capture.Dialed(c.ctrl.Raw()) // a kept connection was dialled before this fetch
 	}
+	x := c.exchange()
 
+	// RFC 1738 §3.2.2: one CWD per segment, decoded, whatever it holds
+	// (an empty segment is "CWD " with an empty argument). The CWDs go out
+	// together with the commands that follow them up to the transfer.
 	dirs := v.Dirs()
 	from := 0 // dirs[:from] are CWDs c has already made
 	if reused {
 		from = c.done(dirs)
 	}
+	var steps []step
+	homeErr := false
 	if from < 0 {
-		// RFC 1738 §3.2.2: after CWDs the reliable way to another path
-		// is a return to the recorded login directory. (A kept connection
-		// whose CWDs so far are the first of this URL's skips the
-		// return and those CWDs: it is where they lead.)
+		// After CWDs the reliable way to another path is a return to the
+		// recorded login directory. (A kept connection whose CWDs so far
+		// are the first of this URL's skips the return and those CWDs: it
+		// is where they lead.)
 		if c.home == "" {
 			stop()
 			c.close()
 			return nil, schemes.Errorf(schemes.ErrInterrupted, "ftp: the server gave no login directory to return to")
 		}
-		if err := sc.ChangeDir(c.home); err != nil {
+		steps = append(steps, step{line: "CWD " + c.home, then: func(code int, msg string) error {
+			if code/100 != 2 {
+				homeErr = true
+				return replyErr(code, msg)
+			}
+			return nil
+		}})
+		from = 0
+	}
+	cwds := len(steps) + len(dirs) - from
+	for _, d := range dirs[from:] {
+		steps = append(steps, step{line: "CWD " + d, then: want2xx})
+	}
+	if cwds > 0 {
+		c.moved, c.at = true, nil
+	}
+	// cwdDone checks the replies to the CWDs of a batch that started with
+	// them: on success c is where dirs lead.
+	cwdDone := func(i int, err error) (*schemes.Response, error) {
+		if homeErr {
 			stop()
 			c.close()
-			if isReply(err) {
-				return nil, schemes.Errorf(schemes.ErrInterrupted, "ftp: cannot return to the login directory %q: %v", c.home, c.fail(ctx, err, "CWD"))
-			}
-			return nil, c.fail(ctx, err, "CWD "+c.home)
+			return nil, schemes.Errorf(schemes.ErrInterrupted, "ftp: cannot return to the login directory %q: %v", c.home, c.fail(ctx, err, "CWD"))
 		}
-		c.moved, c.at, from = false, nil, 0
-	}
-
-	// RFC 1738 §3.2.2: one CWD per segment, decoded, whatever it holds
-	// (an empty segment is "CWD " with an empty argument).
-	if from < len(dirs) {
-		for _, d := range dirs[from:] {
-			c.moved, c.at = true, nil
-			if err := sc.ChangeDir(d); err != nil {
-				return fail(err, "CWD "+d)
-			}
+		if i < 0 {
+			return fail(err, steps[0].line)
 		}
-		c.at = slices.Clone(dirs)
+		return fail(err, steps[i].line)
 	}
 	name := v.Name()
 	base := req.URL
 
-	if v.TypeCode == 'd' {
-		// RFC 1738 §3.2.2: type d lists with NLST.
-		l, err := f.startList(ctx, req, c, stop, strings.TrimSuffix("NLST "+name, " "))
-		if err != nil {
-			return fail(err, "NLST")
+	if v.TypeCode == 'd' || name == "" {
+		// The listing's passive command goes with the CWDs.
+		if c.next == "" && len(steps) > 0 {
+			steps = append(steps, c.passiveNextStep())
 		}
-		l.nlst, l.nlstArg, l.base, l.dir = true, name, base, dirs
-		return listingResponse(base, l), nil
-	}
-	if name == "" {
+		if i, err := x.batch(steps); err != nil {
+			if i >= 0 && i == len(steps)-1 && cwds < len(steps) {
+				// The CWDs worked; the passive reply was malformed.
+				c.at = slices.Clone(dirs)
+				return fail(err, steps[i].line)
+			}
+			return cwdDone(i, err)
+		}
+		c.at = slices.Clone(dirs)
+		if v.TypeCode == 'd' {
+			// RFC 1738 §3.2.2: type d lists with NLST.
+			l, err := f.startList(ctx, req, c, stop, strings.TrimSuffix("NLST "+name, " "))
+			if err != nil {
+				return fail(err, "NLST")
+			}
+			l.nlst, l.nlstArg, l.base, l.dir = true, name, base, dirs
+			return listingResponse(base, l), nil
+		}
 		return f.list(ctx, req, c, stop, fail, dirs)
 	}
 
 	t := transferType(v)
 	if !reused || c.curType != t {
 		c.curType = 0
-		if err := sc.Type(goftp.TransferType(string(t))); err != nil {
-			return fail(err, "TYPE")
-		}
-		c.curType = t
+		steps = append(steps, step{line: "TYPE " + string(t), then: func(code int, msg string) error {
+			if code/100 != 2 {
+				return replyErr(code, msg)
+			}
+			c.curType = t
+			return nil
+		}})
 	}
 	size := int64(-1)
 	var modified time.Time
 	// A caller with size and time from a listing (a mirror) skips SIZE
-	// and MDTM: two round trips a file saved; one with the size only
-	// (SkipSize) still asks MDTM, for a time to the second.
-	if !req.SkipMetadata && !req.SkipSize {
-		if n, err := sc.FileSize(name); err == nil {
-			size = n
-		} else if !isReply(err) && !isParse(err) {
-			return fail(err, "SIZE")
+	// and MDTM: two commands a file saved; one with the size only
+	// (SkipSize) still asks MDTM, for a time to the second. A SIZE or MDTM
+	// refused, or answered in another form, leaves them unknown.
+	wantSize := !req.SkipMetadata && !req.SkipSize
+	if wantSize {
+		steps = append(steps, step{line: "SIZE " + name, then: func(code int, msg string) error {
+			if n, err := strconv.ParseInt(strings.TrimSpace(msg), 10, 64); code == 213 && err == nil && n >= 0 {
+				size = n
+			}
+			return nil
+		}})
+	}
+	wantTime := !req.SkipMetadata && c.mdtm
+	if wantTime {
+		steps = append(steps, step{line: "MDTM " + name, then: func(code int, msg string) error {
+			if m, ok := parseMDTM(msg); code == 213 && ok {
+				modified = m
+			}
+			return nil
+		}})
+	}
+	offset := req.Offset
+	if offset < 0 {
+		offset = 0
+	}
+	// The RETR goes with these commands when nothing in their replies
+	// decides whether or how it is sent, no CWD precedes it, and its data
+	// connection is open already or comes from an EPSV that worked on c
+	// (an EPSV reply names a port only; a PASV reply's address may be
+	// refused, and a RETR sent behind it would leave the server waiting).
+	var data net.Conn
+	var dialErr error // a failed dial of the data connection of an eager RETR
+	reusedData := false
+	eager := c.pipe && cwds == 0 && req.IfModifiedSince.IsZero() && offset == 0 &&
+		(req.MaxBytes <= 0 || !wantSize)
+	if !eager && cwds > 0 && req.IfModifiedSince.IsZero() && c.next == "" {
+		// A transfer is to come: its data connection is asked for with the
+		// CWDs, and dialled once they have worked.
+		steps = append(steps, c.passiveNextStep())
+	} else if eager || req.IfModifiedSince.IsZero() {
+		// A transfer is to come: its data connection is asked for now.
+		if data = c.openNext(ctx, req); data != nil {
+			reusedData = true
+		} else {
+			eager = eager && c.pasvOK && !c.noEPSV
+			ps := c.passiveStep(ctx, req, &data)
+			if eager {
+				// A server whose RETR fails at once goes on to what was
+				// sent behind it, and an EPSV there closes the port this
+				// one named before it could be dialled: the RETR's reply
+				// then says what happened, not the refused dial.
+				then := ps.then
+				ps.then = func(code int, msg string) error {
+					if err := then(code, msg); err != nil {
+						if isReply(err) {
+							return err
+						}
+						dialErr = err
+					}
+					return nil
+				}
+			}
+			steps = append(steps, ps)
 		}
 	}
-	if !req.SkipMetadata && sc.IsGetTimeSupported() {
-		if m, err := sc.GetTime(name); err == nil {
-			modified = m
-		} else if !isReply(err) && !isParse(err) {
-			return fail(err, "MDTM")
+	var started bool
+	var retrCode int
+	var retrMsg string
+	retr := step{line: "RETR " + name, then: func(code int, msg string) error {
+		retrCode, retrMsg = code, msg
+		if code/100 != 1 {
+			return replyErr(code, msg)
+		}
+		started = true
+		return nil
+	}}
+	// behind is what goes out behind the RETR, its replies read after the
+	// transfer's: on a kept connection, the file's MDTM again when this
+	// fetch asked it (an If-Modified-Since fetch of the file right after
+	// is answered from it: it is the time once the transfer was over), and
+	// the next transfer's passive command.
+	afterK := ""
+	behind := func() []string {
+		var lines []string
+		if wantTime && c.pipe && c.served > 0 {
+			lines = append(lines, "MDTM "+name)
+			afterK = afterKey(c.key, dirs, name)
+		}
+		return append(lines, c.aheadLines()...)
+	}
+	sentBehind := func(lines []string) {
+		c.afterMDTM = len(lines) > 0 && strings.HasPrefix(lines[0], "MDTM ")
+		c.ahead = len(lines) > 0 && !strings.HasPrefix(lines[len(lines)-1], "MDTM ")
+	}
+	var ahead []string
+	if eager {
+		steps = append(steps, retr)
+		ahead = behind()
+	}
+	i, err := x.batch(steps, ahead...)
+	if i >= 0 {
+		sentBehind(ahead)
+	}
+	if i < cwds && err != nil {
+		closeData(data)
+		if _, aerr := c.readAhead(); aerr != nil {
+			c.abort()
+		}
+		return cwdDone(i, err)
+	}
+	if cwds > 0 {
+		c.at = slices.Clone(dirs)
+	}
+	closeFail := func(err error, what string) (*schemes.Response, error) {
+		closeData(data)
+		if started {
+			// A RETR sent with a command that failed before it started
+			// anyway: closing the data connection ends it (RFC 959
+			// §4.1.3), and its reply is read to stay in step.
+			if _, _, rerr := readReply(x.tp); rerr != nil {
+				c.abort()
+			}
+		}
+		if _, aerr := c.readAhead(); aerr != nil {
+			c.abort()
+		}
+		return fail(err, what)
+	}
+	if err != nil && !(eager && steps[i].line == retr.line) {
+		if i >= 0 && steps[i].line == "EPSV" && c.noEPSV && isReply(err) {
+			// EPSV refused: PASV, alone.
+			data, err = nil, nil
+		} else {
+			return closeFail(err, steps[max(i, 0)].line)
 		}
 	}
 	typeWord := schemes.TypeBinary
 	if t == 'A' {
 		typeWord = schemes.TypeText
 	}
-	if !req.IfModifiedSince.IsZero() && !modified.IsZero() && !modified.After(req.IfModifiedSince) {
-		stop()
-		f.put(c)
-		return &schemes.Response{URL: base, Kind: schemes.KindFile, Body: emptyBody{}, Size: size,
-			Name: name, Type: typeWord, Modified: modified, NotModified: true}, nil
+	if !eager {
+		if !req.IfModifiedSince.IsZero() && !modified.IsZero() && !modified.After(req.IfModifiedSince) {
+			stop()
+			closeData(data)
+			f.put(c)
+			return &schemes.Response{URL: base, Kind: schemes.KindFile, Body: emptyBody{}, Size: size,
+				Name: name, Type: typeWord, Modified: modified, NotModified: true}, nil
+		}
+		if size >= 0 && offset > size {
+			offset = 0
+		}
+		if err := schemes.CheckSize("ftp: "+name, req.MaxBytes, size, offset); err != nil {
+			stop()
+			closeData(data)
+			f.put(c)
+			return nil, err
+		}
 	}
-	offset := req.Offset
-	if offset < 0 || (size >= 0 && offset > size) {
-		offset = 0
-	}
-	if err := schemes.CheckSize("ftp: "+name, req.MaxBytes, size, offset); err != nil {
-		stop()
-		f.put(c)
-		return nil, err
-	}
-	r, err := sc.RetrFrom(name, uint64(offset))
-	if err != nil && offset > 0 && isReply(err) && c.log.lastCmd == "REST" {
-		// RFC 3659 §5.4: a server without REST in stream mode; start over.
-		offset = 0
-		r, err = sc.RetrFrom(name, 0)
-	}
-	if err != nil {
-		if v.TypeCode == 0 && replyCode(err) == 550 && c.log.lastCmd == "RETR" {
+	for try := 0; !started; try++ {
+		if data == nil && (!eager || try > 0) {
+			d, reused, err := x.passive(ctx, req)
+			if err != nil {
+				return fail(err, c.passiveLine())
+			}
+			data, reusedData = d, reused
+		}
+		if !eager || try > 0 {
+			steps = steps[:0]
+			if offset > 0 {
+				// RFC 3659 §5.3: a server without REST in stream mode
+				// refuses it, and the RETR after it starts over.
+				steps = append(steps, step{line: "REST " + strconv.FormatInt(offset, 10), then: func(code int, msg string) error {
+					if code != 350 {
+						offset = 0
+					}
+					return nil
+				}})
+			}
+			steps = append(steps, retr)
+			ahead = behind()
+			_, err = x.batch(steps, ahead...)
+			sentBehind(ahead)
+			if err != nil && !isReply(err) {
+				closeData(data)
+				return fail(err, "RETR "+name)
+			}
+		}
+		if started {
+			break
+		}
+		closeData(data)
+		data = nil
+		if _, aerr := c.readAhead(); aerr != nil {
+			c.abort()
+			return fail(aerr, "RETR "+name)
+		}
+		if retrCode == 425 && (reusedData || dialErr != nil) && try == 0 {
+			// The data address read ahead went stale, or its dial failed:
+			// ask again.
+			reusedData, dialErr = false, nil
+			continue
+		}
+		if v.TypeCode == 0 && retrCode == 550 {
 			// A RETR refused with 550 on a name that CWD accepts is a
 			// directory: RFC 1738 §3.2.2 lets a client without ;type=
 			// guess, and this is how it finds out.
 			c.moved, c.at = true, nil
-			if cerr := sc.ChangeDir(name); cerr == nil {
+			if _, cerr := x.batch([]step{{line: "CWD " + name, then: want2xx}}); cerr == nil {
 				c.at = append(slices.Clone(dirs), name)
 				return f.list(ctx, req, c, stop, fail, append(dirs[:len(dirs):len(dirs)], name))
 			} else if !isReply(cerr) {
 				return fail(cerr, "CWD "+name)
 			}
 		}
-		return fail(err, "RETR "+name)
+		return fail(replyErr(retrCode, retrMsg), "RETR "+name)
+	}
+	if data == nil {
+		// A RETR started after its data connection's dial failed: the
+		// server waits for a connection that will not come.
+		if dialErr == nil {
+			dialErr = schemes.Errorf(schemes.ErrInterrupted, "ftp: no data connection")
+		}
+		c.abort()
+		return fail(dialErr, "RETR "+name)
 	}
 	// A capture records a whole file only: a resumed transfer is a part.
 	var blk schemes.CaptureBlock
@@ -361,7 +598,8 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 	if blk != nil {
 		raw = blk
 	}
-	b := newBody(f, c, r, stop, offset, size, t == 'A', v.TypeCode == 'a', raw)
+	b := newBody(f, c, data, stop, offset, size, t == 'A', v.TypeCode == 'a', raw)
+	b.afterKey = afterK
 	if c.tlsData == nil && v.TypeCode != 'a' {
 		c.mu.Lock()
 		if d := c.data; d != nil {
@@ -422,12 +660,12 @@ func isKept(err error) bool {
 
 func errorKind(err, kind error) bool { return errors.Is(err, kind) }
 
-// isParse reports whether err is a reply the engine could not read as a
-// number or a time (a SIZE or MDTM answer in some other form).
-func isParse(err error) bool {
-	var ne *strconv.NumError
-	var te *time.ParseError
-	return errors.As(err, &ne) || errors.As(err, &te)
+// closeData closes a data connection opened for a transfer that is not
+// to come.
+func closeData(d net.Conn) {
+	if d != nil {
+		d.Close()
+	}
 }
 
 type emptyBody struct{}

@@ -30,69 +30,36 @@ type exchange struct {
 	tp *textproto.Reader
 }
 
+// exchange returns c's reader of replies, made at the first use after the
+// engine's login and kept for the connection's life: pipelined replies
+// may be read ahead into its buffer.
 func (c *conn) exchange() *exchange {
-	br := bufio.NewReaderSize(c.top, 4096)
-	return &exchange{c: c, br: br, tp: textproto.NewReader(br)}
-}
-
-// cmd sends line and reads the reply.
-func (x *exchange) cmd(line string) (int, string, error) {
-	if _, err := io.WriteString(x.c.top, line+"\r\n"); err != nil {
-		return 0, "", err
+	if c.x == nil {
+		br := bufio.NewReaderSize(c.top, 4096)
+		c.x = &exchange{c: c, br: br, tp: textproto.NewReader(br)}
 	}
-	return readReply(x.tp)
+	return c.x
 }
 
-// done checks that the conversation left nothing unread, so that the
-// engine can take over the connection again.
-func (x *exchange) done() error {
-	if x.br.Buffered() > 0 {
-		return schemes.Errorf(schemes.ErrRefused, "ftp: the server sent more than its reply")
-	}
-	return nil
-}
-
-// passive opens a data connection: EPSV (RFC 2428 §3) where the server has
-// it, PASV (RFC 959 §4.1.1) otherwise.
-func (x *exchange) passive(ctx context.Context, req *schemes.Request) (net.Conn, error) {
+// passive opens a data connection: the one a passive reply read ahead
+// named when there is one (reused reports that), else EPSV (RFC 2428 §3)
+// where the server has it, PASV (RFC 959 §4.1.1) otherwise.
+func (x *exchange) passive(ctx context.Context, req *schemes.Request) (data net.Conn, reused bool, err error) {
 	c := x.c
-	if !c.noEPSV {
-		code, msg, err := x.cmd("EPSV")
-		if err != nil {
-			c.abort() // out of step: never reused
-			return nil, err
+	if d := c.openNext(ctx, req); d != nil {
+		return d, true, nil
+	}
+	for {
+		epsv := c.passiveLine() == "EPSV"
+		_, err := x.batch([]step{c.passiveStep(ctx, req, &data)})
+		if err == nil {
+			return data, false, nil
 		}
-		if code == 229 {
-			// "229 Entering Extended Passive Mode (|||port|)": the host is
-			// the control connection's (RFC 2428 §3).
-			i := strings.Index(msg, "(|||")
-			j := strings.LastIndex(msg, "|)")
-			port, perr := 0, error(nil)
-			if i >= 0 && j > i+4 {
-				port, perr = strconv.Atoi(msg[i+4 : j])
-			}
-			if i < 0 || j <= i+4 || perr != nil || port <= 0 || port > 65535 {
-				return nil, schemes.Errorf(schemes.ErrRefused, "ftp: malformed EPSV reply: %d %s", code, lineproto.ServerText(msg))
-			}
-			return c.openData(ctx, req, "tcp", net.JoinHostPort(c.peer.String(), strconv.Itoa(port)))
+		if epsv && c.noEPSV && isReply(err) {
+			continue // refused: PASV
 		}
-		c.noEPSV = true
+		return nil, false, err
 	}
-	code, msg, err := x.cmd("PASV")
-	if err != nil {
-		c.abort()
-		return nil, err
-	}
-	if code != 227 {
-		return nil, &textproto.Error{Code: code, Msg: msg}
-	}
-	// "227 Entering Passive Mode (h1,h2,h3,h4,p1,p2)"; some servers leave
-	// out the parentheses, so take the six numbers after the code.
-	addr, ok := pasvAddr(msg)
-	if !ok {
-		return nil, schemes.Errorf(schemes.ErrRefused, "ftp: malformed PASV reply: %d %s", code, lineproto.ServerText(msg))
-	}
-	return c.openData(ctx, req, "tcp", addr)
 }
 
 func pasvAddr(msg string) (string, bool) {
@@ -144,34 +111,47 @@ type listing struct {
 }
 
 // startList sends cmd (MLSD, LIST or NLST ...) and returns the listing of
-// its data connection.
+// its data connection. The passive command of the next transfer goes with
+// it when c pipelines (aheadLines).
 func (f *Fetcher) startList(ctx context.Context, req *schemes.Request, c *conn, stop func() bool, cmd string) (*listing, error) {
 	x := c.exchange()
-	data, err := x.passive(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	code, msg, err := x.cmd(cmd)
-	if err != nil {
-		data.Close()
-		c.abort()
-		return nil, err
-	}
-	if code/100 != 1 {
-		// RFC 959 §5.4: LIST and NLST answer 125 or 150 before the data.
-		data.Close()
-		if code/100 == 2 {
-			return nil, schemes.Errorf(schemes.ErrRefused, "ftp: %s answered %d %s without a transfer", cmd, code, lineproto.ServerText(msg))
+	for try := 0; ; try++ {
+		data, reused, err := x.passive(ctx, req)
+		if err != nil {
+			return nil, err
 		}
-		return nil, &textproto.Error{Code: code, Msg: msg}
+		ahead := c.aheadLines()
+		var code int
+		var msg string
+		_, err = x.batch([]step{{line: cmd, then: func(cd int, m string) error { code, msg = cd, m; return nil }}}, ahead...)
+		if err != nil {
+			data.Close()
+			return nil, err
+		}
+		c.ahead = len(ahead) > 0
+		if code/100 != 1 {
+			// RFC 959 §5.4: LIST and NLST answer 125 or 150 before the data.
+			data.Close()
+			if _, err := c.readAhead(); err != nil {
+				c.abort()
+				return nil, err
+			}
+			if code == 425 && reused && try == 0 {
+				continue // the address read ahead went stale: ask again
+			}
+			if code/100 == 2 {
+				return nil, schemes.Errorf(schemes.ErrRefused, "ftp: %s answered %d %s without a transfer", cmd, code, lineproto.ServerText(msg))
+			}
+			return nil, replyErr(code, msg)
+		}
+		return &listing{
+			f: f, c: c, x: x, data: data, stop: stop,
+			lines:   lineproto.NewReader(bufio.NewReaderSize(captureListing(req, cmd, data), 32<<10), req.LineLimit()),
+			now:     time.Now(),
+			maxLine: req.LineLimit(),
+			max:     req.EntryLimit(),
+		}, nil
 	}
-	return &listing{
-		f: f, c: c, x: x, data: data, stop: stop,
-		lines:   lineproto.NewReader(bufio.NewReaderSize(captureListing(req, cmd, data), 32<<10), req.LineLimit()),
-		now:     time.Now(),
-		maxLine: req.LineLimit(),
-		max:     req.EntryLimit(),
-	}, nil
 }
 
 // Next returns the next entry, or io.EOF after the last one.
@@ -231,14 +211,13 @@ func (l *listing) finish() error {
 	l.done = true
 	l.data.Close()
 	code, msg, err := readReply(l.x.tp)
+	if err == nil {
+		_, err = l.c.readAhead()
+	}
 	l.stop()
 	if err != nil {
 		l.c.close()
 		return l.c.classify(err, "listing")
-	}
-	if err := l.x.done(); err != nil {
-		l.c.close()
-		return err
 	}
 	l.f.put(l.c)
 	if code/100 != 2 {
@@ -274,8 +253,11 @@ func (l *listing) Close() error {
 	}
 	l.data.Close()
 	_, _, err := readReply(l.x.tp)
+	if err == nil {
+		_, err = l.c.readAhead()
+	}
 	l.stop()
-	if err == nil && l.x.done() == nil && !l.c.isBroken() {
+	if err == nil && !l.c.isBroken() {
 		l.f.put(l.c)
 	} else {
 		l.c.close()

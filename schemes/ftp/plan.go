@@ -55,7 +55,8 @@ func transferType(v *schemes.FTP) byte {
 // parse): the login, one CWD per directory segment, TYPE, and RETR, NLST or
 // LIST. The anonymous password is a mail address and is shown; any other
 // password is "****". Lines the server's answers decide (FEAT, PWD, EPSV,
-// SIZE, MDTM, REST) are left out.
+// SIZE, MDTM, REST), and the NOOP that goes with PWD to see whether the
+// server reads pipelined commands, are left out.
 func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 	u := req.URL
 	v := view(u)

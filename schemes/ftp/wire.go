@@ -10,21 +10,15 @@ import (
 	"github.com/goferurl/gofer/schemes/lineproto"
 )
 
-// wireLog watches the control connection between the TLS layer and the FTP
-// engine: it writes the transcript (-v) with every password masked, bounds
-// the length of a reply line, and remembers the last command sent so that a
-// refusal can be told apart (REST from RETR, RFC 3659 §5).
+// wireLog watches the control connection between the TLS layer and the
+// reply reader: it writes the transcript (-v) with every password masked,
+// and bounds the length of a reply line and the lines of a reply.
 type wireLog struct {
 	// w receives the transcript of the fetch in progress; nil for none.
 	// It is replaced per fetch because a kept connection serves many.
 	w       io.Writer
 	limit   int
 	in, out []byte // partial lines
-	lastCmd string
-	// lastCode and lastText are the last reply line the server sent that
-	// ends a reply ("ddd text").
-	lastCode int
-	lastText string
 	// lines counts the lines received since the last command: a reply
 	// that never ends is refused before it fills memory.
 	lines int
@@ -91,12 +85,6 @@ func (l *wireLog) received(p []byte) error {
 			return l.refuse(schemes.Errorf(schemes.ErrTooLarge, "ftp: server reply line longer than %d bytes", l.limit))
 		}
 		l.emit("< ", l.in)
-		line := string(bytes.TrimSuffix(l.in, []byte("\r")))
-		if code, cont, ok := parseCode(line); ok && !cont && len(line) > 4 {
-			l.lastCode, l.lastText = code, line[4:]
-		} else if ok && !cont {
-			l.lastCode, l.lastText = code, ""
-		}
 		l.in = l.in[:0]
 		l.lines++
 		if l.lines > maxReplyLines {
@@ -126,9 +114,7 @@ func (l *wireLog) sent(p []byte) {
 		l.out = l.out[:0]
 		p = p[i+1:]
 		l.lines = 0
-		verb, _, _ := strings.Cut(line, " ")
-		l.lastCmd = strings.ToUpper(verb)
-		if l.lastCmd == "PASS" {
+		if verb, _, _ := strings.Cut(line, " "); strings.EqualFold(verb, "PASS") {
 			// Passwords never appear in transcripts, not even the
 			// anonymous one (RFC 1738 §6: never echo them).
 			line = "PASS ****"

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -68,13 +69,55 @@ func fetchAll(t *testing.T, fake *fakeFTP, req *schemes.Request) (*schemes.Respo
 	return resp, data, fake.sent()
 }
 
+// fetchOne is fetchAll that leaves the server running.
+func fetchOne(t *testing.T, fake *fakeFTP, req *schemes.Request) (*schemes.Response, []byte, []string) {
+	t.Helper()
+	f := New()
+	defer f.Close()
+	resp, data, _ := fetchOneWith(t, f, req)
+	return resp, data, fake.sent()
+}
+
+// fetchOneWith fetches req with f and reads the whole body or listing.
+func fetchOneWith(t *testing.T, f *Fetcher, req *schemes.Request) (*schemes.Response, []byte, []string) {
+	t.Helper()
+	resp, err := f.Fetch(context.Background(), req)
+	if err != nil {
+		t.Fatalf("Fetch: %v", err)
+	}
+	defer resp.Close()
+	var data []byte
+	if resp.Body != nil {
+		if data, err = io.ReadAll(resp.Body); err != nil {
+			t.Fatalf("reading body: %v", err)
+		}
+	}
+	if resp.Listing != nil {
+		for {
+			e, err := resp.Listing.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("listing: %v", err)
+			}
+			data = append(data, e.Name+" "+e.Type+" "+e.Target+"\n"...)
+		}
+	}
+	return resp, data, nil
+}
+
 func wire(lines ...string) string {
 	return strings.Join(lines, "\r\n") + "\r\n"
 }
 
 // login is what every session starts with: the login, the engine's
 // feature probe and binary default, and the recorded login directory.
-var anonLogin = []string{"USER anonymous", "PASS " + testEmail, "FEAT", "TYPE I", "PWD"}
+var anonLogin = []string{"USER anonymous", "PASS " + testEmail, "FEAT", "TYPE I", "PWD", "NOOP"}
+
+// loginBatches is the anonymous login as it goes out: USER alone, then
+// the rest in one write.
+var loginBatches = []string{"USER anonymous\r\n", "PASS " + testEmail + "\r\nFEAT\r\nTYPE I\r\nPWD\r\nNOOP\r\n"}
 
 func TestGoldenWire(t *testing.T) {
 	tests := []struct {
@@ -485,15 +528,204 @@ func TestConnectionReuseReturnsHome(t *testing.T) {
 	if fake.logins != 1 || strings.Count(got, "USER") != 1 {
 		t.Errorf("%d logins for four fetches, want 1:\n%s", fake.logins, got)
 	}
-	if !strings.Contains(got, "RETR one\r\nCWD /\r\nCWD b\r\nSIZE two\r\n") {
-		t.Errorf("the second fetch did not return to the login directory first (and then skip the TYPE in effect):\n%q", got)
+	// Each entry is what one write of gofer's brought: the commands sent
+	// together, before the replies to any of them.
+	want := []string{
+		// USER alone (its reply decides whether PASS follows), then the
+		// rest of the login in one write: the login directory, and with
+		// NOOP whether the server reads pipelined commands.
+		loginBatches[0], loginBatches[1],
+		// a/one: the CWD and what follows it up to the transfer, then the
+		// RETR once the CWD is known to have worked.
+		"CWD a\r\nTYPE I\r\nSIZE one\r\nMDTM one\r\nEPSV\r\n", "RETR one\r\n",
+		// b/two: back to the login directory (RFC 1738 §3.2.2), skipping
+		// the TYPE in effect; the next transfer's EPSV goes with the RETR.
+		// Behind the RETR, on this kept connection: the file's MDTM again
+		// and the next transfer's EPSV, answered after the transfer.
+		"CWD /\r\nCWD b\r\nSIZE two\r\nMDTM two\r\nEPSV\r\n", "RETR two\r\nMDTM two\r\nEPSV\r\n",
+		// b/three: same directory, data connection already asked for: one
+		// round trip.
+		"SIZE three\r\nMDTM three\r\nRETR three\r\nMDTM three\r\nEPSV\r\n",
+		// b/c/four: b's CWD is the first of b/c's: it goes on from there.
+		"CWD c\r\nSIZE four\r\nMDTM four\r\n", "RETR four\r\nMDTM four\r\nEPSV\r\n",
+		"QUIT\r\n",
 	}
-	if !strings.Contains(got, "RETR two\r\nSIZE three\r\n") {
-		t.Errorf("the third fetch, in the same directory, repeated CWDs or TYPE:\n%q", got)
+	if b := fake.sentBatches(); strings.Join(b, "|") != strings.Join(want, "|") {
+		t.Errorf("batches:\n got %q\nwant %q", b, want)
 	}
-	// b's CWD is the first of b/c's: the fourth goes on from there.
-	if !strings.Contains(got, "RETR three\r\nCWD c\r\nSIZE four\r\n") {
-		t.Errorf("the fourth fetch, one directory down, did not go on from where the third left off:\n%q", got)
+}
+
+// A data connection is only read: gofer ends its side of it at once when
+// the server is vsftpd, which waits for that before its 226 (a round trip
+// sooner), and never for another server, which might take it for an abort.
+func TestDataConnectionsHalfClosed(t *testing.T) {
+	for _, tc := range []struct {
+		greeting    string
+		wait        time.Duration
+		fins, nofin int
+	}{
+		{greeting: "(vsFTPd 3.0.3)", fins: 2},
+		// Here the server waits a little only: a half-close would come at
+		// once, and no wait is long enough to prove one never comes.
+		{greeting: "(fakeFTP 1.0)", wait: 300 * time.Millisecond, nofin: 2},
+	} {
+		t.Run(tc.greeting, func(t *testing.T) {
+			fake := newFakeWith(t, func(f *fakeFTP) { f.waitFIN, f.finWait, f.greeting = true, tc.wait, tc.greeting })
+			fake.addFile("/d/x", "ex")
+			fake.listings["LIST /d"] = "-rw-r--r--    1 0 0 2 Dec 20  1994 x\r\n"
+			for _, segs := range [][]string{{"d", "x"}, {"d", ""}} {
+				_, data, _ := fetchOne(t, fake, newReq(ftpURL(fake.port(), 0, segs...)))
+				if want := map[string]string{"x": "ex", "": "x file \n"}[segs[1]]; string(data) != want {
+					t.Errorf("%v: %q, want %q", segs, data, want)
+				}
+			}
+			fake.mu.Lock()
+			defer fake.mu.Unlock()
+			if fake.fins != tc.fins || fake.noFins != tc.nofin {
+				t.Errorf("%d data connections half-closed by the client, %d not; want %d, %d", fake.fins, fake.noFins, tc.fins, tc.nofin)
+			}
+		})
+	}
+}
+
+// A server that drops the commands that came with another (it reads one
+// per read and discards the rest) is found at login: the NOOP sent with
+// PWD is never answered. gofer closes that connection and speaks to the
+// server one command at a time from then on, on every connection: the
+// fetches work, one round trip per command.
+func TestServerThatDropsPipelinedCommands(t *testing.T) {
+	fake := newFakeWith(t, func(f *fakeFTP) { f.lockStep = true })
+	fake.addFile("/pub/f", "body")
+	fake.addFile("/pub/g", "gee")
+	f := New()
+	for _, name := range []string{"f", "g"} {
+		req := newReq(ftpURL(fake.port(), 0, "pub", name))
+		req.SkipSize = true
+		resp, err := f.Fetch(context.Background(), req)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		data, err := io.ReadAll(resp.Body)
+		resp.Close()
+		if err != nil || string(data) != map[string]string{"f": "body", "g": "gee"}[name] {
+			t.Fatalf("%s: %q %v", name, data, err)
+		}
+	}
+	f.Close()
+	fake.ln.Close()
+	fake.wg.Wait()
+	want := []string{
+		// The first connection: PASS is answered, the commands with it
+		// dropped.
+		"USER anonymous\r\n", "PASS " + testEmail + "\r\n", "QUIT\r\n",
+		// The second, one command at a time.
+		"USER anonymous\r\n", "PASS " + testEmail + "\r\n", "FEAT\r\n", "TYPE I\r\n", "PWD\r\n",
+		"CWD pub\r\n", "TYPE I\r\n", "MDTM f\r\n", "EPSV\r\n", "RETR f\r\n",
+		"MDTM g\r\n", "EPSV\r\n", "RETR g\r\n",
+		"QUIT\r\n",
+	}
+	if b := fake.sentBatches(); strings.Join(b, "|") != strings.Join(want, "|") {
+		t.Errorf("batches:\n got %q\nwant %q", b, want)
+	}
+}
+
+// A mirror's fetch (size known from the listing, MDTM asked) on a kept
+// connection in the right directory is one write: MDTM, RETR, and the
+// next transfer's EPSV. A data address read ahead that went stale (the
+// server answers RETR with 425) is asked for again, and the fetch works.
+func TestPipelinedMirrorFetches(t *testing.T) {
+	fake := newFakeWith(t, func(f *fakeFTP) { f.waitFIN, f.greeting = true, "(vsFTPd 3.0.3)" })
+	fake.addFile("/d/x", "ex")
+	fake.addFile("/d/y", "why")
+	f := New()
+	get := func(segs ...string) string {
+		t.Helper()
+		req := newReq(ftpURL(fake.port(), 0, segs...))
+		req.SkipSize = true
+		resp, err := f.Fetch(context.Background(), req)
+		if err != nil {
+			t.Fatalf("%v: %v", segs, err)
+		}
+		defer resp.Close()
+		if resp.Listing != nil {
+			n := 0
+			for {
+				_, err := resp.Listing.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				n++
+			}
+			return strconv.Itoa(n)
+		}
+		data, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	fake.listings["LIST /d"] = "-rw-r--r--    1 0 0 2 Dec 20  1994 x\r\n-rw-r--r--    1 0 0 3 Dec 20  1994 y\r\n"
+	if got := get("d", ""); got != "2" {
+		t.Fatalf("listing: %s entries", got)
+	}
+	if got := get("d", "x"); got != "ex" {
+		t.Fatalf("x: %q", got)
+	}
+	if got := get("d", "y"); got != "why" {
+		t.Fatalf("y: %q", got)
+	}
+	// The mirror's check that y did not change during its transfer.
+	for i, wantWire := range []bool{false, true} {
+		before := len(fake.sent())
+		req := newReq(ftpURL(fake.port(), 0, "d", "y"))
+		req.SkipSize = true
+		req.IfModifiedSince = time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+		resp, err := f.Fetch(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Close()
+		if !resp.NotModified || !resp.Modified.Equal(req.IfModifiedSince) {
+			t.Errorf("check %d: NotModified %v, Modified %v", i+1, resp.NotModified, resp.Modified)
+		}
+		if sent := len(fake.sent()) > before; sent != wantWire {
+			t.Errorf("check %d: sent commands %v, want %v", i+1, sent, wantWire)
+		}
+	}
+	// The server forgets the passive port it announced: the next RETR is
+	// answered 425, and gofer asks again.
+	fake.mu.Lock()
+	fake.forgetPasv = true
+	fake.mu.Unlock()
+	if got := get("d", "x"); got != "ex" {
+		t.Fatalf("x again: %q", got)
+	}
+	f.Close()
+	fake.ln.Close()
+	fake.wg.Wait()
+	want := []string{
+		loginBatches[0], loginBatches[1],
+		// A listing on a fresh connection: its EPSV goes with the CWD (it
+		// asks for no data connection ahead: it may serve one fetch only).
+		"CWD d\r\nEPSV\r\n", "LIST\r\n",
+		// x, in the directory listed, binary already in effect: the EPSV
+		// has worked, so the RETR goes behind it, and the next one ahead.
+		"MDTM x\r\nEPSV\r\nRETR x\r\nMDTM x\r\nEPSV\r\n",
+		// y: its data connection was asked for with x's transfer; its
+		// MDTM goes again behind the RETR. The If-Modified-Since check
+		// right after is answered from that; the second one asks.
+		"MDTM y\r\nRETR y\r\nMDTM y\r\nEPSV\r\n",
+		"MDTM y\r\n",
+		// x again: the RETR is refused (425, the port forgotten); the EPSV
+		// sent ahead with it gave a fresh one, on which RETR goes again.
+		"MDTM x\r\nRETR x\r\nMDTM x\r\nEPSV\r\n", "RETR x\r\nMDTM x\r\nEPSV\r\n",
+		"QUIT\r\n",
+	}
+	if b := fake.sentBatches(); strings.Join(b, "|") != strings.Join(want, "|") {
+		t.Errorf("batches:\n got %q\nwant %q", b, want)
 	}
 }
 
@@ -822,7 +1054,7 @@ func TestEngineLinesPassTheGuard(t *testing.T) {
 	fake.dirs["/pub"] = true
 	req := newReq(ftpURL(fake.port(), 0, "pub", "f"))
 	key := poolKey{host: "127.0.0.1", port: fake.port(), user: "anonymous", password: testEmail}
-	c, err := open(context.Background(), req, key, login{user: "anonymous", password: testEmail, anonymous: true})
+	c, err := open(context.Background(), req, key, login{user: "anonymous", password: testEmail, anonymous: true}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -887,5 +1119,78 @@ func TestLongReplyLineEndsTheConnection(t *testing.T) {
 	fake.mu.Unlock()
 	if logins != 2 {
 		t.Fatalf("%d logins, want 2: the connection with the long reply was kept", logins)
+	}
+}
+
+// A CWD refused in a batch: the commands that went with it are answered
+// and read (the connection stays in step), no RETR is sent behind it, the
+// fetch fails with the server's reply, and the kept connection goes back to
+// the login directory before the next fetch.
+func TestPipelinedCWDRefused(t *testing.T) {
+	fake := newFake(t)
+	fake.addFile("/d/x", "ex")
+	f := New()
+	req := newReq(ftpURL(fake.port(), 0, "nodir", "x"))
+	if resp, err := f.Fetch(context.Background(), req); !errors.Is(err, schemes.ErrRefused) || resp != nil || !strings.Contains(err.Error(), "550") {
+		t.Fatalf("fetch in a missing directory: %v, want the server's 550 (ErrRefused)", err)
+	}
+	resp, err := f.Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "d", "x")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(resp.Body)
+	resp.Close()
+	if err != nil || string(data) != "ex" {
+		t.Fatalf("then d/x: %q %v", data, err)
+	}
+	f.Close()
+	fake.ln.Close()
+	fake.wg.Wait()
+	if fake.logins != 1 {
+		t.Errorf("%d logins, want 1: the connection stays in step", fake.logins)
+	}
+	want := []string{
+		loginBatches[0], loginBatches[1],
+		"CWD nodir\r\nTYPE I\r\nSIZE x\r\nMDTM x\r\nEPSV\r\n",
+		// The EPSV of the failed fetch still serves the next transfer.
+		"CWD /\r\nCWD d\r\nSIZE x\r\nMDTM x\r\n", "RETR x\r\nMDTM x\r\nEPSV\r\n",
+		"QUIT\r\n",
+	}
+	if b := fake.sentBatches(); strings.Join(b, "|") != strings.Join(want, "|") {
+		t.Errorf("batches:\n got %q\nwant %q", b, want)
+	}
+}
+
+// A RETR sent behind its EPSV that the server refuses at once: the server
+// goes on to what came behind it, and its next EPSV closes the port the
+// first named, perhaps before gofer dialled it. The fetch fails with the
+// server's 550, not with the refused dial, and the connection stays in
+// step for the next fetch.
+func TestEagerRETRRefusedAtOnce(t *testing.T) {
+	fake := newFake(t)
+	fake.addFile("/d/x", "ex")
+	fake.listings["LIST /d"] = "-rw-r--r--    1 0 0 2 Dec 20  1994 x\r\n"
+	f := New()
+	defer f.Close()
+	for i := 0; i < 5; i++ {
+		// A listing first: EPSV has worked, and no data address is read
+		// ahead, so the next RETR goes behind a fresh EPSV.
+		if _, data, _ := fetchOneWith(t, f, newReq(ftpURL(fake.port(), 0, "d", ""))); string(data) != "x file \n" {
+			t.Fatalf("listing: %q", data)
+		}
+		req := newReq(ftpURL(fake.port(), 'i', "d", "missing"))
+		req.SkipSize = true
+		resp, err := f.Fetch(context.Background(), req)
+		if resp != nil || !errors.Is(err, schemes.ErrRefused) || !strings.Contains(err.Error(), "550") {
+			t.Fatalf("round %d: %v, want the server's 550", i, err)
+		}
+	}
+	if _, data, _ := fetchOneWith(t, f, newReq(ftpURL(fake.port(), 0, "d", "x"))); string(data) != "ex" {
+		t.Fatalf("then d/x: %q", data)
+	}
+	fake.mu.Lock()
+	defer fake.mu.Unlock()
+	if fake.logins != 1 {
+		t.Errorf("%d logins, want 1", fake.logins)
 	}
 }
