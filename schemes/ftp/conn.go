@@ -239,7 +239,7 @@ func (c *conn) protect(ctx context.Context, req *schemes.Request, plain net.Conn
 		}
 		top = newCtrlConn(tc, c.log)
 	}
-	return &replayConn{Conn: top, pending: greeting}, nil
+	return &replayConn{lineproto.Replay{Conn: top, Pending: greeting}}, nil
 }
 
 // readReply reads one reply (RFC 959 §4.2), refusing what is not one.

@@ -1,7 +1,7 @@
 package ftp
 
 import (
-	"bytes"
+	"errors"
 	"io"
 	"net"
 	"strings"
@@ -18,7 +18,7 @@ type wireLog struct {
 	// It is replaced per fetch because a kept connection serves many.
 	w       io.Writer
 	limit   int
-	in, out []byte // partial lines
+	in, out lineproto.Lines
 	// lines counts the lines received since the last command: a reply
 	// that never ends is refused before it fills memory.
 	lines int
@@ -71,48 +71,28 @@ func (l *wireLog) received(p []byte) error {
 	if l.err != nil {
 		return l.err
 	}
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			l.in = append(l.in, p...)
-			if len(l.in) > l.limit {
-				return l.refuse(schemes.Errorf(schemes.ErrTooLarge, "ftp: server reply line longer than %d bytes", l.limit))
-			}
-			return nil
+	l.in.Limit = l.limit
+	err := l.in.Feed(p, func(line []byte) error {
+		l.emit("< ", line)
+		if l.lines++; l.lines > maxReplyLines {
+			return schemes.Errorf(schemes.ErrTooLarge, "ftp: server reply longer than %d lines", maxReplyLines)
 		}
-		l.in = append(l.in, p[:i]...)
-		if len(l.in) > l.limit {
-			return l.refuse(schemes.Errorf(schemes.ErrTooLarge, "ftp: server reply line longer than %d bytes", l.limit))
-		}
-		l.emit("< ", l.in)
-		l.in = l.in[:0]
-		l.lines++
-		if l.lines > maxReplyLines {
-			return l.refuse(schemes.Errorf(schemes.ErrTooLarge, "ftp: server reply longer than %d lines", maxReplyLines))
-		}
-		p = p[i+1:]
+		return nil
+	})
+	if errors.Is(err, lineproto.ErrLineTooLong) {
+		err = schemes.Errorf(schemes.ErrTooLarge, "ftp: server reply line longer than %d bytes", l.limit)
 	}
-	return nil
-}
-
-// refuse keeps err as the answer to every later read.
-func (l *wireLog) refuse(err error) error {
-	l.in = l.in[:0]
-	l.err = err
+	if err != nil {
+		// The rest of that reply is unread, so the connection is out of
+		// step for good: every later read gets the same answer.
+		l.err = err
+	}
 	return err
 }
 
 func (l *wireLog) sent(p []byte) {
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			l.out = append(l.out, p...)
-			return
-		}
-		l.out = append(l.out, p[:i]...)
-		line := string(bytes.TrimSuffix(l.out, []byte("\r")))
-		l.out = l.out[:0]
-		p = p[i+1:]
+	l.out.Feed(p, func(b []byte) error {
+		line := string(b)
 		l.lines = 0
 		if verb, _, _ := strings.Cut(line, " "); strings.EqualFold(verb, "PASS") {
 			// Passwords never appear in transcripts, not even the
@@ -120,14 +100,14 @@ func (l *wireLog) sent(p []byte) {
 			line = "PASS ****"
 		}
 		l.emit("> ", []byte(line))
-	}
+		return nil
+	})
 }
 
 func (l *wireLog) emit(dir string, line []byte) {
 	if l.w == nil {
 		return
 	}
-	line = bytes.TrimSuffix(line, []byte("\r"))
 	buf := make([]byte, 0, len(dir)+len(line)+1)
 	buf = append(buf, dir...)
 	buf = append(buf, line...)
@@ -138,10 +118,7 @@ func (l *wireLog) emit(dir string, line []byte) {
 // replayConn hands the FTP engine a greeting that was already read on the
 // plain connection before AUTH TLS, so that the engine can start its own
 // conversation over the TLS connection as it does for implicit TLS.
-type replayConn struct {
-	net.Conn
-	pending []byte
-}
+type replayConn struct{ lineproto.Replay }
 
 // RemoteAddr is always a *net.TCPAddr, which the engine requires of the
 // control connection, even through a proxy whose connection reports
@@ -151,13 +128,4 @@ func (c *replayConn) RemoteAddr() net.Addr {
 		return a
 	}
 	return &net.TCPAddr{IP: net.IPv4zero}
-}
-
-func (c *replayConn) Read(p []byte) (int, error) {
-	if len(c.pending) > 0 {
-		n := copy(p, c.pending)
-		c.pending = c.pending[n:]
-		return n, nil
-	}
-	return c.Conn.Read(p)
 }
