@@ -373,17 +373,30 @@ func (c *conn) openData(ctx context.Context, req *schemes.Request, network, addr
 	if c.tlsData != nil {
 		// The handshake happens on the first read, under the idle deadline.
 		nc = tls.Client(nc, c.tlsData)
-	} else if hc, ok := data.Raw().(interface{ CloseWrite() error }); ok && c.halfClose {
+	} else if hc, ok := data.Raw().(interface{ CloseWrite() error }); ok && c.halfClose && reaches(data.Raw(), ip, port) {
 		// gofer only ever reads a data connection (RETR, LIST, MLSD,
 		// NLST). vsftpd waits for the client's end of it before it
 		// answers 226: ended at once, the 226 comes as soon as the data
 		// is sent, a round trip sooner than when the client closes after
 		// reading the end. (Only for vsftpd: a server that watched the
 		// data connection for the client going away would take the
-		// half-close for an abort.)
+		// half-close for an abort. Never through a proxy, which may end
+		// the whole tunnel when one side of it ends.)
 		hc.CloseWrite()
 	}
 	return nc, nil
+}
+
+// reaches reports whether nc is a plain TCP connection to ip and port
+// itself, not a tunnel through a proxy (which reports the target as its
+// peer) or a connection some other Dialer wrapped.
+func reaches(nc net.Conn, ip net.IP, port string) bool {
+	tc, ok := nc.(*net.TCPConn)
+	if !ok {
+		return false
+	}
+	ra, ok := tc.RemoteAddr().(*net.TCPAddr)
+	return ok && ra.IP.Equal(ip) && strconv.Itoa(ra.Port) == port
 }
 
 // abort ends the control and data connections at once (Ctrl-C, deadline).
