@@ -297,7 +297,7 @@ var _ schemes.Capture = (*Capture)(nil)
 // WARC 1.1 §6.7.2) that stands for rec, whose payload prev recorded
 // already: the same fields, the payload left out. A response keeps its
 // HTTP header block, as the profile asks.
-func revisitOf(rec gowarc.WarcRecord, prev indexEntry) (gowarc.WarcRecord, error) {
+func revisitOf(rec gowarc.WarcRecord, prev IndexEntry) (gowarc.WarcRecord, error) {
 	h := rec.WarcHeader()
 	b := newBuilder(gowarc.Revisit, "")
 	for _, f := range []string{gowarc.WarcRecordID, gowarc.WarcTargetURI, gowarc.WarcDate, gowarc.WarcIPAddress,

@@ -3,6 +3,7 @@ package warc
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -22,8 +23,10 @@ import (
 // record's ID. It is written when the segment is closed; a segment left
 // without one (a killed run) has it rebuilt from its records.
 
-// indexEntry is one CDXJ line's JSON.
-type indexEntry struct {
+// IndexEntry is one CDXJ line's JSON: a record's target URI, type, media
+// type, payload digest (else block digest), where its gzip member lies
+// (Offset, Length, Filename), its ID and its WARC-Date.
+type IndexEntry struct {
 	URL      string `json:"url"`
 	Type     string `json:"type"`
 	Mime     string `json:"mime,omitempty"`
@@ -79,7 +82,7 @@ func isAddress(h string) bool {
 }
 
 // indexLine is the CDXJ line of a record written at offset, length bytes.
-func indexLine(seg string, offset, length int64, rec gowarc.WarcRecord) (string, indexEntry) {
+func indexLine(seg string, offset, length int64, rec gowarc.WarcRecord) (string, IndexEntry) {
 	h := rec.WarcHeader()
 	d := h.Get(gowarc.WarcPayloadDigest)
 	if d == "" {
@@ -89,8 +92,8 @@ func indexLine(seg string, offset, length int64, rec gowarc.WarcRecord) (string,
 		h.Get(gowarc.ContentType), d, h.Get(gowarc.WarcRecordID), h.Get(gowarc.WarcDate))
 }
 
-func indexLineFields(seg string, offset, length int64, uri, typ, mime, digest, id, date string) (string, indexEntry) {
-	e := indexEntry{URL: uri, Type: typ, Mime: mime, Digest: digest, Offset: offset, Length: length,
+func indexLineFields(seg string, offset, length int64, uri, typ, mime, digest, id, date string) (string, IndexEntry) {
+	e := IndexEntry{URL: uri, Type: typ, Mime: mime, Digest: digest, Offset: offset, Length: length,
 		Filename: fileBase(seg), ID: id, Date: date}
 	ts := date
 	if t, err := time.Parse(time.RFC3339Nano, date); err == nil {
@@ -141,8 +144,42 @@ func writeIndex(seg string, lines []string) error {
 	return nil
 }
 
+// Index calls fn with each index line of segment seg and its entry: the
+// lines of the index beside it, or, for a segment without one (its writer
+// was killed, or is still writing), those of its whole records, read
+// without changing the segment (a record cut short at its end is left out).
+func Index(seg string, fn func(line string, e IndexEntry)) error {
+	idx := IndexName(seg)
+	f, err := os.Open(idx)
+	if errors.Is(err, os.ErrNotExist) {
+		sf, err := os.Open(seg)
+		if err != nil {
+			return fmt.Errorf("warc: %w", err)
+		}
+		defer sf.Close()
+		scanMembers(sf, seg, fn)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		i := strings.IndexByte(line, '{')
+		var e IndexEntry
+		if i < 0 || json.Unmarshal([]byte(line[i:]), &e) != nil {
+			return fmt.Errorf("warc: %s: not a CDXJ line: %.60q", idx, line)
+		}
+		fn(line, e)
+	}
+	return sc.Err()
+}
+
 // readIndex calls fn with each entry of an index file.
-func readIndex(name string, fn func(indexEntry)) error {
+func readIndex(name string, fn func(IndexEntry)) error {
 	f, err := os.Open(name)
 	if err != nil {
 		return err
@@ -156,7 +193,7 @@ func readIndex(name string, fn func(indexEntry)) error {
 		if i < 0 {
 			continue
 		}
-		var e indexEntry
+		var e IndexEntry
 		if json.Unmarshal([]byte(line[i:]), &e) == nil {
 			fn(e)
 		}

@@ -26,7 +26,7 @@ func Recover(seg string) (lines []string, cut int64, err error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("warc: recover: %w", err)
 	}
-	lines, good := scanMembers(f, seg)
+	good := scanMembers(f, seg, func(l string, _ IndexEntry) { lines = append(lines, l) })
 	if good < fi.Size() {
 		if err := f.Truncate(good); err != nil {
 			return nil, 0, fmt.Errorf("warc: recover %s: %w", seg, err)
@@ -65,9 +65,9 @@ func readHeader(r io.Reader) (textproto.MIMEHeader, error) {
 }
 
 // scanMembers reads gzip members from r in order while each holds a whole
-// record, and returns the index lines of those records (named as in seg)
-// and where the last of them ends.
-func scanMembers(r io.Reader, seg string) (lines []string, good int64) {
+// record, calls fn with the index line and entry of each record but a
+// warcinfo (named as in seg), and returns where the last of them ends.
+func scanMembers(r io.Reader, seg string, fn func(string, IndexEntry)) (good int64) {
 	cr := &countReader{r: r}
 	br := bufio.NewReaderSize(cr, 64<<10)
 	pos := func() int64 { return cr.n - int64(br.Buffered()) }
@@ -75,7 +75,7 @@ func scanMembers(r io.Reader, seg string) (lines []string, good int64) {
 	for {
 		start := pos()
 		if _, err := br.Peek(1); err != nil {
-			return lines, good
+			return good
 		}
 		var err error
 		if zr == nil {
@@ -84,21 +84,20 @@ func scanMembers(r io.Reader, seg string) (lines []string, good int64) {
 			err = zr.Reset(br)
 		}
 		if err != nil {
-			return lines, good
+			return good
 		}
 		zr.Multistream(false)
 		h, err := readHeader(zr)
 		if err != nil {
-			return lines, good
+			return good
 		}
 		if _, err := io.Copy(io.Discard, zr); err != nil {
-			return lines, good
+			return good
 		}
 		end := pos()
 		if h.Get("WARC-Type") != "warcinfo" {
-			l, _ := indexLineFields(seg, start, end-start, h.Get("WARC-Target-URI"), h.Get("WARC-Type"),
-				h.Get("Content-Type"), digestOf(h), h.Get("WARC-Record-ID"), h.Get("WARC-Date"))
-			lines = append(lines, l)
+			fn(indexLineFields(seg, start, end-start, h.Get("WARC-Target-URI"), h.Get("WARC-Type"),
+				h.Get("Content-Type"), digestOf(h), h.Get("WARC-Record-ID"), h.Get("WARC-Date")))
 		}
 		good = end
 	}

@@ -234,7 +234,7 @@ func TestRecoverAndDedup(t *testing.T) {
 		t.Fatalf("Recover of a whole segment: %d lines, %v", len(lines), err)
 	}
 	for _, l := range lines {
-		var e indexEntry
+		var e IndexEntry
 		readJSON(t, l, &e)
 		offsets = append(offsets, e.Offset)
 	}

@@ -49,7 +49,7 @@ type Writer struct {
 	// recorded per target URI (resource and response records), from the
 	// earlier segments' indexes and this run's records.
 	lines []string
-	seen  map[string]indexEntry
+	seen  map[string]IndexEntry
 	// spool holds blocks larger than 1 MiB while they stream in.
 	spool string
 	// items and attrs link Gopher items to their Gopher+ attribute
@@ -88,7 +88,7 @@ func CreateSegments(prefix string, maxSize int64, info Info) (*Writer, error) {
 	if maxSize <= 0 {
 		maxSize = DefaultMaxSize
 	}
-	w := &Writer{info: info, prefix: prefix, maxSize: maxSize, seen: map[string]indexEntry{}}
+	w := &Writer{info: info, prefix: prefix, maxSize: maxSize, seen: map[string]IndexEntry{}}
 	if fi, err := os.Stat(filepath.Dir(prefix)); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("warc: %s: no such directory for the segments", filepath.Dir(prefix))
 	}
@@ -293,7 +293,7 @@ func (w *Writer) writeLocked(rec gowarc.WarcRecord) error {
 }
 
 // remember notes the payload an index entry records for its URI.
-func (w *Writer) remember(e indexEntry) {
+func (w *Writer) remember(e IndexEntry) {
 	if w.seen != nil && dedupable(e.Type, e.Mime) && e.Digest != "" {
 		w.seen[e.URL] = e
 	}
@@ -301,7 +301,7 @@ func (w *Writer) remember(e indexEntry) {
 
 // previous returns the record made earlier of uri when its payload had
 // this digest.
-func (w *Writer) previous(uri, digest string) (indexEntry, bool) {
+func (w *Writer) previous(uri, digest string) (IndexEntry, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	e, ok := w.seen[uri]
