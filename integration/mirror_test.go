@@ -226,25 +226,7 @@ func TestMirrorKill9ThenRerunBinary(t *testing.T) {
 		dir := t.TempDir()
 		for kill := range 1 + rng.IntN(3) {
 			k := 1 + rng.IntN(int(manifestFiles(t)))
-			cmd := exec.Command(bin, "mirror", "-v", "-j", "6", url, dir)
-			cmd.Env = append(os.Environ(), "EMAIL=gofer@example.org")
-			stderr, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			lines, killed := 0, false
-			sc := bufio.NewScanner(stderr)
-			for sc.Scan() {
-				if lines++; lines == k {
-					cmd.Process.Kill() // SIGKILL
-					killed = true
-					break
-				}
-			}
-			cmd.Wait()
+			killed, lines := killAfterLines(t, k, bin, "mirror", "-v", "-j", "6", url, dir)
 			t.Logf("round %d kill %d: killed=%v after %d lines", round, kill, killed, lines)
 		}
 		res := itest.Run(t, nil, nil, "mirror", "-q", url, dir)
@@ -344,4 +326,30 @@ func TestMirrorGophernicusMenus(t *testing.T) {
 	if sum.New != 0 || sum.Failed != 0 {
 		t.Errorf("/mapped with --no-parent: %+v", sum)
 	}
+}
+
+// killAfterLines runs bin with args (EMAIL set, for anonymous FTP), kills
+// it with SIGKILL once it has written k lines to stderr, and waits for it.
+// It reports whether it was killed (not finished first) and the lines seen.
+func killAfterLines(t *testing.T, k int, bin string, args ...string) (killed bool, lines int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "EMAIL=gofer@example.org")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if lines++; lines == k {
+			cmd.Process.Kill() // SIGKILL
+			killed = true
+			break
+		}
+	}
+	cmd.Wait()
+	return killed, lines
 }

@@ -511,25 +511,7 @@ func TestWARCMirrorKill9(t *testing.T) {
 		prefix, dir := filepath.Join(work, "crawl"), filepath.Join(work, "tree")
 		for kill := range 1 + rng.IntN(3) {
 			k := 1 + rng.IntN(int(manifestFiles(t)))
-			cmd := exec.Command(bin, "mirror", "-v", "-j", "6", "--warc", prefix, "--warc-max-size", "1M", url, dir)
-			cmd.Env = append(os.Environ(), "EMAIL=gofer@example.org")
-			stderr, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			lines, killed := 0, false
-			sc := bufio.NewScanner(stderr)
-			for sc.Scan() {
-				if lines++; lines == k {
-					cmd.Process.Kill() // SIGKILL
-					killed = true
-					break
-				}
-			}
-			cmd.Wait()
+			killed, lines := killAfterLines(t, k, bin, "mirror", "-v", "-j", "6", "--warc", prefix, "--warc-max-size", "1M", url, dir)
 			open := 0
 			segs, _ := warc.Segments(prefix)
 			for _, s := range segs {
