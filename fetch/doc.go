@@ -34,11 +34,17 @@
 //	                   No I/O.
 //	schemes/ftp        RFC 959 and its extensions, FTPS      ftp, ftps
 //	schemes/http       HTTP/1.1 through net/http             http, https
-//	schemes/gopher     RFC 1436 and Gopher+                  gopher
+//	schemes/gopher     RFC 1436 and Gopher+, and over TLS    gopher, gophers
 //	schemes/nntp       RFC 3977, RFC 4642 (STARTTLS)         news, nntp, nntps
 //	schemes/telnet     RFC 854 sessions; rlogin and tn3270   telnet, rlogin, tn3270
 //	                   handed to a local program
 //	schemes/file       the local file system                 file
+//	schemes/wais       Z39.50-1988 as WAIS speaks it         wais
+//	schemes/prospero   ARDP v5 over UDP, resolving to the    prospero
+//	                   URL that holds the object
+//	schemes/mailto     RFC 5321 SMTP and RFC 6068 URLs       mailto
+//	schemes/lineproto  what the line protocols share: dial, cancel, error
+//	                   kinds, bounded reads, the guard at every written line
 //	security           the guard: port policy, line checks, password
 //	                   redaction, safe local names. No I/O.
 //	dial               every connection: context, timeouts, idle deadlines,
@@ -46,10 +52,14 @@
 //	fetch              this package: Client, the registry of schemes (wired
 //	                   explicitly in NewClient), redirects, size limit, errors.
 //	fetch/mirror       recursive copies of FTP, Gopher and HTTP trees on top
-//	                   of a Client: workers, state, resume, atomic writes.
+//	                   of a Client: workers, state, resume, atomic writes,
+//	                   exact times, filters, retries, politeness.
+//	fetch/mirror/cluster  one mirror shared by many workers through NATS
+//	                   JetStream: the frontier, the seen set, per-host slots.
 //	warc               WARC/1.1 capture: a schemes.Capture that a fetch hands
 //	                   the raw bytes it reads (Options.Capture), segments,
 //	                   CDXJ index, revisits, recovery; reading archives back.
+//	browse             the terminal client (gofer browse) on tview and tcell.
 //	cmd/gofer          the command: flags onto Options, rendering, exit codes.
 //
 // Each layer only asks the one below it through the contract: cmd/gofer and
