@@ -48,6 +48,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/goferurl/gofer/fetch"
+	"github.com/goferurl/gofer/internal/ctxwait"
 	"github.com/goferurl/gofer/schemes"
 	"github.com/goferurl/gofer/security"
 )
@@ -443,7 +444,7 @@ func (e *engine) worker(ctx context.Context, id int) {
 			return
 		}
 		if !held.keep() {
-			if held != nil && held.turnTaken && !pause(ctx, time.Duration(rand.Int64N(int64(slotYield)))) {
+			if held != nil && held.turnTaken && !ctxwait.For(ctx, time.Duration(rand.Int64N(int64(slotYield)))) {
 				done()
 				return
 			}
@@ -480,18 +481,6 @@ const (
 	slotTurn  = time.Second
 	slotYield = 25 * time.Millisecond
 )
-
-// pause waits d; false if ctx ended first.
-func pause(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
 
 // heldSlot is a worker's connection slot in a shared crawl.
 type heldSlot struct {

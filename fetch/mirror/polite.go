@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/goferurl/gofer/internal/ctxwait"
 )
 
 // Politeness towards the server: Options.Wait between one worker's
@@ -40,14 +42,8 @@ func (e *engine) pace(ctx context.Context) bool {
 	if p == nil || e.opts.Wait <= 0 {
 		return true
 	}
-	if d := time.Until(p.last.Add(e.opts.Wait)); !p.last.IsZero() && d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-			return false
-		case <-t.C:
-		}
+	if d := time.Until(p.last.Add(e.opts.Wait)); !p.last.IsZero() && d > 0 && !ctxwait.For(ctx, d) {
+		return false
 	}
 	p.last = time.Now()
 	return true

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/goferurl/gofer/fetch"
+	"github.com/goferurl/gofer/internal/ctxwait"
 	"github.com/goferurl/gofer/schemes"
 )
 
@@ -59,12 +60,8 @@ func (r *retrier) again(ctx context.Context, err error, url string) bool {
 	r.n++
 	r.e.count(&r.e.sum.Retries)
 	r.e.logf("retry %d of %d in %v: %s: %v", r.n, r.e.maxRetries(), r.wait, url, err)
-	t := time.NewTimer(r.wait)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
+	if !ctxwait.For(ctx, r.wait) {
 		return false
-	case <-t.C:
 	}
 	r.wait = min(2*r.wait, maxRetryWait)
 	return true

@@ -74,6 +74,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/goferurl/gofer/fetch/mirror"
+	"github.com/goferurl/gofer/internal/ctxwait"
 	"github.com/goferurl/gofer/schemes"
 	"github.com/goferurl/gofer/security"
 )
@@ -562,12 +563,8 @@ func retry(ctx context.Context, fn func() error) error {
 		if ctx.Err() != nil {
 			return err
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !ctxwait.For(ctx, wait) {
 			return err
-		case <-t.C:
 		}
 		wait = min(wait*2, 2*time.Second)
 	}
