@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/goferurl/gofer/fetch/mirror"
+	"github.com/goferurl/gofer/internal/ctxwait"
 )
 
 // idleWait is how long one pull waits for an item before the worker looks
@@ -24,12 +25,20 @@ func (c *Crawl) Take(ctx context.Context) (mirror.Task, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		fctx, cancel := context.WithTimeout(ctx, idleWait)
+		// The pull is not cut short when ctx ends: a message the server
+		// sent by then counts as delivered, and dropped on the way it
+		// would be held from every worker for the ack wait. It is given
+		// back instead.
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), idleWait)
 		batch, err := c.cons.Fetch(1, jetstream.FetchContext(fctx))
 		got := false
 		if err == nil {
 			for m := range batch.Messages() {
 				got = true
+				if ctx.Err() != nil {
+					m.Nak()
+					continue
+				}
 				if t := c.claim(ctx, m); t != nil {
 					cancel()
 					return t, nil
@@ -43,7 +52,7 @@ func (c *Crawl) Take(ctx context.Context) (mirror.Task, error) {
 		}
 		if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, jetstream.ErrNoMessages) {
 			// The server is away (restarting, say): the client reconnects.
-			if !sleep(ctx, wait) {
+			if !ctxwait.For(ctx, wait) {
 				return nil, ctx.Err()
 			}
 			wait = min(wait*2, 2*time.Second)
@@ -55,17 +64,6 @@ func (c *Crawl) Take(ctx context.Context) (mirror.Task, error) {
 			c.finish(ctx)
 			return nil, mirror.ErrDone
 		}
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
 	}
 }
 
@@ -209,7 +207,10 @@ func (t *task) Done(ctx context.Context) error {
 		return err
 	})
 	if err != nil {
-		return err // delivered again after the ack wait
+		// Not recorded done: another worker does it again (at once; a
+		// worker ended by ctx must not hold it for the ack wait).
+		t.m.Nak()
+		return err
 	}
 	t.c.statMu.Lock()
 	t.c.stat.Done++
