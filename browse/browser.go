@@ -201,6 +201,22 @@ func (b *Browser) goFetch(f func(ctx context.Context)) {
 	}()
 }
 
+// fetchThen says status, fetches req off the interface's goroutine and
+// hands the response to then, closing it after; a failure goes to the
+// status line instead.
+func (b *Browser) fetchThen(req fetch.Request, status string, then func(ctx context.Context, resp *fetch.Response)) {
+	b.setStatus(status)
+	b.goFetch(func(ctx context.Context) {
+		resp, err := b.cfg.Client.Do(ctx, &req)
+		if err != nil {
+			b.fail(ctx, err)
+			return
+		}
+		defer resp.Close()
+		then(ctx, resp)
+	})
+}
+
 // ui runs f on the interface's goroutine and redraws; it reports false,
 // without running f, once the browser is stopping. Only fetch goroutines
 // call it.

@@ -35,14 +35,7 @@ func (b *Browser) downloadCurrent() {
 
 // download fetches req into the download directory.
 func (b *Browser) download(req fetch.Request, title string) {
-	b.setStatus("fetching " + redacted(req.URL) + " ...")
-	b.goFetch(func(ctx context.Context) {
-		resp, err := b.cfg.Client.Do(ctx, &req)
-		if err != nil {
-			b.fail(ctx, err)
-			return
-		}
-		defer resp.Close()
+	b.fetchThen(req, "fetching "+redacted(req.URL)+" ...", func(ctx context.Context, resp *fetch.Response) {
 		if resp.Kind != schemes.KindFile {
 			b.ui(func() { b.setStatus("error: " + clean(title) + " is not a file: nothing to download") })
 			return

@@ -150,14 +150,7 @@ func (b *Browser) openEntry(e schemes.Entry) {
 // fetchPage fetches req and shows what it gives as a new page: a listing,
 // a text, or, for what is not text, a download.
 func (b *Browser) fetchPage(req fetch.Request, title string) {
-	b.setStatus("fetching " + redacted(req.URL) + " ...")
-	b.goFetch(func(ctx context.Context) {
-		resp, err := b.cfg.Client.Do(ctx, &req)
-		if err != nil {
-			b.fail(ctx, err)
-			return
-		}
-		defer resp.Close()
+	b.fetchThen(req, "fetching "+redacted(req.URL)+" ...", func(ctx context.Context, resp *fetch.Response) {
 		p := &page{req: req, title: title, match: -1, wrap: true}
 		switch resp.Kind {
 		case schemes.KindListing:
@@ -243,15 +236,7 @@ func infoText(resp *fetch.Response) []byte {
 // so its guard), suspends the interface, connects the session to the
 // terminal, and restores the interface when it ends.
 func (b *Browser) runSession(e schemes.Entry) {
-	req := fetch.Request{URL: e.URL}
-	b.setStatus("connecting to " + redacted(e.URL) + " ...")
-	b.goFetch(func(ctx context.Context) {
-		resp, err := b.cfg.Client.Do(ctx, &req)
-		if err != nil {
-			b.fail(ctx, err)
-			return
-		}
-		defer resp.Close()
+	b.fetchThen(fetch.Request{URL: e.URL}, "connecting to "+redacted(e.URL)+" ...", func(ctx context.Context, resp *fetch.Response) {
 		var serr error
 		b.ui(func() {
 			b.app.Suspend(func() {
@@ -318,27 +303,20 @@ func (b *Browser) save() {
 	}
 }
 
-func (b *Browser) goBack() {
-	if len(b.back) == 0 {
-		b.setStatus("no previous page")
-		return
-	}
-	b.save()
-	b.fwd = append(b.fwd, b.cur)
-	p := b.back[len(b.back)-1]
-	b.back = b.back[:len(b.back)-1]
-	b.show(p)
-}
+func (b *Browser) goBack()    { b.step(&b.back, &b.fwd, "no previous page") }
+func (b *Browser) goForward() { b.step(&b.fwd, &b.back, "no next page") }
 
-func (b *Browser) goForward() {
-	if len(b.fwd) == 0 {
-		b.setStatus("no next page")
+// step shows the last page of from, the current one going onto to; none
+// says so when from is empty.
+func (b *Browser) step(from, to *[]*page, none string) {
+	if len(*from) == 0 {
+		b.setStatus(none)
 		return
 	}
 	b.save()
-	b.back = append(b.back, b.cur)
-	p := b.fwd[len(b.fwd)-1]
-	b.fwd = b.fwd[:len(b.fwd)-1]
+	*to = append(*to, b.cur)
+	p := (*from)[len(*from)-1]
+	*from = (*from)[:len(*from)-1]
 	b.show(p)
 }
 
