@@ -149,37 +149,25 @@ func writeIndex(seg string, lines []string) error {
 // was killed, or is still writing), those of its whole records, read
 // without changing the segment (a record cut short at its end is left out).
 func Index(seg string, fn func(line string, e IndexEntry)) error {
-	idx := IndexName(seg)
-	f, err := os.Open(idx)
-	if errors.Is(err, os.ErrNotExist) {
-		sf, err := os.Open(seg)
+	err := readIndex(IndexName(seg), fn)
+	if !errors.Is(err, os.ErrNotExist) {
 		if err != nil {
 			return fmt.Errorf("warc: %w", err)
 		}
-		defer sf.Close()
-		scanMembers(sf, seg, fn)
 		return nil
 	}
+	f, err := os.Open(seg)
 	if err != nil {
 		return fmt.Errorf("warc: %w", err)
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		i := strings.IndexByte(line, '{')
-		var e IndexEntry
-		if i < 0 || json.Unmarshal([]byte(line[i:]), &e) != nil {
-			return fmt.Errorf("warc: %s: not a CDXJ line: %.60q", idx, line)
-		}
-		fn(line, e)
-	}
-	return sc.Err()
+	scanMembers(f, seg, fn)
+	return nil
 }
 
-// readIndex calls fn with each entry of an index file.
-func readIndex(name string, fn func(IndexEntry)) error {
+// readIndex calls fn with each line of an index file and its entry; a
+// line that is not CDXJ is an error naming the file.
+func readIndex(name string, fn func(line string, e IndexEntry)) error {
 	f, err := os.Open(name)
 	if err != nil {
 		return err
@@ -190,13 +178,11 @@ func readIndex(name string, fn func(IndexEntry)) error {
 	for sc.Scan() {
 		line := sc.Text()
 		i := strings.IndexByte(line, '{')
-		if i < 0 {
-			continue
-		}
 		var e IndexEntry
-		if json.Unmarshal([]byte(line[i:]), &e) == nil {
-			fn(e)
+		if i < 0 || json.Unmarshal([]byte(line[i:]), &e) != nil {
+			return fmt.Errorf("%s: not a CDXJ line: %.60q", name, line)
 		}
+		fn(line, e)
 	}
 	return sc.Err()
 }

@@ -115,7 +115,7 @@ func CreateSegments(prefix string, maxSize int64, info Info) (*Writer, error) {
 				return nil, err
 			}
 		}
-		if err := readIndex(idx, w.remember); err != nil {
+		if err := readIndex(idx, func(_ string, e IndexEntry) { w.remember(e) }); err != nil {
 			return nil, fmt.Errorf("warc: %w", err)
 		}
 	}
