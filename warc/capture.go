@@ -227,15 +227,16 @@ func (b *block) Commit() error {
 		ct = "application/octet-stream"
 	}
 	attrs := b.typ == gowarc.Metadata && ct == TypeGopherPlusAttrs
-	switch {
+	var item string // the Gopher item the record is of or describes
+	if attrs || b.typ == gowarc.Resource {
+		item = itemKey(uri)
+	}
+	switch link := c.w.linkOf(item, attrs); {
+	case link == "":
 	case attrs:
-		if item := c.w.attrsLink(uri); item != "" {
-			rb.AddWarcHeader(gowarc.WarcRefersTo, item)
-		}
-	case b.typ == gowarc.Resource:
-		if a := c.w.itemLink(uri); a != "" && a != first {
-			rb.AddWarcHeader(gowarc.WarcConcurrentTo, a)
-		}
+		rb.AddWarcHeader(gowarc.WarcRefersTo, link)
+	case link != first:
+		rb.AddWarcHeader(gowarc.WarcConcurrentTo, link)
 	}
 	rb.AddWarcHeader(gowarc.ContentType, ct)
 	d := digest(b.h)
@@ -266,9 +267,9 @@ func (b *block) Commit() error {
 	}
 	switch {
 	case attrs:
-		c.w.notedAttrs(id, uri, b.rec.Describes)
+		c.w.notedAttrs(id, item, b.rec.Describes)
 	case b.typ == gowarc.Resource:
-		c.w.notedItem(id, uri)
+		c.w.notedItem(id, item)
 	}
 	c.mu.Lock()
 	c.n++

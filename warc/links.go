@@ -35,50 +35,45 @@ func itemKey(uri string) string {
 	return strings.ToLower(u.Host) + ":" + strconv.Itoa(u.EffectivePort()) + "\t" + u.Gopher.Selector
 }
 
-// attrsLink returns the record ID of the item an attribute block of
-// target uri describes, when that item is recorded already.
-func (w *Writer) attrsLink(uri string) string {
-	k := itemKey(uri)
+// linkOf returns, for an item known by key k (itemKey), the record ID of
+// the item when attrs (an attribute block looks for the item it
+// describes), else that of the last attribute block that described it
+// before any record of it was written (a menu fetched twice, as a listing
+// and raw, links both records to it). "" when there is none.
+func (w *Writer) linkOf(k string, attrs bool) string {
 	if k == "" {
 		return ""
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.items[k]
-}
-
-// itemLink returns the ID of the last attribute block that described the
-// item of target uri before any record of the item was written (a menu
-// fetched twice, as a listing and raw, links both records to it).
-func (w *Writer) itemLink(uri string) string {
-	k := itemKey(uri)
-	if k == "" {
-		return ""
+	if attrs {
+		return w.items[k]
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	return w.attrs[k]
 }
 
-// notedAttrs notes an attribute block written as record id: the items it
-// describes (its own target's and those in describes) not recorded yet
-// will link to it.
-func (w *Writer) notedAttrs(id, uri string, describes []string) {
+// notedAttrs notes an attribute block written as record id, of the item
+// known by k, describing the items of URLs describes too: those not
+// recorded yet will link to it.
+func (w *Writer) notedAttrs(id, k string, describes []string) {
+	keys := []string{k}
+	for _, d := range describes {
+		keys = append(keys, itemKey(d))
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.attrs == nil {
 		w.attrs = map[string]string{}
 	}
-	for _, d := range append([]string{uri}, describes...) {
-		if k := itemKey(d); k != "" && w.items[k] == "" {
+	for _, k := range keys {
+		if k != "" && w.items[k] == "" {
 			w.attrs[k] = id
 		}
 	}
 }
 
-// notedItem notes an item written as record id.
-func (w *Writer) notedItem(id, uri string) {
-	k := itemKey(uri)
+// notedItem notes an item known by k written as record id.
+func (w *Writer) notedItem(id, k string) {
 	if k == "" {
 		return
 	}
