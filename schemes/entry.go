@@ -26,6 +26,12 @@ const (
 	TypeGroup   = "group"
 	TypeArticle = "article"
 	TypeOther   = "other"
+	// TypeUnparsed is a listing line in no form the scheme reads: Name
+	// holds the raw line, and URL is empty. It is never content: a
+	// renderer warns about it and lists it apart (--json "unparsed"), a
+	// mirror counts it, and a walker that does neither skips it, so that
+	// nothing a listing said is dropped without a word.
+	TypeUnparsed = "unparsed"
 )
 
 // Time precisions of Entry.Precision, the "modified_precision" of a --json
@@ -50,6 +56,10 @@ type Entry struct {
 	Precision string
 	// Target is a symlink's target as the listing gives it (never followed).
 	Target string
+	// Version is a file's version where the listing numbers them (VMS
+	// "NAME;N"): Name is then the plain name and URL names the version;
+	// 0 when the listing gives none.
+	Version int
 
 	// Gopher: the raw type character, the Gopher+ marker ("", "+" or "?"),
 	// and where the item lives.
@@ -90,6 +100,7 @@ type entryJSON struct {
 	Modified    *string `json:"modified,omitempty"`
 	Precision   string  `json:"modified_precision,omitempty"`
 	Target      string  `json:"target,omitempty"`
+	Version     int     `json:"version,omitempty"`
 	GopherType  *string `json:"gopher_type,omitempty"`
 	Plus        *string `json:"plus,omitempty"`
 	Selector    *string `json:"selector,omitempty"`
@@ -117,7 +128,7 @@ type entryJSON struct {
 // name is not valid UTF-8.
 func (e Entry) MarshalJSON() ([]byte, error) {
 	j := entryJSON{
-		Name: e.Name, Type: e.Type, URL: e.URL, Target: e.Target,
+		Name: e.Name, Type: e.Type, URL: e.URL, Target: e.Target, Version: e.Version,
 		Host: e.Host, Port: e.Port,
 		Number: e.Number, Subject: e.Subject, From: e.From, Date: e.Date,
 		MessageID: e.MessageID, Lines: e.Lines, Bytes: e.Bytes, NNTPURL: e.NNTPURL,
