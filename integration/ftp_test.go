@@ -67,8 +67,8 @@ func TestGoferFTPFilesIdentical(t *testing.T) {
 	}
 }
 
-// TestGoferFTPStdoutText: a text file to stdout, as it is on disk (vsftpd
-// sends CR LF files unchanged, and a guessed TYPE A changes nothing).
+// TestGoferFTPStdoutText: a text file to stdout, as it is on disk (a URL
+// without ;type= is fetched in TYPE I).
 func TestGoferFTPStdoutText(t *testing.T) {
 	itest.Require(t, ftpServer)
 	for _, p := range []string{"text/crlf.txt", "text/dots.txt", "README.txt"} {
@@ -350,7 +350,7 @@ func TestGoferFTPParse(t *testing.T) {
 		"ftp://127.0.0.21/pub/;type=d":      {"USER anonymous", "PASS gofer@example.org", "CWD pub", "NLST"},
 		"ftp://127.0.0.21/pub/x;type=d":     {"USER anonymous", "PASS gofer@example.org", "CWD pub", "NLST x"},
 		"ftp://127.0.0.21/pub/":             {"USER anonymous", "PASS gofer@example.org", "CWD pub", "LIST"},
-		"ftp://127.0.0.21/notes/README.txt": {"USER anonymous", "PASS gofer@example.org", "CWD notes", "TYPE A", "RETR README.txt"},
+		"ftp://127.0.0.21/notes/README.txt": {"USER anonymous", "PASS gofer@example.org", "CWD notes", "TYPE I", "RETR README.txt"},
 	} {
 		code, out, errOut := runCLI(t, t.TempDir(), nil, "parse", "--json", "--email", "gofer@example.org", url)
 		if code != 0 {

@@ -68,6 +68,11 @@ type ReplyError struct {
 	// Transient marks a reply worth another try: FTP 4yz ("transient
 	// negative completion"), HTTP 5xx and 429.
 	Transient bool
+	// Busy marks a server refusing another connection: a per-address or
+	// total connection limit, or load ("421 Too many connections", "530
+	// Sorry, max 2 clients per host"). It is transient: fewer connections
+	// at once, or a pause, get through.
+	Busy bool
 }
 
 func (e *ReplyError) Error() string { return "reply " + strconv.Itoa(e.Code) }
@@ -75,6 +80,22 @@ func (e *ReplyError) Error() string { return "reply " + strconv.Itoa(e.Code) }
 // ReplyErrorf is Errorf for an error that carries the server's reply code.
 func ReplyErrorf(kind error, reply *ReplyError, format string, args ...any) error {
 	return &KindError{Kind: kind, Msg: fmt.Sprintf(format, args...), Err: reply}
+}
+
+// Busy reports whether err is a server's refusal of another connection
+// (ReplyError.Busy).
+func Busy(err error) bool {
+	var re *ReplyError
+	return errors.As(err, &re) && re.Busy
+}
+
+// ConnLimiter is implemented by fetchers that learn how many connections
+// at once a server allows (from its refusals of more) and keep to it.
+// ConnLimit is the limit learned for host and port, 0 when none is
+// known; SetConnLimit sets it (a limit learned by an earlier run).
+type ConnLimiter interface {
+	ConnLimit(host string, port int) int
+	SetConnLimit(host string, port, n int)
 }
 
 // Transient reports whether err is worth another try: a reply marked

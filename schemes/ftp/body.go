@@ -48,13 +48,13 @@ type body struct {
 	// afterKey names the file for the time an MDTM sent behind its RETR
 	// gives ("" when none was sent).
 	afterKey string
+	// end reads the reply that ends the transfer while the data flows.
+	end *endWatch
 }
 
 // newBody streams data. convert turns CR LF into LF: RFC 959 §3.1.1.1 has
 // TYPE A lines end in CR LF on the wire and the receiver use its own line
-// ends. gofer converts only when the URL asks for ";type=a": a TYPE A it
-// guessed from the name must not change a byte of what the server sends
-// (servers such as vsftpd send files as they are, CR LF included).
+// ends. Only a URL that asks for ";type=a" is sent in TYPE A.
 //
 // raw, when not nil, receives the bytes as they come off the data
 // connection, before any conversion (an archive's capture).
@@ -63,7 +63,8 @@ func newBody(f *Fetcher, c *conn, data net.Conn, stop func() bool, start, size i
 	if raw != nil {
 		src = io.TeeReader(data, raw)
 	}
-	b := &body{f: f, c: c, data: data, src: src, stop: stop, start: start, size: size, ascii: ascii}
+	b := &body{f: f, c: c, data: data, src: src, stop: stop, start: start, size: size, ascii: ascii,
+		end: watchEnd(c.exchange(), data)}
 	if convert {
 		b.src = &crlfReader{r: bufio.NewReaderSize(src, 32<<10)}
 	}
@@ -160,7 +161,7 @@ func (b *body) spliceTo(f *os.File) (int64, error) {
 // reply that is not a completion.
 func (b *body) endReply() error {
 	b.data.Close()
-	code, msg, err := readReply(b.c.exchange().tp)
+	code, msg, err := b.end.wait()
 	if err != nil {
 		return err
 	}
@@ -206,6 +207,15 @@ func (b *body) finish() error {
 // again.
 func (b *body) broken(err error) error {
 	b.done = true
+	if rerr := b.end.refused(); rerr != nil {
+		// The server ended the transfer with a refusal and closed, or
+		// left open, the data connection (endWatch closed it): its word
+		// says why, not the broken read. What the server did with the
+		// data connection is not known, so the connection is not kept.
+		b.stop()
+		b.c.close()
+		return rerr
+	}
 	b.stop()
 	b.c.abort()
 	return b.c.dataError(err, "transfer")

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/textproto"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -95,6 +96,15 @@ type conn struct {
 	served int
 	// halfClose: data connections are half-closed once open (vsftpd).
 	halfClose bool
+	// sendAhead: commands may go out behind a transfer's command, to be
+	// read once it ends (aheadLines): not to servers that take a command
+	// during a transfer for the end of it (pyftpdlib aborts the transfer
+	// at the next EPSV) or that stall on a passive command left unused
+	// (Twisted), nor to one seen to mishandle it (Fetcher.noAhead).
+	sendAhead bool
+	// release gives back the connection's slot (limit.go), once.
+	release     func()
+	releaseOnce sync.Once
 
 	mu     sync.Mutex
 	data   *lineproto.Conn // the TCP data connection in use, closed to abort
@@ -211,9 +221,13 @@ func (c *conn) protect(ctx context.Context, req *schemes.Request, plain net.Conn
 		}
 	}
 	if code/100 != 2 {
-		return nil, schemes.Errorf(schemes.ErrRefused, "%d %s", code, lineproto.ServerText(msg))
+		if isBusyReply(code, msg) {
+			return nil, busyError(code, msg)
+		}
+		return nil, replyError(schemes.ErrRefused, code, "%d %s", code, lineproto.ServerText(msg))
 	}
 	greeting := []byte(fmt.Sprintf("%d %s\r\n", code, lineproto.ServerText(msg)))
+	c.sendAhead = !aheadBreaks.MatchString(msg)
 	// vsftpd waits for the client's end of a data connection before its
 	// 226, and reads nothing on a data connection it sends on: its data
 	// connections are half-closed at once (openData).
@@ -399,6 +413,10 @@ func reaches(nc net.Conn, ip net.IP, port string) bool {
 	return ok && ra.IP.Equal(ip) && strconv.Itoa(ra.Port) == port
 }
 
+// aheadBreaks matches the greetings of servers that mishandle a command
+// sent while a transfer runs (conn.sendAhead).
+var aheadBreaks = regexp.MustCompile(`(?i)pyftpdlib|twisted`)
+
 // abort ends the control and data connections at once (Ctrl-C, deadline).
 func (c *conn) abort() {
 	c.mu.Lock()
@@ -408,6 +426,14 @@ func (c *conn) abort() {
 	c.ctrl.Close()
 	if d != nil {
 		d.Close()
+	}
+	c.ended()
+}
+
+// ended gives back c's slot, once.
+func (c *conn) ended() {
+	if c.release != nil {
+		c.releaseOnce.Do(c.release)
 	}
 }
 
@@ -429,6 +455,7 @@ func (c *conn) close() {
 		c.sc.Quit()
 	}
 	c.ctrl.Close()
+	c.ended()
 }
 
 // fail turns an error met while doing what into an error of gofer's kinds:

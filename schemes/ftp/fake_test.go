@@ -56,9 +56,27 @@ type fakeFTP struct {
 	fins, noFins int
 	// greeting is the text of the 220 ("" for "(fakeFTP 1.0)").
 	greeting string
+	// ascii makes TYPE A send LF as CR LF and refuse REST (ProFTPD).
+	ascii bool
+	// noFEAT answers FEAT with 500 (netkit ftpd), MDTM still works.
+	noFEAT bool
+	// epsv425 answers EPSV with 425.
+	epsv425 bool
+	// maxConns > 0 refuses sessions beyond it: with the 421 greeting
+	// Pure-FTPd sends, or with limitAtUSER the 530 ProFTPD answers USER
+	// with. refuseFirst refuses that many sessions whatever the count.
+	maxConns    int
+	limitAtUSER bool
+	refuseFirst int
+	// failMidway answers a RETR, after the first bytes, with 550 and
+	// leaves the data connection open (Twisted).
+	failMidway bool
+	// listEnd is the text of a listing's 226 ("" for "Directory send OK.").
+	listEnd string
 
-	mu    sync.Mutex
-	conns []net.Conn
+	mu     sync.Mutex
+	active int // sessions open now
+	conns  []net.Conn
 	lines []string
 	// batches are the lines as they arrived together: each entry holds
 	// the lines one read of the client's bytes brought.
@@ -164,7 +182,12 @@ type fakeSession struct {
 	cwd    string
 	user   string
 	rest   int
+	typ    string
+	// overLimit: USER is answered with ProFTPD's per-host refusal.
+	overLimit bool
 	dataLn net.Listener
+	// midway holds the data connections failMidway left open.
+	midway []net.Conn
 }
 
 func (f *fakeFTP) session(c net.Conn) {
@@ -174,8 +197,28 @@ func (f *fakeFTP) session(c net.Conn) {
 		if s.dataLn != nil {
 			s.dataLn.Close()
 		}
+		for _, d := range s.midway {
+			d.Close()
+		}
 	}()
 	r := bufio.NewReader(c)
+	f.mu.Lock()
+	f.active++
+	over := (f.maxConns > 0 && f.active > f.maxConns) || f.refuseFirst > 0
+	if f.refuseFirst > 0 {
+		f.refuseFirst--
+	}
+	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		f.active--
+		f.mu.Unlock()
+	}()
+	if over && !f.limitAtUSER {
+		s.reply("421 Too many connections (%d) from this IP", f.maxConns)
+		return
+	}
+	s.overLimit = over
 	if f.greeting != "" {
 		s.reply("220 %s", f.greeting)
 	} else {
@@ -232,6 +275,10 @@ func (s *fakeSession) handle(verb, arg string) bool {
 		}
 	case "USER":
 		s.user = arg
+		if s.overLimit {
+			s.reply("530 Sorry, max %d clients per host", f.maxConns)
+			return true
+		}
 		if _, ok := f.users[arg]; ok {
 			s.reply("331 Please specify the password.")
 		} else {
@@ -248,6 +295,10 @@ func (s *fakeSession) handle(verb, arg string) bool {
 			s.reply("530 Login incorrect.")
 		}
 	case "FEAT":
+		if f.noFEAT {
+			s.reply("500 'FEAT': command not understood.")
+			return true
+		}
 		feats := " EPSV\r\n MDTM\r\n PASV\r\n REST STREAM\r\n SIZE\r\n"
 		if f.mlst {
 			feats += " MLST type*;size*;modify*;\r\n"
@@ -255,6 +306,7 @@ func (s *fakeSession) handle(verb, arg string) bool {
 		fmt.Fprintf(s.w, "211-Features:\r\n%s211 End\r\n", feats)
 		s.w.Flush()
 	case "TYPE":
+		s.typ = arg
 		s.reply("200 Switching to %s mode.", arg)
 	case "PWD":
 		s.reply("257 \"%s\" is the current directory", s.cwd)
@@ -279,6 +331,10 @@ func (s *fakeSession) handle(verb, arg string) bool {
 			s.reply("550 Could not get file modification time.")
 		}
 	case "EPSV":
+		if f.epsv425 {
+			s.reply("425 Can't open passive connection.")
+			return true
+		}
 		if f.noEPSV {
 			s.reply("500 Unknown command.")
 			return true
@@ -295,6 +351,10 @@ func (s *fakeSession) handle(verb, arg string) bool {
 	case "REST":
 		if f.noREST {
 			s.reply("502 REST not implemented.")
+			return true
+		}
+		if f.ascii && s.typ == "A" {
+			s.reply("501 REST not allowed in ASCII mode")
 			return true
 		}
 		s.rest, _ = strconv.Atoi(arg)
@@ -329,6 +389,17 @@ func (s *fakeSession) handle(verb, arg string) bool {
 			<-f.stall
 		}
 		data := content[min(rest, len(content)):]
+		if f.ascii && s.typ == "A" {
+			data = strings.ReplaceAll(data, "\n", "\r\n")
+		}
+		if f.failMidway {
+			d.Write([]byte(data[:len(data)/2]))
+			s.reply("550 %s: Permission denied.", arg)
+			s.f.mu.Lock()
+			s.midway = append(s.midway, d)
+			s.f.mu.Unlock()
+			return true
+		}
 		if f.cutAfter > 0 && f.cutAfter < len(data) {
 			d.Write([]byte(data[:f.cutAfter]))
 			d.Close()
@@ -379,7 +450,11 @@ func (s *fakeSession) handle(verb, arg string) bool {
 		}
 		d.Write([]byte(body))
 		d.Close()
-		s.reply("226 Directory send OK.")
+		if f.listEnd != "" {
+			s.reply("226 %s", f.listEnd)
+		} else {
+			s.reply("226 Directory send OK.")
+		}
 	case "NOOP":
 		s.reply("200 NOOP ok.")
 	case "QUIT":

@@ -43,6 +43,31 @@ type Fetcher struct {
 	// lockStep holds the servers (host and port) seen to mishandle
 	// pipelined commands: they are spoken to one command at a time.
 	lockStep map[string]bool
+	// noAhead holds the servers seen to mishandle a command sent while a
+	// transfer runs: nothing goes out behind a transfer's command there.
+	noAhead map[string]bool
+	// slots counts the connections held to each server and keeps to the
+	// limit it was found to have (limit.go).
+	slots map[string]*slots
+}
+
+// sendsAhead reports whether commands may go out behind a transfer's
+// command on connections to key's server.
+func (f *Fetcher) sendsAhead(key poolKey) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return !f.noAhead[key.server()]
+}
+
+// noSendAhead records that key's server mishandles commands sent while a
+// transfer runs.
+func (f *Fetcher) noSendAhead(key poolKey) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.noAhead == nil {
+		f.noAhead = map[string]bool{}
+	}
+	f.noAhead[key.server()] = true
 }
 
 // pipelines reports whether connections to key's server may pipeline.
@@ -135,6 +160,7 @@ func (f *Fetcher) put(c *conn) {
 	}
 	f.idle[c.key] = append(f.idle[c.key], c)
 	f.nidle++
+	f.serverSlots(c.key.server()).signal()
 	f.mu.Unlock()
 }
 
@@ -168,12 +194,8 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		// The MDTM sent behind this file's RETR a moment ago, answered
 		// once the transfer was over, answers If-Modified-Since.
 		if mod, ok := f.takeAfter(afterKey(key, v.Dirs(), name)); ok && !mod.After(req.IfModifiedSince) {
-			typeWord := schemes.TypeBinary
-			if transferType(v) == 'A' {
-				typeWord = schemes.TypeText
-			}
 			return &schemes.Response{URL: u, Kind: schemes.KindFile, Body: emptyBody{}, Size: -1,
-				Name: name, Type: typeWord, Modified: mod, NotModified: true}, nil
+				Name: name, Type: typeWord(v), Modified: mod, NotModified: true}, nil
 		}
 	}
 
@@ -181,19 +203,11 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	// shows as a broken connection before anything was transferred, and
 	// the fetch is tried once more on a fresh one.
 	for attempt := 0; ; attempt++ {
-		c := f.take(key, v.Dirs())
-		reused := c != nil
-		if c == nil {
-			c, err = open(ctx, req, key, who, f.pipelines(key))
-			if errors.Is(err, errNoPipeline) {
-				// Found at login: that server gets one command at a time.
-				f.noPipelining(key)
-				c, err = open(ctx, req, key, who, false)
-			}
-			if err != nil {
-				return nil, err
-			}
+		c, reused, err := f.acquire(ctx, req, key, who, v.Dirs())
+		if err != nil {
+			return nil, err
 		}
+		c.sendAhead = c.sendAhead && f.sendsAhead(key)
 		resp, err := f.fetchOn(ctx, req, c, v, reused)
 		if err == nil {
 			return resp, nil
@@ -379,7 +393,7 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 	wantTime := !req.SkipMetadata && c.mdtm
 	if wantTime {
 		steps = append(steps, step{line: "MDTM " + name, then: func(code int, msg string) error {
-			if m, ok := parseMDTM(msg); code == 213 && ok {
+			if m, ok := c.mdtmReply(code, msg); ok {
 				modified = m
 			}
 			return nil
@@ -448,7 +462,7 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 	afterK := ""
 	behind := func() []string {
 		var lines []string
-		if wantTime && c.pipe && c.served > 0 {
+		if wantTime && c.pipe && c.sendAhead && c.served > 0 {
 			lines = append(lines, "MDTM "+name)
 			afterK = afterKey(c.key, dirs, name)
 		}
@@ -500,10 +514,7 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 			return closeFail(err, steps[max(i, 0)].line)
 		}
 	}
-	typeWord := schemes.TypeBinary
-	if t == 'A' {
-		typeWord = schemes.TypeText
-	}
+	typeWord := typeWord(v)
 	if !eager {
 		if !req.IfModifiedSince.IsZero() && !modified.IsZero() && !modified.After(req.IfModifiedSince) {
 			stop()

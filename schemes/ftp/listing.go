@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/textproto"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -97,6 +98,8 @@ type listing struct {
 	data  net.Conn
 	lines *lineproto.Reader
 	stop  func() bool
+	// end reads the reply that ends the transfer while the data flows.
+	end *endWatch
 
 	nlst    bool   // NLST: names only
 	nlstArg string // the NLST argument
@@ -145,7 +148,7 @@ func (f *Fetcher) startList(ctx context.Context, req *schemes.Request, c *conn, 
 			return nil, replyErr(code, msg)
 		}
 		return &listing{
-			f: f, c: c, x: x, data: data, stop: stop,
+			f: f, c: c, x: x, data: data, stop: stop, end: watchEnd(x, data),
 			lines:   lineproto.NewReader(bufio.NewReaderSize(captureListing(req, cmd, data), 32<<10), req.LineLimit()),
 			now:     time.Now(),
 			maxLine: req.LineLimit(),
@@ -205,12 +208,16 @@ func (l *listing) readLine() (string, error) {
 	return line, err
 }
 
+// capped matches a listing's closing reply that says the server left
+// entries out.
+var capped = regexp.MustCompile(`(?i)truncat|too many (files|entries|matches)|listing (cut|limited)`)
+
 // finish reads the reply that ends the transfer and hands the connection
 // back to the pool.
 func (l *listing) finish() error {
 	l.done = true
 	l.data.Close()
-	code, msg, err := readReply(l.x.tp)
+	code, msg, err := l.end.wait()
 	if err == nil {
 		_, err = l.c.readAhead()
 	}
@@ -222,6 +229,12 @@ func (l *listing) finish() error {
 	l.f.put(l.c)
 	if code/100 != 2 {
 		return schemes.Errorf(schemes.ErrInterrupted, "%d %s", code, lineproto.ServerText(msg))
+	}
+	if capped.MatchString(msg) {
+		// A server that caps listings says so in its 226 ("Output
+		// truncated to 2000 matches", Pure-FTPd): what came is not the
+		// whole directory, and a tree built from it would be short.
+		return schemes.Errorf(schemes.ErrTooLarge, "ftp: the server cut the listing short: %d %s", code, lineproto.ServerText(msg))
 	}
 	return io.EOF
 }
@@ -235,6 +248,11 @@ func (l *listing) fail(err error) error {
 	}
 	l.done = true
 	l.stop()
+	if rerr := l.end.refused(); rerr != nil {
+		// The server refused the listing mid-way (endWatch).
+		l.c.close()
+		return rerr
+	}
 	l.c.abort()
 	l.c.close()
 	return l.c.dataError(err, "listing")
@@ -252,7 +270,7 @@ func (l *listing) Close() error {
 		l.err = schemes.Errorf(schemes.ErrInterrupted, "ftp: listing closed")
 	}
 	l.data.Close()
-	_, _, err := readReply(l.x.tp)
+	_, _, err := l.end.wait()
 	if err == nil {
 		_, err = l.c.readAhead()
 	}

@@ -167,7 +167,9 @@ func (c *conn) passiveAddr(code int, msg string) (string, error) {
 		}
 		return addr, nil
 	}
-	if !c.noEPSV && code/100 == 5 {
+	if !c.noEPSV && (code/100 == 4 || code/100 == 5) {
+		// An EPSV refused, for good (5yz) or for now (425 "can't open
+		// passive connection"): PASV from then on.
 		c.noEPSV = true
 	}
 	return "", nil
@@ -277,7 +279,7 @@ func (f *Fetcher) takeAfter(k string) (time.Time, bool) {
 // on it, and it has served a fetch before (a connection that serves one
 // fetch only, a single get, asks for no data connection it will not use).
 func (c *conn) aheadLines() []string {
-	if !c.pipe || !c.pasvOK || c.served == 0 {
+	if !c.pipe || !c.sendAhead || !c.pasvOK || c.served == 0 {
 		return nil
 	}
 	return []string{c.passiveLine()}
@@ -347,7 +349,11 @@ func (c *conn) login(who login) error {
 	utf8 := false
 	steps = append(steps, step{line: "FEAT", then: func(code int, msg string) error {
 		if code != 211 {
-			return nil // no features: RFC 959 commands only
+			// No FEAT (RFC 2389 came in 1998): MDTM is tried all the
+			// same, since servers older than FEAT have it (netkit and
+			// BSD ftpd); a 500 or 502 to it ends that (mdtmReply).
+			c.mdtm = true
+			return nil
 		}
 		for _, l := range strings.Split(msg, "\n")[1:] {
 			if f := strings.Fields(l); len(f) > 0 {
@@ -464,6 +470,9 @@ func (c *conn) probeBatch(steps []step) error {
 // 959 §5.4: refused, or a password or account still wanted), with the
 // server's text; anything else the server refusing.
 func loginReply(who login, code int, msg string) error {
+	if isBusyReply(code, msg) {
+		return busyError(code, msg)
+	}
 	switch code {
 	case 230, 202:
 		return nil
@@ -507,6 +516,18 @@ func pwdDir(msg string) string {
 		return ""
 	}
 	return strings.ReplaceAll(msg[i+1:j], `""`, `"`)
+}
+
+// mdtmReply handles a reply to MDTM: the time when it gave one; a 500 or
+// 502 says the server has no MDTM, which it is then not asked again.
+func (c *conn) mdtmReply(code int, msg string) (time.Time, bool) {
+	if code == 500 || code == 502 {
+		c.mdtm = false
+	}
+	if code != 213 {
+		return time.Time{}, false
+	}
+	return parseMDTM(msg)
 }
 
 // parseMDTM reads an MDTM reply (RFC 3659 §3: YYYYMMDDHHMMSS[.sss], UTC).

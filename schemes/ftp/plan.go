@@ -6,9 +6,12 @@ import (
 	"github.com/goferurl/gofer/schemes"
 )
 
-// textSuffixes are the name suffixes guessed as text (TYPE A) when a URL
-// has no ";type=" (RFC 1738 §3.2.4: "the client may guess"). Everything
-// else is fetched as an image (TYPE I), which never alters a byte.
+// textSuffixes are the name suffixes a response calls text (Type "text")
+// when a URL has no ";type=". The transfer itself is an image (TYPE I) all
+// the same: a URL without a type code gives the file's bytes as stored, as
+// curl and wget do. RFC 1738 §3.2.4 lets a client guess, but a guessed
+// TYPE A makes every server that honours it (ProFTPD, Pure-FTPd, the BSD
+// ftpd family, pyftpdlib) send CR LF line ends, and refuse REST.
 var textSuffixes = [...]string{
 	".txt", ".text", ".asc", ".md", ".rst", ".me", ".1st",
 	".htm", ".html", ".css", ".csv", ".tsv", ".xml", ".json",
@@ -34,21 +37,25 @@ func view(u *schemes.URL) *schemes.FTP {
 	return &schemes.FTP{}
 }
 
-// transferType is the TYPE a fetch of v sends: 'A' or 'I', or 0 for a
-// listing.
+// transferType is the TYPE a fetch of v sends: 'A' for ";type=a" alone,
+// else 'I'; 0 for a listing.
 func transferType(v *schemes.FTP) byte {
-	name := v.Name()
 	switch {
-	case v.TypeCode == 'd', name == "":
+	case v.TypeCode == 'd', v.Name() == "":
 		return 0
 	case v.TypeCode == 'a':
 		return 'A'
-	case v.TypeCode == 'i':
-		return 'I'
-	case guessText(name):
-		return 'A'
 	}
 	return 'I'
+}
+
+// typeWord is the entry type a response of v names: text for ";type=a" and
+// for a name that looks like text, binary otherwise.
+func typeWord(v *schemes.FTP) string {
+	if v.TypeCode == 'a' || (v.TypeCode == 0 && guessText(v.Name())) {
+		return schemes.TypeText
+	}
+	return schemes.TypeBinary
 }
 
 // Plan lists the lines a fetch of req sends, without any network (gofer
@@ -87,7 +94,7 @@ func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 	default:
 		p.Requests = append(p.Requests, "TYPE "+string(t), "RETR "+name)
 		if v.TypeCode == 0 {
-			p.Notes["type"] = "TYPE guessed from the name; a RETR refused with 550 on a name CWD accepts is listed as a directory"
+			p.Notes["type"] = "TYPE I: the file's bytes as stored (;type=a asks for text with local line ends); a RETR refused with 550 on a name CWD accepts is listed as a directory"
 		}
 	}
 	return p, nil

@@ -156,9 +156,9 @@ func TestGoldenWire(t *testing.T) {
 			want: []string{"CWD pub", "TYPE I", "SIZE notes.txt", "MDTM notes.txt", "EPSV", "RETR notes.txt"},
 		},
 		{
-			name: "a .txt name is guessed as TYPE A, and its bytes are kept as sent",
+			name: "a .txt name without ;type= is sent in TYPE I: the file's bytes",
 			segs: []string{"pub", "notes.txt"}, file: "/pub/notes.txt", body: "a\r\nb\n",
-			want: []string{"CWD pub", "TYPE A", "SIZE notes.txt", "MDTM notes.txt", "EPSV", "RETR notes.txt"},
+			want: []string{"CWD pub", "TYPE I", "SIZE notes.txt", "MDTM notes.txt", "EPSV", "RETR notes.txt"},
 		},
 		{
 			name: ";type=d lists with NLST name",
@@ -985,7 +985,7 @@ func TestPlan(t *testing.T) {
 		{ftpURL(21, 0, "/etc", "motd"), false, "USER anonymous|PASS " + testEmail + "|CWD /etc|TYPE I|RETR motd"},
 		{ftpURL(21, 'a', "x", "y.bin"), false, "USER anonymous|PASS " + testEmail + "|CWD x|TYPE A|RETR y.bin"},
 		{ftpURL(21, 'i', "x", "y.txt"), false, "USER anonymous|PASS " + testEmail + "|CWD x|TYPE I|RETR y.txt"},
-		{ftpURL(21, 0, "x", "y.txt"), false, "USER anonymous|PASS " + testEmail + "|CWD x|TYPE A|RETR y.txt"},
+		{ftpURL(21, 0, "x", "y.txt"), false, "USER anonymous|PASS " + testEmail + "|CWD x|TYPE I|RETR y.txt"},
 		{ftpURL(21, 'd', "x", "y"), false, "USER anonymous|PASS " + testEmail + "|CWD x|NLST y"},
 		{ftpURL(21, 'd', "x", ""), false, "USER anonymous|PASS " + testEmail + "|CWD x|NLST"},
 		{ftpURL(21, 0, "x", ""), false, "USER anonymous|PASS " + testEmail + "|CWD x|LIST"},

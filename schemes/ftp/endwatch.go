@@ -1,0 +1,95 @@
+package ftp
+
+import (
+	"net"
+	"sync"
+	"time"
+
+	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/lineproto"
+)
+
+// endWatch reads the reply that ends a transfer while its data still
+// flows. RFC 959 has the server answer once the transfer is over, but a
+// server may refuse it mid-way and leave the data connection open (Twisted
+// answers 550 so): read only after the data ends, that reply would never
+// be seen, and the transfer would wait out its idle timeout. A reply that
+// is not a completion closes the data connection, unless the data reaches
+// its end within endGrace (a server that aborts a transfer closes the data
+// connection itself, and what it sent before is still to be read), and the
+// reader of the data learns from refused why it ended.
+type endWatch struct {
+	done chan struct{}
+	code int
+	msg  string
+	err  error
+	// ended is closed once the reader of the data is done with it.
+	ended chan struct{}
+	once  sync.Once
+}
+
+// endGrace is how long the data of a transfer the server refused may
+// still take to reach its end before the data connection is closed.
+const endGrace = 2 * time.Second
+
+// watchEnd starts reading the reply to the transfer on data from x.
+func watchEnd(x *exchange, data net.Conn) *endWatch {
+	w := &endWatch{done: make(chan struct{}), ended: make(chan struct{})}
+	go func() {
+		code, msg, err := readReply(x.tp)
+		for err == nil && code/100 == 1 {
+			// A second preliminary reply: the end is still to come.
+			code, msg, err = readReply(x.tp)
+		}
+		w.code, w.msg, w.err = code, msg, err
+		close(w.done)
+		if err == nil && code/100 != 2 {
+			t := time.NewTimer(endGrace)
+			defer t.Stop()
+			select {
+			case <-w.ended:
+			case <-t.C:
+				data.Close()
+			}
+		}
+	}()
+	return w
+}
+
+// dataDone says the reader is done with the data connection.
+func (w *endWatch) dataDone() { w.once.Do(func() { close(w.ended) }) }
+
+// wait returns the reply once it has come. The data connection must be
+// closed or at its end.
+func (w *endWatch) wait() (int, string, error) {
+	w.dataDone()
+	<-w.done
+	return w.code, w.msg, w.err
+}
+
+// refused returns, when the reply has come and is not a completion, the
+// error it says: the transfer aborted (426, 451 and other 4yz:
+// ErrInterrupted) or refused (5yz: ErrRefused, with the server's text);
+// nil otherwise.
+func (w *endWatch) refused() error {
+	w.dataDone()
+	select {
+	case <-w.done:
+	default:
+		return nil
+	}
+	if w.err != nil || w.code/100 == 2 {
+		return nil
+	}
+	return endError(w.code, w.msg)
+}
+
+// endError is the error of a reply that ended a transfer without
+// completing it.
+func endError(code int, msg string) error {
+	kind := schemes.ErrRefused
+	if code/100 == 4 {
+		kind = schemes.ErrInterrupted
+	}
+	return replyError(kind, code, "%d %s", code, lineproto.ServerText(msg))
+}
