@@ -77,7 +77,7 @@ type fakeFTP struct {
 	mu     sync.Mutex
 	active int // sessions open now
 	conns  []net.Conn
-	lines []string
+	lines  []string
 	// batches are the lines as they arrived together: each entry holds
 	// the lines one read of the client's bytes brought.
 	batches []string
@@ -176,16 +176,16 @@ func (f *fakeFTP) serve() {
 }
 
 type fakeSession struct {
-	f      *fakeFTP
-	c      net.Conn
-	w      *bufio.Writer
-	cwd    string
-	user   string
-	rest   int
-	typ    string
+	f    *fakeFTP
+	c    net.Conn
+	w    *bufio.Writer
+	cwd  string
+	user string
+	rest int
+	typ  string
 	// overLimit: USER is answered with ProFTPD's per-host refusal.
 	overLimit bool
-	dataLn net.Listener
+	dataLn    net.Listener
 	// midway holds the data connections failMidway left open.
 	midway []net.Conn
 }

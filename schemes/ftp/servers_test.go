@@ -218,11 +218,11 @@ func TestBusyServerIsWaitedOut(t *testing.T) {
 // A busy refusal is transient and marked busy; a wrong password is not.
 func TestBusyReplies(t *testing.T) {
 	for msg, want := range map[string]bool{
-		"Too many connections (2) from this IP":                  true,
-		"Sorry, max 2 clients per host":                          true,
+		"Too many connections (2) from this IP":                 true,
+		"Sorry, max 2 clients per host":                         true,
 		"There are too many connected users, please try later.": true,
-		"Login incorrect.":                                       false,
-		"Permission denied.":                                     false,
+		"Login incorrect.":                                      false,
+		"Permission denied.":                                    false,
 	} {
 		for _, code := range []int{421, 530} {
 			if got := isBusyReply(code, msg); got != want {
