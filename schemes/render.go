@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -49,6 +50,8 @@ func (lt *listingText) line(e Entry) string {
 	switch {
 	case e.Type == TypeInfo:
 		return "     " + Printable(e.Name) + "\n"
+	case e.Type == TypeUnparsed:
+		return TypeUnparsed + " " + strconv.Quote(e.Name) + "\n"
 	case e.WAIS:
 		return waisLine(e) + "\n"
 	}

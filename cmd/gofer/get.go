@@ -147,7 +147,7 @@ func (c *cli) getOne(ctx context.Context, client *fetch.Client, raw string, hasQ
 	case schemes.KindFile:
 		return c.saveBody(t, resp, shown)
 	case schemes.KindListing:
-		return c.saveRendered(t, func(w io.Writer) error { return writeListing(w, shown, resp.Listing, c.json) })
+		return c.saveRendered(t, func(w io.Writer) error { return writeListing(w, shown, resp.Listing, c.json, c.warnf) })
 	case schemes.KindInfo:
 		return c.saveRendered(t, func(w io.Writer) error { return writeInfo(w, shown, resp.Info, c.json) })
 	case schemes.KindSession:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/goferurl/gofer/schemes"
 )
@@ -12,17 +13,48 @@ import (
 // writeListing prints a listing as it streams in: its text form
 // (schemes.WriteListing, what a listing Response's Body reads), or the
 // --json object {"url": ..., "entries": [...]} written entry by entry so
-// that memory does not grow with the listing.
-func writeListing(w io.Writer, url string, l schemes.Listing, asJSON bool) error {
+// that memory does not grow with the listing. A line the listing could not
+// read (schemes.TypeUnparsed) is never dropped quietly: warn gets it, with
+// the raw line, and --json lists it under "unparsed".
+func writeListing(w io.Writer, url string, l schemes.Listing, asJSON bool, warn func(string)) error {
+	l = &unparsedListing{Listing: l, warn: warn}
 	if !asJSON {
 		return schemes.WriteListing(w, l)
 	}
 	bw := bufio.NewWriter(w)
 	defer bw.Flush()
-	return writeListingJSON(bw, url, l)
+	return writeListingJSON(bw, url, l.(*unparsedListing))
 }
 
-func writeListingJSON(bw *bufio.Writer, url string, l schemes.Listing) error {
+// maxUnparsed bounds the unparsed lines a --json listing holds; the warnings
+// go on past it.
+const maxUnparsed = 10000
+
+// unparsedListing takes the unparsed lines out of a listing: each is
+// warned about and kept for the --json "unparsed" list.
+type unparsedListing struct {
+	schemes.Listing
+	warn    func(string)
+	lines   []string
+	dropped int
+}
+
+func (u *unparsedListing) Next() (schemes.Entry, error) {
+	for {
+		e, err := u.Listing.Next()
+		if err != nil || e.Type != schemes.TypeUnparsed {
+			return e, err
+		}
+		u.warn("listing line in no form gofer reads, left out: " + strconv.Quote(e.Name))
+		if len(u.lines) < maxUnparsed {
+			u.lines = append(u.lines, e.Name)
+		} else {
+			u.dropped++
+		}
+	}
+}
+
+func writeListingJSON(bw *bufio.Writer, url string, l *unparsedListing) error {
 	head, _ := json.Marshal(url)
 	fmt.Fprintf(bw, "{\"url\":%s,\"entries\":[", head)
 	first := true
@@ -48,7 +80,16 @@ func writeListingJSON(bw *bufio.Writer, url string, l schemes.Listing) error {
 		bw.WriteString("\n")
 		bw.Write(b)
 	}
-	bw.WriteString("\n]}\n")
+	bw.WriteString("\n]")
+	if len(l.lines) > 0 {
+		b, _ := json.Marshal(l.lines)
+		bw.WriteString(",\"unparsed\":")
+		bw.Write(b)
+		if l.dropped > 0 {
+			fmt.Fprintf(bw, ",\"unparsed_more\":%d", l.dropped)
+		}
+	}
+	bw.WriteString("}\n")
 	return bw.Flush()
 }
 
