@@ -127,6 +127,9 @@ func (p *listParser) parseMVSMember(line string) (schemes.Entry, result) {
 		if !ok1 || !ok2 || created.IsZero() && changed.IsZero() {
 			return e, notMine
 		}
+		if changed.IsZero() {
+			break
+		}
 		e.Modified, e.Precision = changed, schemes.PrecisionDay
 		if h, m, s, prec, ok := hhmm(fs[4].s); ok {
 			e.Modified, e.Precision = changed.Add(time.Duration(h)*time.Hour+time.Duration(m)*time.Minute+time.Duration(s)*time.Second), prec

@@ -260,9 +260,10 @@ func hhmm(s string) (h, m, sec int, prec string, ok bool) {
 }
 
 // date makes a time of parts already read, refusing a day the month does
-// not have.
+// not have and years before 1900 (no listing dates a file earlier; year 1
+// would be the zero time, which means "unknown").
 func date(y, mo, d, h, mi, s int) (time.Time, bool) {
-	if mo < 1 || mo > 12 || d < 1 || d > 31 || y < 1 || y > 9999 {
+	if mo < 1 || mo > 12 || d < 1 || d > 31 || y < 1900 || y > 9999 {
 		return time.Time{}, false
 	}
 	t := time.Date(y, time.Month(mo), d, h, mi, s, 0, time.UTC)
