@@ -75,20 +75,10 @@ func parseMVSDataset(line string) (schemes.Entry, result) {
 	return e, mvsNamed(e.Name)
 }
 
-// mvsNamed is named for a dataset or member name: at most 44 characters
-// of letters, digits, national characters ($#@), hyphens and dots.
-func mvsNamed(s string) result {
-	if len(s) > 44 {
-		return notMine
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("$#@-._{}", c) >= 0) {
-			return notMine
-		}
-	}
-	return named(s)
-}
+// mvsNamed is named for a dataset or member name. Names are not checked
+// against MVS's own rules: what the server said is returned, and the
+// mirror's safe-name rule judges it.
+func mvsNamed(s string) result { return named(s) }
 
 // mvsDay reads "2024/01/02"; "**NONE**" (never referred to) is a zero
 // time.
@@ -115,7 +105,7 @@ func (p *listParser) parseMVSMember(line string) (schemes.Entry, result) {
 	}
 	var buf [10]field
 	fs := fields(buf[:0], line)
-	if len(fs) == 0 || len(fs[0].s) > 8 || line[0] == ' ' {
+	if len(fs) == 0 || line[0] == ' ' {
 		return e, notMine
 	}
 	e = schemes.Entry{Name: fs[0].s, Type: schemes.TypeFile, Size: -1}

@@ -17,7 +17,7 @@ import (
 //
 // A directory's name may end in "/"; that is dropped. A member of a
 // database file ("*MEM", "FILE.FILE/MEMBER.MBR") is listed inside its
-// file, so its name is the part after the last "/". The date's order
+// file, so its name is the member's part. The date's order
 // follows the system's setting (QDATFMT): year first is read when it
 // makes a date, then month first, then day first.
 
@@ -67,9 +67,7 @@ func parseOS400(line string) (schemes.Entry, result) {
 			name = n
 		}
 	case "*MEM":
-		if i := strings.LastIndexByte(name, '/'); i >= 0 && i+1 < len(name) {
-			name = name[i+1:]
-		}
+		name = os400Member(name)
 	}
 	e.Name = name
 	return e, named(e.Name)
@@ -105,4 +103,21 @@ func os400Day(s string, h, m, sec int) (t time.Time, ok bool) {
 		}
 	}
 	return t, false
+}
+
+// os400Member turns "[LIB/]FILE.FILE/MEMBER.MBR" into "MEMBER.MBR"; a name
+// in any other form is returned as it is, for the safe-name rule to judge.
+func os400Member(name string) string {
+	i := strings.LastIndexByte(name, '/')
+	if i < 0 {
+		return name
+	}
+	file, member := name[:i], name[i+1:]
+	if j := strings.LastIndexByte(file, '/'); j >= 0 {
+		file = file[j+1:]
+	}
+	if member == "" || member == "." || member == ".." || len(file) <= len(".FILE") || !strings.EqualFold(file[len(file)-len(".FILE"):], ".FILE") {
+		return name
+	}
+	return member
 }
