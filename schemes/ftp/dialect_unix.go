@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/goferurl/gofer/schemes"
 )
@@ -27,11 +26,21 @@ func monthName(s string) int {
 		}
 		return 0
 	}
-	if utf8.RuneCountInString(s) > 5 {
+	s = strings.TrimSuffix(s, ".")
+	if len(s) < 3 || len(s) > 5 {
 		return 0
 	}
-	s = strings.TrimSuffix(strings.ToLower(s), ".")
-	switch s {
+	// ASCII letters to lower case, in place of strings.ToLower, which
+	// allocates: this runs for several words of every line.
+	var buf [5]byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	switch string(buf[:len(s)]) {
 	case "jan", "janv", "ene", "gen", "jän":
 		return 1
 	case "feb", "févr", "fev", "fév", "fevr":

@@ -38,6 +38,9 @@ func vmsName(s string) (name string, version int, ok bool) {
 // vmsNameOnly reports a line that holds only a VMS name: the first line of
 // a record spread over two.
 func vmsNameOnly(line string) (string, bool) {
+	if strings.IndexByte(line, ';') < 0 {
+		return "", false
+	}
 	var buf [2]field
 	fs := fields(buf[:0], line)
 	if len(fs) != 1 || line[0] == ' ' || line[0] == '\t' {
@@ -51,6 +54,9 @@ func vmsNameOnly(line string) (string, bool) {
 
 // parseVMS reads a record on one line.
 func parseVMS(line string) (schemes.Entry, result) {
+	if strings.IndexByte(line, ';') < 0 {
+		return schemes.Entry{}, notMine
+	}
 	var buf [1]field
 	fs := fields(buf[:0], line)
 	if len(fs) == 0 || line[0] == ' ' || line[0] == '\t' {

@@ -130,22 +130,35 @@ func (p *listParser) one(line string) (e schemes.Entry, ok, bad bool) {
 		p.pending = name
 		return e, false, false
 	}
-	for _, parse := range [...]func(string) (schemes.Entry, result){
-		parseEPLF,
-		p.parseNetware,
-		p.parseUnix,
-		parseVMS,
-		parseDOS,
-		parseOS2,
-		parseOS400,
-		parseMVSDataset,
-		p.parseMVSMember,
-	} {
-		switch e, r := parse(line); r {
+	// Each parser refuses quickly what is not its form; the common forms
+	// go first.
+	for i := 0; i < 9; i++ {
+		var r result
+		switch i {
+		case 0:
+			e, r = p.parseNetware(line) // before Unix: "d [RWCEAFMS] ..."
+		case 1:
+			e, r = p.parseUnix(line)
+		case 2:
+			e, r = parseDOS(line)
+		case 3:
+			e, r = parseVMS(line)
+		case 4:
+			e, r = parseEPLF(line)
+		case 5:
+			e, r = parseOS2(line)
+		case 6:
+			e, r = parseOS400(line)
+		case 7:
+			e, r = parseMVSDataset(line)
+		case 8:
+			e, r = p.parseMVSMember(line)
+		}
+		switch r {
 		case entry:
 			return e, true, false
 		case notation:
-			return e, false, false
+			return schemes.Entry{}, false, false
 		}
 	}
 	return e, false, true
@@ -178,11 +191,14 @@ func isNotation(s string) bool {
 	if n, ok := strings.CutPrefix(s, "total "); ok {
 		return isDigits(strings.TrimSpace(n))
 	}
-	lower := strings.ToLower(s)
-	if strings.HasPrefix(lower, "directory ") && strings.HasSuffix(s, "]") {
+	if hasPrefixFold(s, "directory ") && strings.HasSuffix(s, "]") {
 		return true // VMS: "Directory DISK$USER:[SMITH]"
 	}
-	return strings.HasPrefix(lower, "total of ") || strings.HasPrefix(lower, "grand total of ")
+	return hasPrefixFold(s, "total of ") || hasPrefixFold(s, "grand total of ")
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
 func isDigits(s string) bool {
