@@ -83,6 +83,8 @@ func TestListingVMSVersionsAndRecords(t *testing.T) {
 		"file A_VERY_LONG_FILE_NAME_THAT_NEEDS_TWO_LINES.TXT " + base + "A_VERY_LONG_FILE_NAME_THAT_NEEDS_TWO_LINES.TXT%3B12",
 		"unparsed SECRET.DAT;1              %RMS-E-PRV, insufficient privilege or file protection violation ",
 		"unparsed ORPHAN_NAME_WITHOUT_ITS_RECORD.LIS;1 ",
+		"unparsed ANOTHER_LONG_NAME_BEYOND_ITS_COLUMN.DAT;7 ",
+		"unparsed                           %RMS-E-PRV, insufficient privilege or file protection violation ",
 		"dir LOWER " + base + "LOWER/",
 		"unparsed TRAILING_NAME.TXT;4 ",
 	}

@@ -95,6 +95,8 @@ func TestListDialectFixtures(t *testing.T) {
 			{Name: "A_VERY_LONG_FILE_NAME_THAT_NEEDS_TWO_LINES.TXT", Type: "file", Size: -1, Modified: at(2001, 11, 14, 10, 15, 40), Precision: "second", Version: 12},
 			bad("SECRET.DAT;1              %RMS-E-PRV, insufficient privilege or file protection violation"),
 			bad("ORPHAN_NAME_WITHOUT_ITS_RECORD.LIS;1"),
+			bad("ANOTHER_LONG_NAME_BEYOND_ITS_COLUMN.DAT;7"),
+			bad("                          %RMS-E-PRV, insufficient privilege or file protection violation"),
 			{Name: "LOWER", Type: "dir", Size: -1, Modified: at(1998, 6, 2, 7, 32, 0), Precision: "minute"},
 			bad("TRAILING_NAME.TXT;4"), // End
 		},

@@ -98,10 +98,14 @@ type listing struct {
 	lines *lineproto.Reader
 	stop  func() bool
 
-	nlst    bool            // NLST: names only
-	list    *listParser     // LIST: the dialects' parser, made at the first line
-	queue   []schemes.Entry // entries read, not yet returned (a LIST line can give three)
-	nlstArg string          // the NLST argument
+	nlst    bool   // NLST: names only
+	nlstArg string // the NLST argument
+	// list is LIST's parser of every dialect, made at the first line;
+	// queue[next:] are entries read and not yet returned (one LIST line
+	// can give three).
+	list    *listParser
+	queue   []schemes.Entry
+	next    int
 	base    *schemes.URL
 	dir     []string
 	now     time.Time
@@ -165,11 +169,12 @@ func (l *listing) Next() (schemes.Entry, error) {
 		if l.err != nil {
 			return schemes.Entry{}, l.err
 		}
-		if len(l.queue) > 0 {
-			e := l.queue[0]
-			l.queue = l.queue[1:]
+		if l.next < len(l.queue) {
+			e := l.queue[l.next]
+			l.next++
 			return l.emit(e)
 		}
+		l.queue, l.next = l.queue[:0], 0
 		line, err := l.readLine()
 		if err == io.EOF && line == "" {
 			if l.list != nil {
