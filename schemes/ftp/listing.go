@@ -103,6 +103,12 @@ type listing struct {
 
 	nlst    bool   // NLST: names only
 	nlstArg string // the NLST argument
+	// list is LIST's parser of every dialect, made at the first line;
+	// queue[next:] are entries read and not yet returned (one LIST line
+	// can give three).
+	list    *listParser
+	queue   []schemes.Entry
+	next    int
 	base    *schemes.URL
 	dir     []string
 	now     time.Time
@@ -157,14 +163,29 @@ func (f *Fetcher) startList(ctx context.Context, req *schemes.Request, c *conn, 
 	}
 }
 
-// Next returns the next entry, or io.EOF after the last one.
+// Next returns the next entry, or io.EOF after the last one. A LIST or
+// MLSD line in no form the parsers read is an entry of type
+// schemes.TypeUnparsed holding the raw line, so nothing is dropped
+// without a word.
 func (l *listing) Next() (schemes.Entry, error) {
 	for {
 		if l.err != nil {
 			return schemes.Entry{}, l.err
 		}
+		if l.next < len(l.queue) {
+			e := l.queue[l.next]
+			l.next++
+			return l.emit(e)
+		}
+		l.queue, l.next = l.queue[:0], 0
 		line, err := l.readLine()
 		if err == io.EOF && line == "" {
+			if l.list != nil {
+				if bad := l.list.End(); len(bad) > 0 {
+					l.queue = appendUnparsed(l.queue, bad)
+					continue
+				}
+			}
 			l.err = l.finish()
 			return schemes.Entry{}, l.err
 		}
@@ -179,23 +200,56 @@ func (l *listing) Next() (schemes.Entry, error) {
 			e, ok = l.fromName(line), line != "" && line != "." && line != ".."
 		case l.c.mlsd:
 			e, ok = parseMLSD(line)
+			if !ok && line != "" && !mlsdForm(line) {
+				e, ok = unparsed(line), true
+			}
 		default:
-			e, ok = parseList(line, l.now)
+			if l.list == nil {
+				l.list = newListParser(l.now)
+			}
+			var bad []string
+			e, ok, bad = l.list.Line(line)
+			l.queue = appendUnparsed(l.queue, bad)
+			if ok {
+				l.queue = append(l.queue, e)
+			}
+			continue
 		}
 		if !ok {
 			continue
 		}
-		l.n++
-		if l.n > l.max {
-			l.err = schemes.Errorf(schemes.ErrTooLarge, "ftp: listing has more than %d entries", l.max)
-			l.Close()
-			return schemes.Entry{}, l.err
-		}
-		if !l.nlst {
-			e.URL = entryURL(l.base, l.dir, e.Name, e.Type == schemes.TypeDir)
-		}
-		return e, nil
+		return l.emit(e)
 	}
+}
+
+// emit counts e against the entry limit and gives it its URL: a file
+// with a version (VMS) is fetched as "NAME;N".
+func (l *listing) emit(e schemes.Entry) (schemes.Entry, error) {
+	l.n++
+	if l.n > l.max {
+		l.err = schemes.Errorf(schemes.ErrTooLarge, "ftp: listing has more than %d entries", l.max)
+		l.Close()
+		return schemes.Entry{}, l.err
+	}
+	if !l.nlst && e.Type != schemes.TypeUnparsed {
+		name := e.Name
+		if e.Version > 0 && e.Type != schemes.TypeDir {
+			name += ";" + strconv.Itoa(e.Version)
+		}
+		e.URL = entryURL(l.base, l.dir, name, e.Type == schemes.TypeDir)
+	}
+	return e, nil
+}
+
+func unparsed(line string) schemes.Entry {
+	return schemes.Entry{Name: line, Type: schemes.TypeUnparsed, Size: -1}
+}
+
+func appendUnparsed(q []schemes.Entry, lines []string) []schemes.Entry {
+	for _, b := range lines {
+		q = append(q, unparsed(b))
+	}
+	return q
 }
 
 // readLine reads one line without its CR LF, refusing one longer than the

@@ -8,10 +8,16 @@ import (
 	"github.com/goferurl/gofer/schemes"
 )
 
-// The listing parsers turn one line of MLSD (RFC 3659 §7), or of LIST in
-// the two forms servers use (Unix "ls -l" and DOS/IIS), into an entry
-// without its URL. ok is false for a line that names nothing ("total 12",
-// ".", "..", a line in no known form).
+// The listing parsers turn the lines of an MLSD reply (RFC 3659 §7), or of
+// a LIST reply in any of the forms servers still answer with (RFC 959
+// leaves LIST's format to the server), into entries without their URL.
+
+// mlsdForm reports a line in MLSD's form, "facts name", whether or not it
+// names an entry.
+func mlsdForm(line string) bool {
+	facts, name, found := strings.Cut(line, " ")
+	return found && name != "" && strings.Contains(facts, "=")
+}
 
 // parseMLSD reads "fact=value;fact=value; name" (RFC 3659 §7.2: the facts
 // hold no space, so the first space ends them).
@@ -55,19 +61,156 @@ func parseMLSD(line string) (e schemes.Entry, ok bool) {
 	return e, name != "." && name != ".."
 }
 
-var months = [...]string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}
+// listParser reads the lines of one LIST reply, whatever its dialect. Each
+// line is tried against the dialects in turn; what a line shows of its
+// server (an MVS column header, a VMS name waiting for its second line)
+// is kept for the lines after it.
+type listParser struct {
+	now time.Time
+	// pending is a VMS name line whose record goes on in the next line.
+	pending string
+	// members: an MVS PDS member header was seen, so a line holding one
+	// word is a member without statistics.
+	members bool
+}
 
-func month(s string) int {
-	if len(s) != 3 {
-		return 0
+// newListParser returns a parser for one listing; now places the year-less
+// dates of Unix listings.
+func newListParser(now time.Time) *listParser { return &listParser{now: now} }
+
+// Line reads one line (without its CR LF). ok reports an entry (URL left
+// empty). bad holds raw lines in no known form, verbatim: usually nil, and
+// also a pending VMS name line that this line does not complete. Lines
+// that name nothing but are legitimate notation ("total 12", blank lines,
+// headers and trailers, "." and "..") are neither.
+func (p *listParser) Line(line string) (e schemes.Entry, ok bool, bad []string) {
+	if p.pending != "" {
+		name := p.pending
+		p.pending = ""
+		if e, ok, isRMS := vmsRest(name, line); ok {
+			return e, true, nil
+		} else if isRMS {
+			return e, false, []string{name, line}
+		}
+		bad = []string{name}
 	}
-	s = strings.ToLower(s)
-	for i, m := range months {
-		if m == s {
-			return i + 1
+	e, ok, isBad := p.one(line)
+	if isBad {
+		bad = append(bad, line)
+	}
+	return e, ok, bad
+}
+
+// End returns what is pending at the end of the listing as bad lines.
+func (p *listParser) End() []string {
+	if p.pending == "" {
+		return nil
+	}
+	name := p.pending
+	p.pending = ""
+	return []string{name}
+}
+
+// one reads a line with no record pending: an entry, notation (neither
+// ok nor bad), or bad.
+func (p *listParser) one(line string) (e schemes.Entry, ok, bad bool) {
+	trimmed := strings.TrimSpace(line)
+	if trimmed == "" || isNotation(trimmed) {
+		return e, false, false
+	}
+	if isMVSMemberHeader(trimmed) {
+		p.members = true
+		return e, false, false
+	}
+	if isMVSDatasetHeader(trimmed) {
+		p.members = false
+		return e, false, false
+	}
+	if name, ok := vmsNameOnly(line); ok {
+		p.pending = name
+		return e, false, false
+	}
+	// Each parser refuses quickly what is not its form; the common forms
+	// go first.
+	for i := 0; i < 9; i++ {
+		var r result
+		switch i {
+		case 0:
+			e, r = p.parseNetware(line) // before Unix: "d [RWCEAFMS] ..."
+		case 1:
+			e, r = p.parseUnix(line)
+		case 2:
+			e, r = parseDOS(line)
+		case 3:
+			e, r = parseVMS(line)
+		case 4:
+			e, r = parseEPLF(line)
+		case 5:
+			e, r = parseOS2(line)
+		case 6:
+			e, r = parseOS400(line)
+		case 7:
+			e, r = parseMVSDataset(line)
+		case 8:
+			e, r = p.parseMVSMember(line)
+		}
+		switch r {
+		case entry:
+			return e, true, false
+		case notation:
+			return schemes.Entry{}, false, false
 		}
 	}
-	return 0
+	return e, false, true
+}
+
+// result is what a dialect's parser made of a line.
+type result int
+
+const (
+	notMine  result = iota // not in this dialect's form
+	entry                  // an entry
+	notation               // in this dialect's form, but naming nothing ("." or "..")
+)
+
+// named is entry for a name that is an entry, notation for "." and "..".
+func named(name string) result {
+	switch name {
+	case "":
+		return notMine
+	case ".", "..":
+		return notation
+	}
+	return entry
+}
+
+// isNotation reports the lines of a listing that name nothing in any
+// dialect: "total 12" of ls, VMS's "Directory DISK$X:[DIR]" header and
+// "Total of N files" trailer.
+func isNotation(s string) bool {
+	if n, ok := strings.CutPrefix(s, "total "); ok {
+		return isDigits(strings.TrimSpace(n))
+	}
+	if hasPrefixFold(s, "directory ") && strings.HasSuffix(s, "]") {
+		return true // VMS: "Directory DISK$USER:[SMITH]"
+	}
+	return hasPrefixFold(s, "total of ") || hasPrefixFold(s, "grand total of ")
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // field is one blank-separated word of a line and where it ends.
@@ -76,19 +219,20 @@ type field struct {
 	end int
 }
 
-// fields splits line into at most cap(fs) words, appending to fs.
+// fields splits line into at most cap(fs) words, appending to fs. Only
+// spaces and tabs separate: every other byte belongs to a word.
 func fields(fs []field, line string) []field {
 	max := cap(fs)
 	i := 0
 	for len(fs) < max {
-		for i < len(line) && line[i] == ' ' {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
 			i++
 		}
 		if i >= len(line) {
 			break
 		}
 		j := i
-		for j < len(line) && line[j] != ' ' {
+		for j < len(line) && line[j] != ' ' && line[j] != '\t' {
 			j++
 		}
 		fs = append(fs, field{line[i:j], j})
@@ -97,109 +241,66 @@ func fields(fs []field, line string) []field {
 	return fs
 }
 
-// parseUnix reads an "ls -l" line: mode, links, owner, [group,] size,
-// month, day, year or time, name. The name is everything after the single
-// space that follows the date, so names with spaces (even leading ones)
-// survive; a symlink's "name -> target" is split at the first " -> ".
-func parseUnix(line string, now time.Time) (e schemes.Entry, ok bool) {
-	if len(line) < 10 || strings.IndexByte("-dlbcps", line[0]) < 0 {
-		return e, false
-	}
-	var buf [9]field
-	fs := fields(buf[:0], line)
-	// Find the date: month, day, then HH:MM or a year, after the size.
-	for i := 3; i+2 < len(fs); i++ {
-		m := month(fs[i].s)
-		if m == 0 {
-			continue
-		}
-		day, err := strconv.Atoi(fs[i+1].s)
-		if err != nil || day < 1 || day > 31 {
-			continue
-		}
-		size, err := strconv.ParseInt(fs[i-1].s, 10, 64)
-		if err != nil {
-			continue
-		}
-		t, prec, ok := unixTime(m, day, fs[i+2].s, now)
-		if !ok || fs[i+2].end+1 >= len(line) {
-			continue
-		}
-		name := line[fs[i+2].end+1:]
-		e = schemes.Entry{Name: name, Type: schemes.TypeFile, Size: size, Modified: t, Precision: prec}
-		switch line[0] {
-		case 'd':
-			e.Type, e.Size = schemes.TypeDir, -1
-		case 'l':
-			e.Type = schemes.TypeLink
-			if n, target, found := strings.Cut(name, " -> "); found {
-				e.Name, e.Target = n, target
-			}
-		}
-		return e, e.Name != "." && e.Name != ".." && e.Name != ""
-	}
-	return e, false
+// rest is line after the word f and the blanks that follow it.
+func rest(line string, f field) string {
+	return strings.TrimLeft(line[f.end:], " \t")
 }
 
-// unixTime reads ls's date: "1994" for an old file, "12:00" for one of the
-// last six months, whose year is the latest that does not lie in the future.
-// The first is known to the day, the second to the minute (prec). Both are
-// in the server's time zone, read here as UTC: only an MDTM of the same
-// file tells the zone.
-func unixTime(m, day int, yt string, now time.Time) (time.Time, string, bool) {
-	if h, mi, found := strings.Cut(yt, ":"); found {
-		hh, err1 := strconv.Atoi(h)
-		mm, err2 := strconv.Atoi(mi)
-		if err1 != nil || err2 != nil || hh > 23 || mm > 59 {
-			return time.Time{}, "", false
-		}
-		t := time.Date(now.Year(), time.Month(m), day, hh, mm, 0, 0, time.UTC)
-		if t.After(now.Add(24 * time.Hour)) {
-			t = t.AddDate(-1, 0, 0)
-		}
-		return t, schemes.PrecisionMinute, true
+// hhmm reads "15:04" or "15:04:05" and says how far it went.
+func hhmm(s string) (h, m, sec int, prec string, ok bool) {
+	hs, ms, found := strings.Cut(s, ":")
+	if !found {
+		return 0, 0, 0, "", false
 	}
-	y, err := strconv.Atoi(yt)
-	if err != nil || y < 1900 || y > 9999 {
-		return time.Time{}, "", false
+	ms, ss, hasSec := strings.Cut(ms, ":")
+	prec = schemes.PrecisionMinute
+	if hasSec {
+		if i := strings.IndexByte(ss, '.'); i >= 0 && isDigits(ss[i+1:]) {
+			ss = ss[:i] // fractions of a second: known to the second
+		}
+		if len(ss) != 2 || !isDigits(ss) {
+			return 0, 0, 0, "", false
+		}
+		sec, _ = strconv.Atoi(ss)
+		prec = schemes.PrecisionSecond
 	}
-	return time.Date(y, time.Month(m), day, 0, 0, 0, 0, time.UTC), schemes.PrecisionDay, true
+	if len(hs) < 1 || len(hs) > 2 || !isDigits(hs) || len(ms) != 2 || !isDigits(ms) {
+		return 0, 0, 0, "", false
+	}
+	h, _ = strconv.Atoi(hs)
+	m, _ = strconv.Atoi(ms)
+	if h > 23 || m > 59 || sec > 60 {
+		return 0, 0, 0, "", false
+	}
+	return h, m, sec, prec, true
 }
 
-// parseDOS reads a DOS/IIS line: "01-02-24  03:04PM  <DIR>  name" or
-// "2024-01-02  15:04  1234 name".
-func parseDOS(line string) (e schemes.Entry, ok bool) {
-	var buf [3]field
-	fs := fields(buf[:0], line)
-	if len(fs) < 3 || fs[2].end+1 >= len(line) {
-		return e, false
+// date makes a time of parts already read, refusing a day the month does
+// not have and years before 1900 (no listing dates a file earlier; year 1
+// would be the zero time, which means "unknown").
+func date(y, mo, d, h, mi, s int) (time.Time, bool) {
+	if mo < 1 || mo > 12 || d < 1 || d > 31 || y < 1900 || y > 9999 {
+		return time.Time{}, false
 	}
-	var t time.Time
-	var err error
-	for _, layout := range [...]string{"01-02-06 03:04PM", "01-02-2006 03:04PM", "01-02-06 15:04", "01-02-2006 15:04", "2006-01-02 15:04"} {
-		if t, err = time.Parse(layout, fs[0].s+" "+fs[1].s); err == nil {
-			break
-		}
-	}
-	if err != nil {
-		return e, false
-	}
-	name := strings.TrimLeft(line[fs[2].end:], " ")
-	e = schemes.Entry{Name: name, Type: schemes.TypeFile, Size: -1, Modified: t, Precision: schemes.PrecisionMinute}
-	if fs[2].s == "<DIR>" {
-		e.Type = schemes.TypeDir
-	} else if n, err := strconv.ParseInt(fs[2].s, 10, 64); err == nil {
-		e.Size = n
-	} else {
-		return e, false
-	}
-	return e, name != "" && name != "." && name != ".."
+	t := time.Date(y, time.Month(mo), d, h, mi, s, 0, time.UTC)
+	return t, t.Day() == d
 }
 
-// parseList reads one LIST line in whichever form it is.
-func parseList(line string, now time.Time) (schemes.Entry, bool) {
-	if e, ok := parseUnix(line, now); ok {
-		return e, true
+// year2 widens a two-digit year: 70-99 are 19xx, the rest 20xx. Three
+// digits are years since 1900, as some servers print tm_year.
+func year2(s string) (int, bool) {
+	if !isDigits(s) || len(s) > 4 {
+		return 0, false
 	}
-	return parseDOS(line)
+	y, _ := strconv.Atoi(s)
+	switch len(s) {
+	case 1, 2:
+		if y < 70 {
+			return 2000 + y, true
+		}
+		return 1900 + y, true
+	case 3:
+		return 1900 + y, true
+	}
+	return y, true
 }

@@ -46,11 +46,17 @@ func TestParseListLines(t *testing.T) {
 			schemes.Entry{Name: "report.doc", Type: "file", Size: 1234, Modified: day(2024, 1, 2, 15, 4), Precision: "minute"}},
 	}
 	for _, tc := range tests {
-		got, ok := parseList(tc.line, now)
+		got, ok := parseLine(tc.line, now)
 		if ok != tc.ok || (ok && got != tc.want) {
 			t.Errorf("parseList(%q) = %+v, %v\nwant %+v, %v", tc.line, got, ok, tc.want, tc.ok)
 		}
 	}
+}
+
+// parseLine reads one line with a parser of its own.
+func parseLine(line string, now time.Time) (schemes.Entry, bool) {
+	e, ok, _ := newListParser(now).Line(line)
+	return e, ok
 }
 
 func TestParseMLSD(t *testing.T) {
@@ -109,7 +115,7 @@ func FuzzParseList(f *testing.F) {
 	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, line string) {
 		for _, p := range []func(string) (schemes.Entry, bool){
-			func(s string) (schemes.Entry, bool) { return parseList(s, now) },
+			func(s string) (schemes.Entry, bool) { return parseLine(s, now) },
 			parseMLSD,
 		} {
 			e, ok := p(line)
@@ -120,7 +126,7 @@ func FuzzParseList(f *testing.F) {
 				t.Errorf("%q gave name %q", line, e.Name)
 			}
 			switch e.Type {
-			case "file", "dir", "link":
+			case "file", "dir", "link", "other":
 			default:
 				t.Errorf("%q gave type %q", line, e.Type)
 			}
@@ -131,8 +137,9 @@ func FuzzParseList(f *testing.F) {
 func BenchmarkParseList(b *testing.B) {
 	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 	line := "-rw-r--r--    1 ftp      ftp          1234567 Dec 20  1994 file-0001234.txt"
+	p := newListParser(now)
 	for b.Loop() {
-		if _, ok := parseList(line, now); !ok {
+		if _, ok, _ := p.Line(line); !ok {
 			b.Fatal("not parsed")
 		}
 	}

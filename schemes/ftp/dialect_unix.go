@@ -1,0 +1,229 @@
+package ftp
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goferurl/gofer/schemes"
+)
+
+// Unix "ls -l" lines: mode, links, owner, [group,] size (or "major, minor"
+// for a device), a date, the name. The date is "Jan 2 15:04" or "Jan 2
+// 2006" (with the month name in the server's language, before or after
+// the day), or ISO "2006-01-02 15:04" or "2006-01-02". The name is
+// everything after the single blank that follows the date, so names with
+// spaces (even leading ones) survive; a symlink's "name -> target" is split
+// at the first " -> ".
+
+// monthName reads a month as ls prints it in the languages servers are set
+// to: English, German, French (with or without the dot), Spanish,
+// Italian, Dutch, Portuguese, and "3月" of Chinese, Japanese and Korean.
+func monthName(s string) int {
+	if n, ok := strings.CutSuffix(s, "月"); ok {
+		if m, err := strconv.Atoi(n); err == nil && m >= 1 && m <= 12 && len(n) <= 2 {
+			return m
+		}
+		return 0
+	}
+	s = strings.TrimSuffix(s, ".")
+	if len(s) < 3 || len(s) > 5 {
+		return 0
+	}
+	// ASCII letters to lower case, in place of strings.ToLower, which
+	// allocates: this runs for several words of every line.
+	var buf [5]byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	switch string(buf[:len(s)]) {
+	case "jan", "janv", "ene", "gen", "jän":
+		return 1
+	case "feb", "févr", "fev", "fév", "fevr":
+		return 2
+	case "mar", "mär", "mars", "maa", "mrz":
+		return 3
+	case "apr", "avr", "abr":
+		return 4
+	case "may", "mai", "mei", "mag", "mayo":
+		return 5
+	case "jun", "juin", "giu":
+		return 6
+	case "jul", "juil", "lug":
+		return 7
+	case "aug", "août", "ago", "aou":
+		return 8
+	case "sep", "sept", "set":
+		return 9
+	case "oct", "okt", "ott", "out":
+		return 10
+	case "nov":
+		return 11
+	case "dec", "dez", "déc", "dic":
+		return 12
+	}
+	return 0
+}
+
+// parseUnix reads an "ls -l" line.
+func (p *listParser) parseUnix(line string) (schemes.Entry, result) {
+	var e schemes.Entry
+	if len(line) < 10 || strings.IndexByte("-dlbcps", line[0]) < 0 {
+		return e, notMine
+	}
+	var buf [10]field
+	fs := fields(buf[:0], line)
+	// Find the date after the size; the first place that reads as one wins,
+	// so a name that looks like a date stays a name.
+	for i := 3; i < len(fs); i++ {
+		t, prec, last, ok := unixDate(fs, i, p.now)
+		if !ok || fs[last].end+1 >= len(line) {
+			continue
+		}
+		size, ok := unixSize(fs, i, line[0])
+		if !ok {
+			continue
+		}
+		name := line[fs[last].end+1:]
+		e = schemes.Entry{Name: name, Type: schemes.TypeFile, Size: size, Modified: t, Precision: prec}
+		switch line[0] {
+		case 'd':
+			e.Type, e.Size = schemes.TypeDir, -1
+		case 'l':
+			e.Type = schemes.TypeLink
+			if n, target, found := strings.Cut(name, " -> "); found {
+				e.Name, e.Target = n, target
+			}
+		case 'b', 'c', 'p', 's':
+			e.Type = schemes.TypeOther
+		}
+		return e, named(e.Name)
+	}
+	return e, notMine
+}
+
+// unixSize reads the size before the date at fs[i]: a number, a device's
+// "major, minor" (no size: -1), or an owner or group name run into the
+// size by a too narrow column (the size cannot be told: -1).
+func unixSize(fs []field, i int, kind byte) (int64, bool) {
+	s := fs[i-1].s
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n >= 0 {
+		if (kind == 'c' || kind == 'b') && strings.HasSuffix(fs[i-2].s, ",") {
+			return -1, true // "1, 3": major, minor
+		}
+		return n, true
+	}
+	if maj, min, found := strings.Cut(s, ","); found && isDigits(maj) && (min == "" || isDigits(min)) {
+		return -1, true // "1,3" or "1," before a minor at fs[i]: a device
+	}
+	if c := s[len(s)-1]; c >= '0' && c <= '9' {
+		return -1, true // "johnsmith1234567890": owner and size in one word
+	}
+	return 0, false
+}
+
+// unixDate reads a date starting at fs[i]; last is the index of its last
+// word.
+func unixDate(fs []field, i int, now time.Time) (t time.Time, prec string, last int, ok bool) {
+	if t, prec, last, ok = isoDate(fs, i); ok {
+		return
+	}
+	if i+2 >= len(fs) {
+		return time.Time{}, "", 0, false
+	}
+	m, dayWord := monthName(fs[i].s), fs[i+1].s
+	if m == 0 {
+		// Day first: "12 mars", "12. Mär".
+		m, dayWord = monthName(fs[i+1].s), strings.TrimSuffix(fs[i].s, ".")
+	}
+	if m == 0 || len(dayWord) > 2 || !isDigits(dayWord) {
+		return time.Time{}, "", 0, false
+	}
+	day, _ := strconv.Atoi(dayWord)
+	t, prec, ok = unixTime(m, day, fs[i+2].s, now)
+	return t, prec, i + 2, ok
+}
+
+// isoDate reads "2006-01-02", then "15:04" or "15:04:05[.nnn]" and a zone
+// "+0100" as ls --full-time gives it, when they follow.
+func isoDate(fs []field, i int) (time.Time, string, int, bool) {
+	d := fs[i].s
+	if len(d) != 10 || d[4] != '-' || d[7] != '-' || !isDigits(d[:4]) || !isDigits(d[5:7]) || !isDigits(d[8:]) {
+		return time.Time{}, "", 0, false
+	}
+	y, _ := strconv.Atoi(d[:4])
+	mo, _ := strconv.Atoi(d[5:7])
+	day, _ := strconv.Atoi(d[8:])
+	if i+1 < len(fs) {
+		if h, mi, sec, prec, ok := hhmm(fs[i+1].s); ok {
+			t, ok := date(y, mo, day, h, mi, sec)
+			if !ok {
+				return time.Time{}, "", 0, false
+			}
+			last := i + 1
+			if i+2 < len(fs) {
+				if off, ok := zoneOffset(fs[i+2].s); ok {
+					t, last = t.Add(-off), i+2
+				}
+			}
+			return t, prec, last, true
+		}
+	}
+	t, ok := date(y, mo, day, 0, 0, 0)
+	return t, schemes.PrecisionDay, i, ok
+}
+
+// zoneOffset reads "+0100" or "-0530".
+func zoneOffset(s string) (time.Duration, bool) {
+	if len(s) != 5 || (s[0] != '+' && s[0] != '-') || !isDigits(s[1:]) {
+		return 0, false
+	}
+	h, _ := strconv.Atoi(s[1:3])
+	m, _ := strconv.Atoi(s[3:])
+	if h > 14 || m > 59 {
+		return 0, false
+	}
+	d := time.Duration(h)*time.Hour + time.Duration(m)*time.Minute
+	if s[0] == '-' {
+		d = -d
+	}
+	return d, true
+}
+
+// unixTime reads ls's date: "1994" for an old file, "12:00" for one of the
+// last six months, whose year is the latest that does not lie in the future.
+// The first is known to the day, the second to the minute (prec). Both are
+// in the server's time zone, read here as UTC: only an MDTM of the same
+// file tells the zone.
+func unixTime(m, day int, yt string, now time.Time) (time.Time, string, bool) {
+	if strings.Contains(yt, ":") {
+		hh, mm, _, prec, ok := hhmm(yt)
+		if !ok || prec != schemes.PrecisionMinute {
+			return time.Time{}, "", false
+		}
+		t, ok := date(now.Year(), m, day, hh, mm, 0)
+		if !ok && m == 2 && day == 29 {
+			t, ok = date(now.Year()-1, m, day, hh, mm, 0) // not a leap year now: an earlier one
+		}
+		if !ok {
+			return time.Time{}, "", false
+		}
+		if t.After(now.Add(24 * time.Hour)) {
+			t = t.AddDate(-1, 0, 0)
+		}
+		return t, schemes.PrecisionMinute, true
+	}
+	if len(yt) != 4 || !isDigits(yt) {
+		return time.Time{}, "", false
+	}
+	y, _ := strconv.Atoi(yt)
+	t, ok := date(y, m, day, 0, 0, 0)
+	if !ok || y < 1900 {
+		return time.Time{}, "", false
+	}
+	return t, schemes.PrecisionDay, true
+}

@@ -1,0 +1,115 @@
+package ftp
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/goferurl/gofer/schemes"
+)
+
+// VMS lines (MultiNet, UCX, TCPware):
+//
+//	NAME.EXT;VERSION  used[/allocated]  DD-MON-YYYY HH:MM[:SS]  [owner]  (RWED,RWED,RE,)
+//
+// A name too long for its column stands alone on its line and the rest of
+// the record follows on the next. "NAME.DIR;1" is the directory NAME.
+//
+// Sizes are counts of 512-byte blocks: the byte size of a file is
+// anywhere in the last block, and for record-structured files (variable
+// length records, the common case) not even that, since a transfer turns
+// records into lines. Size is therefore -1 (unknown) and left to SIZE or
+// to the transfer itself.
+//
+// A record the server could not read ("NAME;1  %RMS-E-PRV, insufficient
+// privilege ...") names a file but tells nothing else of it, and fetching
+// it would be refused: its lines come back as bad lines, so the listing
+// shows them instead of inventing an entry.
+
+// vmsName splits "NAME.EXT;12" into its name and version.
+func vmsName(s string) (name string, version int, ok bool) {
+	i := strings.LastIndexByte(s, ';')
+	if i <= 0 || i+1 >= len(s) || len(s)-i > 6 || !isDigits(s[i+1:]) {
+		return "", 0, false
+	}
+	v, _ := strconv.Atoi(s[i+1:])
+	return s[:i], v, true
+}
+
+// vmsNameOnly reports a line that holds only a VMS name: the first line of
+// a record spread over two.
+func vmsNameOnly(line string) (string, bool) {
+	if strings.IndexByte(line, ';') < 0 {
+		return "", false
+	}
+	var buf [2]field
+	fs := fields(buf[:0], line)
+	if len(fs) != 1 || line[0] == ' ' || line[0] == '\t' {
+		return "", false
+	}
+	if _, _, ok := vmsName(fs[0].s); !ok {
+		return "", false
+	}
+	return line, true
+}
+
+// parseVMS reads a record on one line.
+func parseVMS(line string) (schemes.Entry, result) {
+	if strings.IndexByte(line, ';') < 0 {
+		return schemes.Entry{}, notMine
+	}
+	var buf [1]field
+	fs := fields(buf[:0], line)
+	if len(fs) == 0 || line[0] == ' ' || line[0] == '\t' {
+		return schemes.Entry{}, notMine
+	}
+	if _, _, ok := vmsName(fs[0].s); !ok {
+		return schemes.Entry{}, notMine
+	}
+	e, ok, _ := vmsRest(fs[0].s, rest(line, fs[0]))
+	if !ok {
+		return e, notMine
+	}
+	return e, named(e.Name)
+}
+
+// vmsRest reads the record of name whose remainder is line: the size,
+// date and time (owner and protection follow and are not needed).
+// isRMS reports a remainder that is an RMS error instead.
+func vmsRest(nameField, line string) (e schemes.Entry, ok, isRMS bool) {
+	name, version, ok := vmsName(strings.TrimSpace(nameField))
+	if !ok {
+		return e, false, false
+	}
+	var buf [3]field
+	fs := fields(buf[:0], line)
+	if len(fs) > 0 && strings.HasPrefix(fs[0].s, "%") {
+		return e, false, true
+	}
+	if len(fs) < 3 {
+		return e, false, false
+	}
+	used, alloc, _ := strings.Cut(fs[0].s, "/")
+	if !isDigits(used) || (alloc != "" && !isDigits(alloc)) {
+		return e, false, false
+	}
+	d := strings.Split(fs[1].s, "-")
+	if len(d) != 3 || len(d[0]) > 2 || !isDigits(d[0]) || len(d[2]) != 4 || !isDigits(d[2]) {
+		return e, false, false
+	}
+	mo := monthName(d[1])
+	day, _ := strconv.Atoi(d[0])
+	y, _ := strconv.Atoi(d[2])
+	h, mi, sec, prec, ok := hhmm(fs[2].s)
+	if !ok || mo == 0 {
+		return e, false, false
+	}
+	t, ok := date(y, mo, day, h, mi, sec)
+	if !ok {
+		return e, false, false
+	}
+	e = schemes.Entry{Name: name, Type: schemes.TypeFile, Size: -1, Modified: t, Precision: prec, Version: version}
+	if n := len(name) - len(".DIR"); n > 0 && strings.EqualFold(name[n:], ".DIR") {
+		e.Name, e.Type, e.Version = name[:n], schemes.TypeDir, 0
+	}
+	return e, true, false
+}
