@@ -241,6 +241,16 @@ func (e *engine) follow(ctx context.Context, j job) {
 	}
 	if err != nil {
 		e.fail(j.URL, j.Path, err)
+		// What an earlier run took through the link, file or directory,
+		// is not proved gone: --delete keeps it.
+		if rec, ok := e.st.getFile(j.Path); ok {
+			rec.Run = e.run
+			e.st.putFile(j.Path, rec)
+		}
+		if _, ok := e.st.getListing(dirKey(j.Path)); ok {
+			j.Op = opList
+			e.seenListing(dirKey(j.Path), j)
+		}
 		e.listingFailed()
 		return
 	}

@@ -102,9 +102,9 @@ func (e *engine) listDir(ctx context.Context, j job, pre *fetch.Response) {
 }
 
 // loopCheckMax bounds the entries of one listing held back to compare it
-// with its ancestors'; a longer listing streams, and MaxDepth bounds a
-// loop through it.
-const loopCheckMax = 10000
+// with its ancestors' (as many as the queue holds in memory); a longer
+// listing streams, and MaxDepth bounds a loop through it.
+const loopCheckMax = memJobs
 
 // dirWalk is one listing being walked.
 type dirWalk struct {

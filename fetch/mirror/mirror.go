@@ -13,6 +13,14 @@
 // writes go through an os.Root on DIR, so no name and no symlink already in
 // DIR can lead a write outside it.
 //
+// A symlink a listing names is, by default, made as a relative symlink
+// when its target stays inside DIR, and skipped otherwise (lftp's and
+// wget's default); Options.Symlinks may follow links or skip them all
+// instead. A walk ends however a server hides a loop: a
+// directory that lists as an ancestor did, or a followed link that names
+// a directory it lies in, is counted as a loop and not entered, and
+// Options.MaxDepth bounds the rest.
+//
 // How a tree is walked follows the view the starting URL's response
 // carries (Response.URL): FTP and file directories by listing, Gopher by
 // menu, HTTP by the links of its HTML pages. A scheme a library user
@@ -53,8 +61,8 @@ import (
 	"github.com/goferurl/gofer/security"
 )
 
-// Options configure a mirror. The zero value mirrors with 4 workers and no
-// depth limit.
+// Options configure a mirror. The zero value mirrors with 4 workers, no
+// depth limit but DefaultMaxDepth, and symlinks kept.
 type Options struct {
 	Jobs int // parallel workers, default 4
 	// Depth limits how many levels are walked: 1 takes the starting
