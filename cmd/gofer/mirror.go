@@ -60,7 +60,7 @@ could not safely become local names are listed and never written (exit 3).`,
 	f.DurationVar(&c.mf.wait, "wait", 0, "wait `DURATION` between one connection's requests (e.g. 500ms)")
 	f.StringVar(&c.mf.limitRate, "limit-rate", "", "transfer at most `BYTES` per second over all connections (suffix k or m: KiB, MiB)")
 	f.IntVar(&c.mf.maxPerHost, "max-per-host", mirror.DefaultMaxPerHost, "open at most `N` connections to the server, whatever --jobs says")
-	f.StringVar(&c.mf.symlinks, "symlinks", mirror.SymlinksKeep, "what to do with symlinks a listing names: `keep` (made as relative links when inside DIR), follow (fetch what they name) or skip")
+	f.StringVar(&c.mf.symlinks, "symlinks", mirror.SymlinksKeep, "what to do with symlinks a listing names: `MODE` keep (made as relative links when inside DIR), follow (fetch what they name) or skip")
 	f.IntVar(&c.mf.maxDepth, "max-depth", mirror.DefaultMaxDepth, "fetch nothing more than `N` levels below the start, so that a loop a server hides ends (negative: no limit)")
 	f.BoolVar(&c.mf.allVersions, "all-versions", false, "keep every version a VMS listing numbers, as NAME;N (default: the highest, as NAME)")
 	f.StringVar(&c.warc.prefix, "warc", "", "also capture every fetch into WARC/1.1 segments `PREFIX`-NNNNN.warc.gz")

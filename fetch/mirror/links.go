@@ -30,7 +30,8 @@ import (
 //     answers a listing, under the link's name. The walk keeps each
 //     listing's remote directory (resolved lexically) with those of its
 //     ancestors, and never lists one below itself; MaxDepth bounds the
-//     rest.
+//     rest. A link may lead anywhere on the server; with NoParent one
+//     leading out of the starting directory is skipped.
 //   - skip: counted, nothing made or fetched.
 //
 // Nothing is written through a link: every write goes through e.root,
@@ -209,7 +210,13 @@ func (e *engine) followLink(w *dirWalk, p string, ent schemes.Entry) {
 		if !strings.HasPrefix(remote, "/") {
 			remote = path.Join(j.Remote, remote)
 		}
-		if !e.followed(w, &sub, path.Clean(remote)) {
+		remote = path.Clean(remote)
+		if e.opts.NoParent && e.rootRemote != "" && !under(remote, e.rootRemote) {
+			e.count(&e.sum.LinksSkipped)
+			e.logf("link %s -> %q skipped: it leads out of the starting directory (--no-parent)", p, ent.Target)
+			return
+		}
+		if !e.followed(w, &sub, remote) {
 			return
 		}
 	}
@@ -270,6 +277,11 @@ func (e *engine) follow(ctx context.Context, j job) {
 	e.filesTotal.Add(1)
 	j.Op = opFile
 	e.file(ctx, j, resp)
+}
+
+// under reports whether the remote path p is dir or lies below it.
+func under(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
 }
 
 func isFTP(ref string) bool {

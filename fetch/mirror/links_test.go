@@ -430,3 +430,26 @@ func TestVMSAllVersions(t *testing.T) {
 		t.Errorf("tree %q, summary %+v", got, sum)
 	}
 }
+
+func TestSymlinksFollowLeavingTheStartOnlyWithoutNoParent(t *testing.T) {
+	other := srcTree(t, map[string]string{"elsewhere.txt": "other"}, nil)
+	src := srcTree(t, map[string]string{"a.txt": "alpha"}, map[string]string{"away": other, "near": "a.txt"})
+	dir := t.TempDir()
+	sum, err := Run(context.Background(), newClient(), fileURL(src), dir, Options{Symlinks: SymlinksFollow, NoParent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, files := linksAndFiles(t, dir)
+	if sortedKeys(files) != "a.txt|near" || sum.LinksSkipped != 1 || sum.Links != 1 {
+		t.Errorf("--no-parent: files %q, links %d skipped %d", files, sum.Links, sum.LinksSkipped)
+	}
+	dir = t.TempDir()
+	sum, err = Run(context.Background(), newClient(), fileURL(src), dir, Options{Symlinks: SymlinksFollow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, files = linksAndFiles(t, dir)
+	if files["away/elsewhere.txt"] != "other" || sum.Links != 2 {
+		t.Errorf("without --no-parent: files %q, links %d", files, sum.Links)
+	}
+}

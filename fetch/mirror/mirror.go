@@ -316,6 +316,7 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 	rootJob := job{Op: e.site.rootOp(resp), URL: e.site.rootURL, Path: e.site.rootPath, Sel: e.site.selector, Host: e.site.host, Port: e.site.port, Size: -1, Root: true}
 	if rootJob.Op == opList && e.opts.Symlinks == SymlinksFollow {
 		rootJob.Remote = remotePath(rawURL)
+		e.rootRemote = rootJob.Remote
 	}
 	wctx, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
@@ -376,10 +377,14 @@ type engine struct {
 	// worker of a shared crawl.
 	tmpDir string
 
-	robots   []string
-	filt     filters
-	limiter  *rate.Limiter // the run's byte budget, nil for none
-	rootResp atomic.Pointer[fetch.Response]
+	robots []string
+	filt   filters
+	// rootRemote is the starting directory's remote path, with
+	// --symlinks follow (links leading out of it are not followed with
+	// --no-parent).
+	rootRemote string
+	limiter    *rate.Limiter // the run's byte budget, nil for none
+	rootResp   atomic.Pointer[fetch.Response]
 
 	mu        sync.Mutex // guards sum, visited, dirs, workers, listFailed
 	sum       Summary
