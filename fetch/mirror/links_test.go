@@ -453,3 +453,21 @@ func TestSymlinksFollowLeavingTheStartOnlyWithoutNoParent(t *testing.T) {
 		t.Errorf("without --no-parent: files %q, links %d", files, sum.Links)
 	}
 }
+
+func TestSymlinksKeepDryRunMakesNothing(t *testing.T) {
+	src := srcTree(t, map[string]string{"a.txt": "alpha"}, map[string]string{"l": "a.txt"})
+	dir := t.TempDir()
+	sum, err := Run(context.Background(), newClient(), fileURL(src), dir, Options{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	links, files := linksAndFiles(t, dir)
+	if len(links) != 0 || len(files) != 0 || sum.Links != 1 || len(sum.Planned) != 2 {
+		t.Fatalf("dry run: links %q files %q, summary %+v", links, files, sum)
+	}
+	for _, p := range sum.Planned {
+		if p.Path == "l" && p.Action != "link" {
+			t.Errorf("planned %+v, want a link", p)
+		}
+	}
+}
