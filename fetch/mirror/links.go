@@ -205,7 +205,9 @@ func (e *engine) followLink(w *dirWalk, p string, ent schemes.Entry) {
 	}
 	sub := job{Op: opFollow, URL: ent.URL, Path: p, From: w.key, Depth: j.Depth + 1, Name: ent.Name, Size: -1,
 		Anc: w.anc}
-	if j.Remote != "" {
+	// A link whose target the listing does not give is followed without a
+	// remote path: below it the listing hash and MaxDepth end loops.
+	if j.Remote != "" && ent.Target != "" {
 		remote := ent.Target
 		if !strings.HasPrefix(remote, "/") {
 			remote = path.Join(j.Remote, remote)

@@ -471,3 +471,18 @@ func TestSymlinksKeepDryRunMakesNothing(t *testing.T) {
 		}
 	}
 }
+
+func TestSymlinksFollowUnknownTargetIsNoLoop(t *testing.T) {
+	m := newMemFTP()
+	m.file("a", "alpha")
+	// A listing that says a name is a link but not where it points.
+	m.nodes[""].extra = []schemes.Entry{{Name: "l", Type: schemes.TypeLink, URL: "x-ftp://127.0.0.1/a", Size: -1}}
+	dir := t.TempDir()
+	sum, err := Run(context.Background(), newClient(m), "x-ftp://127.0.0.1/", dir, Options{Symlinks: SymlinksFollow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tree(t, dir); got["l"] != "alpha" || sum.Loops != 0 || sum.Links != 1 {
+		t.Errorf("tree %q, loops %d, links %d", got, sum.Loops, sum.Links)
+	}
+}
