@@ -60,6 +60,9 @@ could not safely become local names are listed and never written (exit 3).`,
 	f.DurationVar(&c.mf.wait, "wait", 0, "wait `DURATION` between one connection's requests (e.g. 500ms)")
 	f.StringVar(&c.mf.limitRate, "limit-rate", "", "transfer at most `BYTES` per second over all connections (suffix k or m: KiB, MiB)")
 	f.IntVar(&c.mf.maxPerHost, "max-per-host", mirror.DefaultMaxPerHost, "open at most `N` connections to the server, whatever --jobs says")
+	f.StringVar(&c.mf.symlinks, "symlinks", mirror.SymlinksKeep, "what to do with symlinks a listing names: `MODE` keep (made as relative links when inside DIR), follow (fetch what they name) or skip")
+	f.IntVar(&c.mf.maxDepth, "max-depth", mirror.DefaultMaxDepth, "fetch nothing more than `N` levels below the start, so that a loop a server hides ends (negative: no limit)")
+	f.BoolVar(&c.mf.allVersions, "all-versions", false, "keep every version a VMS listing numbers, as NAME;N (default: the highest, as NAME)")
 	f.StringVar(&c.warc.prefix, "warc", "", "also capture every fetch into WARC/1.1 segments `PREFIX`-NNNNN.warc.gz")
 	f.BoolVar(&c.warc.only, "warc-only", false, "with --warc: write no tree, DIR holds only the state")
 	f.StringVar(&c.warc.maxSize, "warc-max-size", "", "start a new WARC segment past `SIZE` (default 1G)")
@@ -74,6 +77,11 @@ type mirrorFlags struct {
 	wait       time.Duration
 	limitRate  string
 	maxPerHost int
+	// symlinks, maxDepth and allVersions: how links, hidden loops and
+	// VMS versions are taken.
+	symlinks    string
+	maxDepth    int
+	allVersions bool
 }
 
 // parseRate reads --limit-rate: bytes per second, with an optional k or m
@@ -126,6 +134,14 @@ func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
 	if c.mf.maxPerHost < 1 {
 		return &usageError{msg: "--max-per-host must be at least 1"}
 	}
+	switch c.mf.symlinks {
+	case mirror.SymlinksKeep, mirror.SymlinksFollow, mirror.SymlinksSkip:
+	default:
+		return &usageError{msg: fmt.Sprintf("--symlinks %q: want keep, follow or skip", c.mf.symlinks)}
+	}
+	if c.mf.maxDepth == 0 {
+		return &usageError{msg: "--max-depth must not be 0 (negative: no limit)"}
+	}
 	limit, err := parseRate(c.mf.limitRate)
 	if err != nil {
 		return err
@@ -136,7 +152,8 @@ func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
 	}
 	defer done()
 	opts := mirror.Options{Jobs: c.jobs, Depth: c.depth, NoParent: c.noParent, DryRun: c.dryRun, Delete: c.delete,
-		Filters: c.mf.filters, Retries: c.mf.retries, Wait: c.mf.wait, LimitRate: limit, MaxPerHost: c.mf.maxPerHost}
+		Filters: c.mf.filters, Retries: c.mf.retries, Wait: c.mf.wait, LimitRate: limit, MaxPerHost: c.mf.maxPerHost,
+		Symlinks: c.mf.symlinks, MaxDepth: c.mf.maxDepth, AllVersions: c.mf.allVersions}
 	if c.mf.retries == 0 {
 		opts.Retries = -1
 	}
@@ -179,7 +196,8 @@ func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
 }
 
 // mirrorExitCode is 0 only when every item succeeded: refused names give 3
-// (the rest was still mirrored), other failures the most severe code among them.
+// (the rest was still mirrored), listing lines that could not be read 5,
+// other failures the most severe code among them.
 func mirrorExitCode(sum *mirror.Summary) int {
 	code := exitOK
 	raise := func(c int) {
@@ -189,6 +207,9 @@ func mirrorExitCode(sum *mirror.Summary) int {
 	}
 	if sum.Refused > 0 {
 		raise(exitRefused)
+	}
+	if sum.Unparsed > 0 {
+		raise(exitServer)
 	}
 	for _, f := range sum.Failures {
 		c := exitCode(f.Err)
@@ -220,8 +241,14 @@ func (c *cli) writeSummary(sum *mirror.Summary) error {
 	fmt.Fprintf(w, "%s %s into %s: %d new, %d updated, %d unchanged, %d deleted, %d refused, %d failed; %d bytes in %d transfers, %.1fs\n",
 		verb, sum.URL, sum.Dir, sum.New, sum.Updated, sum.Unchanged, sum.Deleted, sum.Refused, sum.Failed,
 		sum.Bytes, sum.Transfers, sum.Seconds)
-	if sum.Links > 0 || sum.Recorded > 0 || sum.Skipped > 0 {
-		fmt.Fprintf(w, "recorded, not fetched: %d symlinks, %d other items; %d excluded by robots.txt\n", sum.Links, sum.Recorded, sum.Skipped)
+	if sum.Links > 0 || sum.LinksSkipped > 0 {
+		fmt.Fprintf(w, "symlinks: %d taken, %d skipped\n", sum.Links, sum.LinksSkipped)
+	}
+	if sum.Recorded > 0 || sum.Skipped > 0 {
+		fmt.Fprintf(w, "recorded, not fetched: %d items; %d excluded by robots.txt\n", sum.Recorded, sum.Skipped)
+	}
+	if sum.Loops > 0 || sum.TooDeep > 0 {
+		fmt.Fprintf(w, "left out: %d probable loops not entered, %d items too deep\n", sum.Loops, sum.TooDeep)
 	}
 	if sum.Retries > 0 {
 		fmt.Fprintf(w, "tried again after transient failures: %d times\n", sum.Retries)
@@ -237,6 +264,12 @@ func (c *cli) writeSummary(sum *mirror.Summary) error {
 	}
 	for _, f := range sum.Failures {
 		fmt.Fprintf(c.stderr, "gofer: failed %s: %s\n", f.URL, strings.ReplaceAll(f.Error, "\n", " "))
+	}
+	if sum.Unparsed > 0 {
+		fmt.Fprintf(c.stderr, "gofer: %d listing lines could not be read (their directories' files are kept by --delete)\n", sum.Unparsed)
+	}
+	for _, u := range sum.UnparsedLines {
+		fmt.Fprintf(c.stderr, "gofer: unparsed line in %s: %s\n", u.URL, printable(u.Line))
 	}
 	return nil
 }

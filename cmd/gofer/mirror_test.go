@@ -20,6 +20,9 @@ func TestMirrorExitCode(t *testing.T) {
 		{"most severe failure", mirror.Summary{Failed: 2, Failures: []mirror.Failure{missing, timeout}}, 7},
 		{"refusal outranks failures", mirror.Summary{Refused: 1, Failed: 1, Failures: []mirror.Failure{missing}}, 3},
 		{"unlisted failure", mirror.Summary{Failed: 1}, 1},
+		{"unparsed listing line", mirror.Summary{New: 3, Unparsed: 1}, 5},
+		{"timeout outranks unparsed", mirror.Summary{Unparsed: 2, Failed: 1, Failures: []mirror.Failure{timeout}}, 7},
+		{"refusal outranks unparsed", mirror.Summary{Unparsed: 1, Refused: 1}, 3},
 	}
 	for _, c := range cases {
 		if got := mirrorExitCode(&c.sum); got != c.want {

@@ -53,17 +53,24 @@ func (e *engine) deleteVanished(ctx context.Context) {
 			return
 		}
 		if e.opts.DryRun {
-			if rec.Kind != kindLink {
+			if rec.Kind != kindLink || rec.Created {
 				e.plan("delete", rec.URL, path)
 			}
 			return
 		}
-		if rec.Kind != kindLink {
+		switch {
+		case rec.Kind != kindLink:
 			if fi, err := e.root.Lstat(path); err == nil && !fi.IsDir() {
 				if e.root.Remove(path) == nil {
 					e.count(&e.sum.Deleted)
 					e.logf("deleted %s", path)
 				}
+			}
+		case rec.Created && e.isLink(path, rec.Target):
+			// A link this mirror made, still as it made it.
+			if e.root.Remove(path) == nil {
+				e.count(&e.sum.Deleted)
+				e.logf("deleted link %s", path)
 			}
 		}
 		if rec.Tmp != "" {

@@ -34,6 +34,9 @@ type memNode struct {
 	count int
 	// extra entries a hostile server lists in this directory.
 	extra []schemes.Entry
+	// hidden: fetched by its URL, never listed (a VMS version that the
+	// listing names through extra).
+	hidden bool
 }
 
 // memFTP serves a tree of memNodes, keyed by '/'-joined decoded path ("" is the root).
@@ -179,7 +182,7 @@ func (m *memFTP) listing(segs []string, path string, dir *memNode) schemes.Listi
 		prefix = ""
 	}
 	for k, n := range m.nodes {
-		if k == "" || !strings.HasPrefix(k, prefix) || strings.Contains(k[len(prefix):], "/") {
+		if k == "" || n.hidden || !strings.HasPrefix(k, prefix) || strings.Contains(k[len(prefix):], "/") {
 			continue
 		}
 		name := k[len(prefix):]

@@ -52,6 +52,7 @@ func (e *engine) menu(ctx context.Context, j job, pre *fetch.Response) {
 		modDates = e.modDates(ctx, j)
 	}
 	deeper := e.opts.Depth == 0 || j.Depth+1 < e.opts.Depth
+	partial := false
 	for {
 		ent, err := resp.Listing.Next()
 		if err == io.EOF {
@@ -62,12 +63,20 @@ func (e *engine) menu(ctx context.Context, j job, pre *fetch.Response) {
 			e.listingFailed()
 			return
 		}
+		if ent.Type == schemes.TypeUnparsed {
+			// Counted and listed; the menu then proves no item gone.
+			e.unparsed(j, ent.Name)
+			partial = true
+			continue
+		}
 		local := e.menuItem(j, key, ent, deeper, modDates)
 		idx.add(j.Path, ent, local)
 	}
 	resp.Close()
-	lr.Listed = e.run
-	e.st.putListing(key, lr)
+	if !partial {
+		lr.Listed = e.run
+		e.st.putListing(key, lr)
+	}
 	if e.opts.DryRun {
 		return
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/goferurl/gofer/schemes"
 )
 
 func sampleGopher() *memGopher {
@@ -186,5 +188,18 @@ func TestGopherSelfLinkingEndlessMenu(t *testing.T) {
 	}
 	if g.count("/loop") != 2 || g.count("") != 2 || sum.Failed != 0 {
 		t.Errorf("loop: /loop %d requests, root %d, %+v", g.count("/loop"), g.count(""), sum)
+	}
+}
+
+func TestGopherMenuUnparsedLineCounted(t *testing.T) {
+	g := newMemGopher()
+	g.menu("", g.item('0', "About", "/about"), schemes.Entry{Type: schemes.TypeUnparsed, Name: "no tab here"})
+	g.items["/about"] = []byte("about")
+	sum, err := Run(context.Background(), newClient(g), "x-gopher://127.0.0.1:7070/1", t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Unparsed != 1 || len(sum.UnparsedLines) != 1 || sum.UnparsedLines[0].Line != "no tab here" || sum.New != 1 {
+		t.Errorf("summary %+v", sum)
 	}
 }

@@ -3,6 +3,10 @@ package mirror
 import (
 	"context"
 	"io"
+	"path"
+	"slices"
+	"sort"
+	"strconv"
 
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
@@ -10,8 +14,17 @@ import (
 
 // listDir walks one directory listing (FTP, file, or any fetcher that
 // answers with a Listing): files become file jobs, directories listing
-// jobs, symlinks records. The listing is drained as fast as it streams
-// (the queue spills to disk), so its connection is freed at once.
+// jobs, symlinks what Options.Symlinks says. The listing is drained as fast
+// as it streams (the queue spills to disk), so its connection is freed at
+// once.
+//
+// Its first loopCheckMax entries are held back until the listing ends, so
+// that a directory whose listing repeats an ancestor's (a server that
+// lists a symlink such as "a -> ." as the directory it names) is found
+// before anything in it is queued: it is counted as a loop, not created,
+// and not entered. Versioned entries (VMS "NAME;N") are held back too,
+// and only the highest version of each name is queued (all of them with
+// Options.AllVersions).
 func (e *engine) listDir(ctx context.Context, j job, pre *fetch.Response) {
 	key := j.dir()
 	lr := e.seenListing(key, j)
@@ -20,14 +33,11 @@ func (e *engine) listDir(ctx context.Context, j job, pre *fetch.Response) {
 		return
 	}
 	defer resp.Close()
-	if !e.opts.DryRun {
-		if err := e.ensureDir(j.Path); err != nil {
-			e.fail(j.URL, j.Path, err)
-			e.listingFailed()
-			return
-		}
-	}
-	deeper := e.opts.Depth == 0 || j.Depth+1 < e.opts.Depth
+	w := &dirWalk{j: j, key: key, deeper: e.opts.Depth == 0 || j.Depth+1 < e.opts.Depth, anc: j.Anc}
+	var held []schemes.Entry
+	holding := true
+	versions := map[string]schemes.Entry{}
+	var lh listingHash
 	for {
 		ent, err := resp.Listing.Next()
 		if err == io.EOF {
@@ -36,13 +46,137 @@ func (e *engine) listDir(ctx context.Context, j job, pre *fetch.Response) {
 		if err != nil {
 			e.fail(j.URL, j.Path, err)
 			e.listingFailed()
+			// What was read is taken, as it streamed before; the listing
+			// proves nothing, so no loop is claimed and no file is gone.
+			if e.enter(w) {
+				e.dispatch(w, held, versions)
+			}
 			return
 		}
-		e.dirEntry(j, key, ent, deeper)
+		if ent.Type == schemes.TypeDir && (ent.Name == "." || ent.Name == "..") {
+			// A listing's own "current" and "parent" entries (LIST -a, MLSD
+			// cdir/pdir): notation, not content.
+			continue
+		}
+		lh.add(ent)
+		switch {
+		case ent.Type == schemes.TypeUnparsed:
+			e.unparsed(j, ent.Name)
+			w.partial = true
+		case ent.Version > 0 && !e.opts.AllVersions:
+			if v, ok := versions[ent.Name]; !ok || ent.Version > v.Version {
+				versions[ent.Name] = ent
+			}
+		case holding:
+			held = append(held, ent)
+			if len(held) > loopCheckMax {
+				// Too long to hold: taken as it streams, not compared.
+				holding = false
+				if !e.enter(w) {
+					return
+				}
+				e.dispatch(w, held, nil)
+				held = nil
+			}
+		default:
+			e.dirEntry(w, ent)
+		}
 	}
-	lr.Listed = e.run
-	e.st.putListing(key, lr)
+	if holding {
+		h := lh.sum64()
+		if slices.Contains(j.Anc, h) {
+			e.count(&e.sum.Loops)
+			e.logf("loop %s: its listing repeats an ancestor's, not entered", j.Path)
+			return
+		}
+		w.anc = append(slices.Clip(j.Anc), h)
+	}
+	if !e.enter(w) {
+		return
+	}
+	e.dispatch(w, held, versions)
+	if !w.partial {
+		lr.Listed = e.run
+		e.st.putListing(key, lr)
+	}
 }
+
+// loopCheckMax bounds the entries of one listing held back to compare it
+// with its ancestors' (as many as the queue holds in memory); a longer
+// listing streams, and MaxDepth bounds a loop through it.
+const loopCheckMax = memJobs
+
+// dirWalk is one listing being walked.
+type dirWalk struct {
+	j       job
+	key     string
+	deeper  bool     // its directories are listed (Options.Depth)
+	anc     []uint64 // Anc of its directories' jobs
+	entered bool
+	// partial: something it named was left out (too deep, an unparsed
+	// line), so it proves no file gone.
+	partial bool
+}
+
+// enter makes the listing's directory, once; false (the failure recorded)
+// when it cannot be made.
+func (e *engine) enter(w *dirWalk) bool {
+	if w.entered || e.opts.DryRun {
+		w.entered = true
+		return true
+	}
+	if err := e.ensureDir(w.j.Path); err != nil {
+		e.fail(w.j.URL, w.j.Path, err)
+		e.listingFailed()
+		return false
+	}
+	w.entered = true
+	return true
+}
+
+// dispatch queues held entries, then the chosen version of each name.
+func (e *engine) dispatch(w *dirWalk, held []schemes.Entry, versions map[string]schemes.Entry) {
+	for _, ent := range held {
+		e.dirEntry(w, ent)
+	}
+	names := make([]string, 0, len(versions))
+	for n := range versions {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		ent := versions[n]
+		e.logf("version %s;%d is the highest of %s", ent.Name, ent.Version, join(w.j.Path, ent.Name))
+		e.dirEntry(w, ent)
+	}
+}
+
+// unparsed notes a listing line the client could not read.
+func (e *engine) unparsed(j job, line string) {
+	e.mu.Lock()
+	e.sum.Unparsed++
+	if len(e.sum.UnparsedLines) < maxListed {
+		e.sum.UnparsedLines = append(e.sum.UnparsedLines, UnparsedLine{URL: j.URL, Path: j.Path, Line: line})
+	}
+	e.mu.Unlock()
+	e.logf("unparsed line in %s: %q", j.URL, line)
+}
+
+// listingHash sums a listing's names, types and sizes, in any order: two
+// listings of one directory hash alike, times apart.
+type listingHash struct{ sum, n uint64 }
+
+func (h *listingHash) add(ent schemes.Entry) {
+	v := fnv64(ent.Name + "\x00" + ent.Type + "\x00" + strconv.FormatInt(ent.Size, 10) + "\x00" + strconv.Itoa(ent.Version))
+	// A mix per entry, so that sums of different entries rarely meet.
+	v ^= v >> 31
+	v *= 0x9e3779b97f4a7c15
+	v ^= v >> 29
+	h.sum += v
+	h.n++
+}
+
+func (h *listingHash) sum64() uint64 { return h.sum ^ (h.n * 0xbf58476d1ce4e5b9) }
 
 // openListing fetches j's listing (or takes pre, fetched already); nil,
 // with the failure recorded, when it cannot be had or is not a listing.
@@ -66,24 +200,20 @@ func (e *engine) openListing(ctx context.Context, j job, pre *fetch.Response, wh
 }
 
 // dirEntry turns one listing entry into work.
-func (e *engine) dirEntry(j job, key string, ent schemes.Entry, deeper bool) {
-	if ent.Type == schemes.TypeDir && (ent.Name == "." || ent.Name == "..") {
-		// A listing's own "current" and "parent" entries (LIST -a, MLSD
-		// cdir/pdir): notation, not content.
-		return
+func (e *engine) dirEntry(w *dirWalk, ent schemes.Entry) {
+	j := w.j
+	name := ent.Name
+	if ent.Version > 0 && e.opts.AllVersions {
+		name += ";" + strconv.Itoa(ent.Version)
 	}
-	p, err := child(j.Path, ent.Name)
+	p, err := child(j.Path, name)
 	if err != nil {
-		e.refuse(ent.Name, ent.URL, err)
+		e.refuse(name, ent.URL, err)
 		return
 	}
 	switch ent.Type {
 	case schemes.TypeLink:
-		// Recorded, never created, never followed: a link could point
-		// anywhere, inside the tree or out of it.
-		e.st.putFile(p, record{URL: ent.URL, Kind: kindLink, Target: ent.Target, Run: e.run, From: key, Size: -1})
-		e.count(&e.sum.Links)
-		e.logf("link %s -> %q (recorded, not followed)", p, ent.Target)
+		e.symlink(w, p, ent)
 		return
 	case schemes.TypeInfo, schemes.TypeSearch, schemes.TypeTelnet, schemes.TypeTN3270, schemes.TypeAsk, schemes.TypeError:
 		e.count(&e.sum.Recorded)
@@ -97,16 +227,47 @@ func (e *engine) dirEntry(j job, key string, ent schemes.Entry, deeper bool) {
 	if e.excluded(p, ent.URL, ent.Type == schemes.TypeDir) {
 		return
 	}
+	if ent.Type == schemes.TypeDir && !w.deeper {
+		return
+	}
+	if e.tooDeep(w, p) {
+		return
+	}
 	if ent.Type == schemes.TypeDir {
-		if deeper {
-			e.q.push(job{Op: opList, URL: ent.URL, Path: p, From: key, Depth: j.Depth + 1, Name: ent.Name, Size: -1,
-				Mod: ent.Modified, Prec: ent.Precision})
+		sub := job{Op: opList, URL: ent.URL, Path: p, From: w.key, Depth: j.Depth + 1, Name: name, Size: -1,
+			Mod: ent.Modified, Prec: ent.Precision, Anc: w.anc}
+		if j.Remote != "" && !e.followed(w, &sub, path.Join(j.Remote, ent.Name)) {
+			return
 		}
+		e.q.push(sub)
 		return
 	}
 	e.filesTotal.Add(1)
-	e.q.push(job{Op: opFile, URL: binaryFTP(ent.URL), Path: p, From: key, Depth: j.Depth + 1,
-		Name: ent.Name, Size: ent.Size, Mod: ent.Modified, Prec: ent.Precision})
+	e.q.push(job{Op: opFile, URL: binaryFTP(ent.URL), Path: p, From: w.key, Depth: j.Depth + 1,
+		Name: name, Size: ent.Size, Mod: ent.Modified, Prec: ent.Precision})
+}
+
+// maxDepth is the run's Options.MaxDepth, 0 for none.
+func (e *engine) maxDepth() int {
+	switch {
+	case e.opts.MaxDepth < 0:
+		return 0
+	case e.opts.MaxDepth == 0:
+		return DefaultMaxDepth
+	}
+	return e.opts.MaxDepth
+}
+
+// tooDeep reports, counting it, that the item p of w lies deeper than
+// MaxDepth.
+func (e *engine) tooDeep(w *dirWalk, p string) bool {
+	if m := e.maxDepth(); m == 0 || w.j.Depth+1 <= m {
+		return false
+	}
+	w.partial = true
+	e.count(&e.sum.TooDeep)
+	e.logf("too deep %s (more than %d levels)", p, e.maxDepth())
+	return true
 }
 
 // seenListing records that this run's walk reached the listing key (its

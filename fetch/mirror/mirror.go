@@ -13,6 +13,14 @@
 // writes go through an os.Root on DIR, so no name and no symlink already in
 // DIR can lead a write outside it.
 //
+// A symlink a listing names is, by default, made as a relative symlink
+// when its target stays inside DIR, and skipped otherwise (lftp's and
+// wget's default); Options.Symlinks may follow links or skip them all
+// instead. A walk ends however a server hides a loop: a
+// directory that lists as an ancestor did, or a followed link that names
+// a directory it lies in, is counted as a loop and not entered, and
+// Options.MaxDepth bounds the rest.
+//
 // How a tree is walked follows the view the starting URL's response
 // carries (Response.URL): FTP and file directories by listing, Gopher by
 // menu, HTTP by the links of its HTML pages. A scheme a library user
@@ -53,8 +61,8 @@ import (
 	"github.com/goferurl/gofer/security"
 )
 
-// Options configure a mirror. The zero value mirrors with 4 workers and no
-// depth limit.
+// Options configure a mirror. The zero value mirrors with 4 workers, no
+// depth limit but DefaultMaxDepth, and symlinks kept.
 type Options struct {
 	Jobs int // parallel workers, default 4
 	// Depth limits how many levels are walked: 1 takes the starting
@@ -97,7 +105,35 @@ type Options struct {
 	// a shared crawl.
 	Shared Shared
 	Worker string
+	// Symlinks says what becomes of a symlink a listing names: SymlinksKeep
+	// ("" too), SymlinksFollow or SymlinksSkip.
+	Symlinks string
+	// MaxDepth bounds how deep a listing walk goes, against loops a
+	// server hides (a link listed as the directory it names): an item
+	// more than MaxDepth levels below the start is not fetched, and is
+	// counted (Summary.TooDeep). 0 is DefaultMaxDepth, negative unlimited.
+	MaxDepth int
+	// AllVersions keeps every version a listing numbers (VMS "NAME;N") as
+	// a file "NAME;N"; without it only the highest version of each name
+	// is fetched, saved under the plain name.
+	AllVersions bool
 }
+
+// Symlink modes (Options.Symlinks, --symlinks).
+const (
+	// SymlinksKeep creates a listed symlink as a relative symlink when
+	// its target lies inside the mirror; one that leaves it is skipped.
+	SymlinksKeep = "keep"
+	// SymlinksFollow fetches what a symlink names, file or directory, as
+	// if it were the entry it points to.
+	SymlinksFollow = "follow"
+	// SymlinksSkip notes symlinks and neither creates nor follows them.
+	SymlinksSkip = "skip"
+)
+
+// DefaultMaxDepth is Options.MaxDepth when it is 0: deeper than any
+// archive's real tree, shallow enough that a hidden loop ends soon.
+const DefaultMaxDepth = 64
 
 // Progress is a snapshot of a running mirror.
 type Progress struct {
@@ -121,10 +157,24 @@ type Summary struct {
 	Refused   int64  `json:"refused"`
 	Failed    int64  `json:"failed"`
 	Deleted   int64  `json:"deleted"`
-	// Links counts symlinks recorded (never created); Recorded counts
-	// items noted but not fetched (telnet, search and URL items, other hosts).
-	Links    int64 `json:"links"`
-	Recorded int64 `json:"recorded"`
+	// Links counts the symlinks listings named that the mirror took as
+	// --symlinks says: created (or found unchanged) with keep, followed
+	// with follow; LinksSkipped those it left out (skip, or with keep a
+	// target outside DIR). Recorded counts items noted but not fetched
+	// (telnet, search and URL items, other hosts).
+	Links        int64 `json:"links"`
+	LinksSkipped int64 `json:"links_skipped"`
+	Recorded     int64 `json:"recorded"`
+	// Loops counts directories not entered because they would repeat an
+	// ancestor (a symlink loop); TooDeep the items left out for lying
+	// deeper than Options.MaxDepth.
+	Loops   int64 `json:"loops"`
+	TooDeep int64 `json:"too_deep"`
+	// Unparsed counts listing lines in no form the client reads; the
+	// first of them are in UnparsedLines. A directory with one is never
+	// taken as proof that a file vanished (--delete).
+	Unparsed      int64          `json:"unparsed"`
+	UnparsedLines []UnparsedLine `json:"unparsed_lines"`
 	// Skipped counts items robots.txt excludes, Excluded those the filters leave out.
 	Skipped  int64 `json:"skipped"`
 	Excluded int64 `json:"excluded"`
@@ -164,9 +214,16 @@ type Failure struct {
 	Err   error  `json:"-"`
 }
 
+// UnparsedLine is a listing line in no form the client reads.
+type UnparsedLine struct {
+	URL  string `json:"url"`            // the listing's
+	Path string `json:"path,omitempty"` // its local directory
+	Line string `json:"line"`
+}
+
 // Planned is one change a dry run found.
 type Planned struct {
-	Action string `json:"action"` // "new", "update", "delete"
+	Action string `json:"action"` // "new", "update", "delete", "link"
 	URL    string `json:"url,omitempty"`
 	Path   string `json:"path"`
 }
@@ -200,6 +257,14 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 		e.sum.Duration = time.Since(start)
 		e.sum.Seconds = e.sum.Duration.Seconds()
 	}()
+	switch opts.Symlinks {
+	case "":
+		opts.Symlinks = SymlinksKeep
+		e.opts.Symlinks = SymlinksKeep
+	case SymlinksKeep, SymlinksFollow, SymlinksSkip:
+	default:
+		return &e.sum, fmt.Errorf("mirror: symlinks %q: want keep, follow or skip: %w", opts.Symlinks, schemes.ErrUsage)
+	}
 	filt, err := compileFilters(opts.Filters)
 	if err != nil {
 		return &e.sum, err
@@ -249,6 +314,10 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 	// The starting job is queued before any worker runs: a worker that
 	// found the queue empty with nothing pending would take the mirror for done.
 	rootJob := job{Op: e.site.rootOp(resp), URL: e.site.rootURL, Path: e.site.rootPath, Sel: e.site.selector, Host: e.site.host, Port: e.site.port, Size: -1, Root: true}
+	if rootJob.Op == opList && e.opts.Symlinks == SymlinksFollow {
+		rootJob.Remote = remotePath(rawURL)
+		e.rootRemote = rootJob.Remote
+	}
 	wctx, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
 	if e.shared != nil {
@@ -308,10 +377,14 @@ type engine struct {
 	// worker of a shared crawl.
 	tmpDir string
 
-	robots   []string
-	filt     filters
-	limiter  *rate.Limiter // the run's byte budget, nil for none
-	rootResp atomic.Pointer[fetch.Response]
+	robots []string
+	filt   filters
+	// rootRemote is the starting directory's remote path, with
+	// --symlinks follow (links leading out of it are not followed with
+	// --no-parent).
+	rootRemote string
+	limiter    *rate.Limiter // the run's byte budget, nil for none
+	rootResp   atomic.Pointer[fetch.Response]
 
 	mu        sync.Mutex // guards sum, visited, dirs, workers, listFailed
 	sum       Summary
@@ -334,7 +407,7 @@ func (e *engine) open() error {
 	e.visited = map[uint64]struct{}{}
 	e.dirs = map[string]struct{}{}
 	e.workers = make([]string, e.opts.Jobs)
-	e.sum.Refusals, e.sum.Failures = []Refusal{}, []Failure{}
+	e.sum.Refusals, e.sum.Failures, e.sum.UnparsedLines = []Refusal{}, []Failure{}, []UnparsedLine{}
 
 	spill := ""
 	e.tmpDir = stateDir + "/tmp"
@@ -543,6 +616,8 @@ func (e *engine) do(ctx context.Context, j job) {
 		e.menu(ctx, j, pre)
 	case opPage:
 		e.page(ctx, j, pre)
+	case opFollow:
+		e.follow(ctx, j)
 	default:
 		e.file(ctx, j, pre)
 	}

@@ -111,7 +111,7 @@ func TestFTPTreeMirrorsByteExactSegmentBySegment(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, got[k], v)
 		}
 	}
-	if sum.New != 8 || sum.Links != 1 || sum.Failed != 0 || sum.Refused != 0 || sum.Transfers != 8 {
+	if sum.New != 8 || sum.Links != 0 || sum.LinksSkipped != 1 || sum.Failed != 0 || sum.Refused != 0 || sum.Transfers != 8 {
 		t.Errorf("summary %+v", sum)
 	}
 	if m.metaAsked != 0 {
@@ -163,8 +163,9 @@ func TestHostileListingRefusedNothingOutside(t *testing.T) {
 	if got := keys(tree(t, dir)); strings.Join(got, "|") != "ok" {
 		t.Errorf("tree = %q, want only ok", got)
 	}
-	if sum.Links != 2 {
-		t.Errorf("links recorded = %d, want 2", sum.Links)
+	if sum.Links != 0 || sum.LinksSkipped != 2 {
+		// Both targets leave DIR: neither is made.
+		t.Errorf("links made %d, skipped %d, want 0 and 2", sum.Links, sum.LinksSkipped)
 	}
 	ents, _ := os.ReadDir(outer)
 	if len(ents) != 1 {
@@ -278,7 +279,7 @@ func TestDeleteKeepsFilesOfAFailedListing(t *testing.T) {
 	delete(m.nodes, "pub/deep/er")
 	delete(m.nodes, "pub/deep/er/c")
 	m.nodes["pub/deep"].dir = false
-	m.nodes["pub/deep"].target = "x" // now a symlink: recorded, not followed
+	m.nodes["pub/deep"].target = "x" // now a symlink, where a directory was
 	sum, _ := Run(context.Background(), c, "x-ftp://127.0.0.1/", dir, Options{Delete: true})
 	got := tree(t, dir)
 	if got["pub/deep/er/c"] != "" {

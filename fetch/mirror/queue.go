@@ -29,6 +29,14 @@ type job struct {
 	Plus string `json:"plus,omitempty"`
 	// Root marks the starting job, whose response Run has fetched already.
 	Root bool `json:"r,omitempty"`
+	// Anc holds, for a listing, the hashes of its ancestors' listings
+	// (listingHash), to see a directory that repeats one.
+	Anc []uint64 `json:"a,omitempty"`
+	// Remote is, with --symlinks follow, the remote directory a listing
+	// (or a followed link) resolves to, lexically; Real holds the hashes
+	// of its ancestors' Remote, so that no directory is listed below itself.
+	Remote string   `json:"rp,omitempty"`
+	Real   []uint64 `json:"ra,omitempty"`
 	// sharedSum is the sha256 a shared crawl recorded for Path (not
 	// carried: looked up by the worker that takes the job).
 	sharedSum string
@@ -39,6 +47,9 @@ const (
 	opMenu = 'M' // a Gopher menu
 	opPage = 'P' // an HTTP link: a page to read for links, or a file
 	opFile = 'F' // a file
+	// opFollow is a symlink to follow (--symlinks follow): a file or a
+	// directory, as its fetch answers.
+	opFollow = 'K'
 )
 
 // memJobs bounds the jobs held in memory; the rest wait in a spill file, so

@@ -100,7 +100,7 @@ type wireJob struct {
 
 // rawFields are the job's strings that hold remote names as bytes.
 func rawFields(j *job) map[string]*string {
-	return map[string]*string{"u": &j.URL, "p": &j.Path, "f": &j.From, "n": &j.Name, "sel": &j.Sel, "h": &j.Host}
+	return map[string]*string{"u": &j.URL, "p": &j.Path, "f": &j.From, "n": &j.Name, "sel": &j.Sel, "h": &j.Host, "rp": &j.Remote}
 }
 
 func encodeJob(j job) []byte {

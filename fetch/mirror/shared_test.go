@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"reflect"
 	"testing"
 	"time"
 )
@@ -14,7 +15,7 @@ func TestEncodeJobKeepsBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != j {
+	if !reflect.DeepEqual(got, j) {
 		t.Errorf("decoded %+v, want %+v", got, j)
 	}
 	plain := job{Op: opList, URL: "gopher://h/1/", Path: "utf8-é"}

@@ -50,7 +50,10 @@ type record struct {
 	ListModified time.Time `json:"list_modified,omitzero"`
 	ListPrec     string    `json:"list_precision,omitempty"`
 	Target       string    `json:"target,omitempty"`
-	HTML         bool      `json:"html,omitempty"`
+	// Created marks a link the mirror made (--symlinks keep), Target
+	// being what it points to: only such a link is replaced or removed.
+	Created bool `json:"created,omitempty"`
+	HTML    bool `json:"html,omitempty"`
 	// Partial marks a file whose bytes so far wait in .gofer/tmp/Tmp; only
 	// such a file is ever resumed.
 	Partial bool   `json:"partial,omitempty"`

@@ -19,7 +19,8 @@ import (
 // Every local write goes through e.root, an os.Root on DIR: a name or a
 // symlink already in DIR that points elsewhere cannot carry a write out.
 // On top of that the mirror never writes through a symlink at all: one met
-// on the way to a file is replaced by a real directory.
+// on the way to a file is replaced by a real directory, and one it makes
+// (--symlinks keep) is renamed into place, replacing a link, not its target.
 
 // tmpName is the temporary name of a local path, derived from the path so
 // that the next run finds a partial file again.
@@ -82,10 +83,13 @@ func (e *engine) ensureDir(dir string) error {
 		case fi.IsDir():
 			continue
 		case fi.Mode()&fs.ModeSymlink != 0:
-			// Never written through: a symlink in DIR did not come from
-			// this mirror (it creates none).
+			// Never written through, whether it came from elsewhere or
+			// is a link this mirror made (the remote made it a directory).
 			if err := e.root.Remove(p); err != nil {
 				return err
+			}
+			if rec, ok := e.st.getFile(p); ok && rec.Kind == kindLink {
+				e.st.delFile(p)
 			}
 		default:
 			// A file where a directory must go: replace it only if it is a
