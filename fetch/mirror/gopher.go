@@ -105,7 +105,7 @@ func (e *engine) menuItem(j job, key string, ent schemes.Entry, deeper bool, mod
 		return ""
 	}
 	if menu {
-		p, err := gopherPath(ent.Selector)
+		p, err := gopherPath(e.c.DecodeName(ent.Selector))
 		if err != nil {
 			e.refuse(ent.Selector, ent.URL, err)
 			return ""
@@ -119,7 +119,7 @@ func (e *engine) menuItem(j job, key string, ent schemes.Entry, deeper bool, mod
 		}
 		return join(p, indexFile)
 	}
-	p, err := gopherItemPath(ent.Selector)
+	p, err := gopherItemPath(e.c.DecodeName(ent.Selector))
 	if err != nil {
 		e.refuse(ent.Selector, ent.URL, err)
 		return ""
