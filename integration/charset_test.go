@@ -323,3 +323,42 @@ func TestCharsetUnknownExit2(t *testing.T) {
 		t.Error("a connection was made")
 	}
 }
+
+// TestCharsetMirrorTypedStart: a starting URL typed in UTF-8 mirrors the
+// Latin-1 named directory, and the local tree names it in UTF-8 only (a
+// Gopher menu's path comes from its selector, read in the charset).
+func TestCharsetMirrorTypedStart(t *testing.T) {
+	itest.Require(t, ftpServer)
+	itest.Require(t, itest.GopherPlusHost+":70")
+	body := string(archiveFile(t, "names/latin1-\xe9-dir/file.txt"))
+	for _, c := range []struct{ url, file, menu string }{
+		{"ftp://" + itest.FTPHost + "/archive/names/latin1-é-dir/", "file.txt", ""},
+		{"gopher://" + itest.GopherPlusHost + "/1/archive/names/latin1-é-dir", "archive/names/latin1-é-dir/file.txt",
+			"archive/names/latin1-é-dir/gophermap"},
+	} {
+		dir := t.TempDir()
+		if code, _, errOut := runCLI(t, dir, nil, "mirror", "-q", "--remote-charset", "latin1", c.url, dir); code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.url, code, errOut)
+		}
+		var files []string
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if d != nil && d.IsDir() && d.Name() == ".gofer" {
+				return filepath.SkipDir
+			}
+			if rel, _ := filepath.Rel(dir, p); err == nil && !d.IsDir() && d.Name() != "gophermap.html" {
+				files = append(files, filepath.ToSlash(rel))
+			}
+			return nil
+		})
+		want := []string{c.file}
+		if c.menu != "" {
+			want = []string{c.file, c.menu} // WalkDir's lexical order
+		}
+		if strings.Join(files, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: files %q, want %q", c.url, files, want)
+		}
+		if got, err := os.ReadFile(filepath.Join(dir, c.file)); err != nil || string(got) != body {
+			t.Errorf("%s: %s holds %q, %v", c.url, c.file, got, err)
+		}
+	}
+}
