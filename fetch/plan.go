@@ -38,10 +38,12 @@ func (c *Client) Plan(r *Request) (*Plan, error) {
 	}
 	g := c.guardFor(func(s string) { p.Warnings = append(p.Warnings, s) })
 	if _, ok := c.fetchers[u.Scheme].(schemes.Planner); !ok {
-		// The guard and the charset still refuse what they would refuse.
-		if wire, err := c.charset.toRemote(u); err != nil {
-			return fail(err)
-		} else if err := g.Check(wire); err != nil {
+		// The charset and the guard still refuse what they would refuse.
+		wire, err := c.charset.toRemote(u)
+		if err == nil {
+			err = g.Check(wire)
+		}
+		if err != nil {
 			return fail(err)
 		}
 		return p, nil
