@@ -60,6 +60,13 @@ type Options struct {
 	Proxy string
 	// NNTPServer is "host[:port]" for news: URLs; "" means $NNTPSERVER.
 	NNTPServer string
+	// RemoteCharset is the charset the servers spell names in ("latin1",
+	// "cp437", "shift_jis", ...; see CheckCharset); "" keeps names as
+	// bytes. Listing entries' Name and a response's Name are read in it,
+	// and a URL's names that are UTF-8 text are written in it on the wire;
+	// entry URLs keep the server's bytes. An unknown charset fails every
+	// Do and Plan with an error of kind schemes.ErrUsage.
+	RemoteCharset string
 	// From is the sender of mailto messages; "" means $EMAIL.
 	From string
 	// SMTPServer is "host[:port]" that mailto messages go through; ""
@@ -136,6 +143,11 @@ type Client struct {
 
 	email func() string
 	netrc func() (*netrcFile, error)
+
+	// charset converts names (Options.RemoteCharset); nil keeps bytes.
+	// charsetErr is its lookup's failure, which every call reports.
+	charset    *remoteCharset
+	charsetErr error
 }
 
 // NewClient returns a Client with every shipped scheme registered.
@@ -154,6 +166,7 @@ func newClient(opts Options) *Client {
 	}
 	c.email = sync.OnceValue(func() string { return anonymousEmail(opts.Email) })
 	c.netrc = sync.OnceValues(func() (*netrcFile, error) { return loadNetrc(opts.Netrc) })
+	c.charset, c.charsetErr = newRemoteCharset(opts.RemoteCharset)
 	return c
 }
 
@@ -180,6 +193,9 @@ func (c *Client) Get(ctx context.Context, rawURL string) (*Response, error) {
 // *schemes.ParseError.
 func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 	u, err := r.parse()
+	if err == nil {
+		err = c.charsetErr
+	}
 	if err != nil {
 		return nil, &Error{Op: "get", URL: security.RedactURL(r.URL), Err: err}
 	}
@@ -210,16 +226,11 @@ func ParseURL(raw string) (*schemes.URL, error) {
 	return u, nil
 }
 
-// fetchOne guards u with g and fetches it with its scheme's fetcher.
+// fetchOne guards u with g and fetches it with its scheme's fetcher. With
+// a remote charset, the fetcher sees u's names in it (the guard checks
+// what is sent) and the response's names come back read in it.
 func (c *Client) fetchOne(ctx context.Context, r *Request, u *schemes.URL, g *security.Guard) (*Response, error) {
-	if err := g.Check(u); err != nil {
-		return nil, err
-	}
-	f, ok := c.fetchers[u.Scheme]
-	if !ok {
-		return nil, schemes.Errorf(schemes.ErrUnsupportedScheme, "unsupported scheme %q", u.Scheme)
-	}
-	req, err := c.schemeRequest(r, u, g)
+	req, f, err := c.prepare(r, u, g)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +240,37 @@ func (c *Client) fetchOne(ctx context.Context, r *Request, u *schemes.URL, g *se
 		// that breaks it must not make callers dereference nil.
 		return nil, fmt.Errorf("%s fetcher returned neither a response nor an error", u.Scheme)
 	}
-	return resp, err
+	if err != nil {
+		return nil, err
+	}
+	return c.charset.fromRemote(resp), nil
+}
+
+// prepare converts u's names to the remote charset, guards the result
+// with g, and builds the request its scheme's fetcher gets.
+func (c *Client) prepare(r *Request, u *schemes.URL, g *security.Guard) (*schemes.Request, schemes.Fetcher, error) {
+	u, err := c.charset.toRemote(u)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := g.Check(u); err != nil {
+		return nil, nil, err
+	}
+	f, ok := c.fetchers[u.Scheme]
+	if !ok {
+		return nil, nil, schemes.Errorf(schemes.ErrUnsupportedScheme, "unsupported scheme %q", u.Scheme)
+	}
+	req, err := c.schemeRequest(r, u, g)
+	if err != nil {
+		return nil, nil, err
+	}
+	if c.charset != nil && u.Gopher != nil && req.HasQuery {
+		// A search is text typed here, sent beside the selector.
+		if req.Query, err = c.charset.encodePart("", req.Query); err != nil {
+			return nil, nil, err
+		}
+	}
+	return req, f, nil
 }
 
 // guardFor returns the guard of one Do or Plan call. It sends each distinct

@@ -71,8 +71,11 @@
 //  1. ParseURL (schemes.Parse) turns the string into a *schemes.URL, once:
 //     the generic parts, decoded per part, and the scheme's typed view. A
 //     caller that parsed it already passes it as Request.Parsed.
-//  2. Client.Do applies the guard: a refused port or an injected line ends
-//     the request here, before any dial.
+//  2. With Options.RemoteCharset, the URL's names that are UTF-8 text (FTP
+//     segments, Gopher selector, news group) are written in that charset
+//     (charset.go). Client.Do then applies the guard to what will be sent:
+//     a refused port or an injected line ends the request here, before any
+//     dial.
 //  3. The registry names the scheme's Fetcher; the Client builds its
 //     schemes.Request (the URL plus limits, login sources, the Dialer for
 //     the scheme's proxy) and calls Fetch.
@@ -81,6 +84,8 @@
 //     returns a Response whose Body or Listing streams from the socket.
 //  5. A redirect (KindRedirect) goes back to step 2 for its target; a body
 //     is bounded by Options.MaxBytes; every Response gets a Body.
+//     With Options.RemoteCharset, a listing's names and the Response's
+//     Name come back read in it; entry URLs keep the server's bytes.
 //  6. The caller (cmd/gofer prints it, fetch/mirror writes it to disk, a
 //     program reads it) consumes the Response and closes it.
 package fetch

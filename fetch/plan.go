@@ -33,18 +33,27 @@ func (c *Client) Plan(r *Request) (*Plan, error) {
 		return nil, &Error{Op: "parse", URL: u.Redacted(), Err: err, secrets: []string{u.Password}}
 	}
 	p := &Plan{URL: u, Requests: []string{}, Notes: map[string]string{}, Warnings: []string{}}
-	g := c.guardFor(func(s string) { p.Warnings = append(p.Warnings, s) })
-	if err := g.Check(u); err != nil {
-		return fail(err)
+	if c.charsetErr != nil {
+		return fail(c.charsetErr)
 	}
-	pl, ok := c.fetchers[u.Scheme].(schemes.Planner)
-	if !ok {
+	g := c.guardFor(func(s string) { p.Warnings = append(p.Warnings, s) })
+	if _, ok := c.fetchers[u.Scheme].(schemes.Planner); !ok {
+		// The charset and the guard still refuse what they would refuse.
+		wire, err := c.charset.toRemote(u)
+		if err == nil {
+			err = g.Check(wire)
+		}
+		if err != nil {
+			return fail(err)
+		}
 		return p, nil
 	}
-	req, err := c.schemeRequest(r, u, g)
+	// The request lines are those of the URL with its names as sent.
+	req, f, err := c.prepare(r, u, g)
 	if err != nil {
 		return fail(err)
 	}
+	pl := f.(schemes.Planner)
 	sp, err := pl.Plan(req)
 	if err != nil {
 		return fail(err)

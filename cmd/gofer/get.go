@@ -110,7 +110,11 @@ func (c *cli) getOne(ctx context.Context, client *fetch.Client, raw string, hasQ
 	if c.remoteName {
 		// The local name is checked before anything is sent: a name the
 		// safe-name rule refuses never reaches the disk or the wire.
-		name := u.LocalName()
+		wire, err := client.RemoteURL(u)
+		if err != nil {
+			return err
+		}
+		name := client.DecodeName(wire.LocalName())
 		if err := security.SafeName(name); err != nil {
 			return fmt.Errorf("-O: %w", err)
 		}

@@ -39,6 +39,7 @@ type cli struct {
 	query        string
 	forms        []string
 	nntpServer   string
+	charset      string
 	allowPorts   []int
 	maxSize      string
 	ftpSSL       bool
@@ -89,6 +90,13 @@ refused, 6 authentication failed, 7 timed out, 8 transfer interrupted.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &usageError{msg: err.Error()}
 	})
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		// Checked before any command opens a file or a connection.
+		if err := fetch.CheckCharset(c.charset); err != nil {
+			return &usageError{msg: "--remote-charset: " + err.Error()}
+		}
+		return nil
+	}
 	pf := root.PersistentFlags()
 	pf.StringVarP(&c.output, "output", "o", "", "write the body to `FILE` (\"-\" for stdout)")
 	pf.BoolVarP(&c.remoteName, "remote-name", "O", false, "write the body to a local file named like the remote one")
@@ -104,6 +112,7 @@ refused, 6 authentication failed, 7 timed out, 8 transfer interrupted.`,
 	pf.StringVar(&c.query, "query", "", "search `TEXT` for gopher type 7 and wais")
 	pf.StringArrayVar(&c.forms, "form", nil, "answer a Gopher+ +ASK question: `NAME=VALUE` (NAME: question text or position)")
 	pf.StringVar(&c.nntpServer, "nntp-server", "", "NNTP server `HOST[:PORT]` for news: URLs (default $NNTPSERVER)")
+	pf.StringVar(&c.charset, "remote-charset", "", "read and write remote names in `CHARSET` (latin1, cp1252, cp437, cp850, koi8-r, gbk, big5, euc-jp, shift_jis, euc-kr); default: names are bytes")
 	pf.IntSliceVar(&c.allowPorts, "allow-port", nil, "lift the guard's port refusal for `PORT`")
 	pf.StringVar(&c.maxSize, "max-size", "", "stop a transfer past `BYTES` (suffixes K, M, G)")
 	pf.BoolVar(&c.ftpSSL, "ftp-ssl", false, "require explicit TLS (FTP AUTH TLS, NNTP STARTTLS)")
@@ -141,17 +150,18 @@ func (c *cli) session(cmd *cobra.Command) (context.Context, *fetch.Client, func(
 // client builds the fetch.Client the flags describe.
 func (c *cli) client() (*fetch.Client, error) {
 	opts := fetch.Options{
-		Warn:        c.warnf,
-		AllowPorts:  c.allowPorts,
-		Email:       c.email,
-		IdleTimeout: c.idleTimeout,
-		NNTPServer:  c.nntpServer,
-		RequireTLS:  c.ftpSSL,
-		AutoLogin:   c.autoLogin,
-		Linger:      c.linger,
-		From:        c.from,
-		SMTPServer:  c.smtpServer,
-		SMTPUser:    c.smtpUser,
+		Warn:          c.warnf,
+		AllowPorts:    c.allowPorts,
+		Email:         c.email,
+		IdleTimeout:   c.idleTimeout,
+		NNTPServer:    c.nntpServer,
+		RemoteCharset: c.charset,
+		RequireTLS:    c.ftpSSL,
+		AutoLogin:     c.autoLogin,
+		Linger:        c.linger,
+		From:          c.from,
+		SMTPServer:    c.smtpServer,
+		SMTPUser:      c.smtpUser,
 	}
 	if c.timeout > 0 {
 		opts.ConnectTimeout = c.timeout

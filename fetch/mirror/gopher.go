@@ -114,7 +114,7 @@ func (e *engine) menuItem(j job, key string, ent schemes.Entry, deeper bool, mod
 		return ""
 	}
 	if menu {
-		p, err := gopherPath(ent.Selector)
+		p, err := gopherPath(e.c.DecodeName(ent.Selector))
 		if err != nil {
 			e.refuse(ent.Selector, ent.URL, err)
 			return ""
@@ -128,7 +128,7 @@ func (e *engine) menuItem(j job, key string, ent schemes.Entry, deeper bool, mod
 		}
 		return join(p, indexFile)
 	}
-	p, err := gopherItemPath(ent.Selector)
+	p, err := gopherItemPath(e.c.DecodeName(ent.Selector))
 	if err != nil {
 		e.refuse(ent.Selector, ent.URL, err)
 		return ""

@@ -302,7 +302,7 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 		return &e.sum, err
 	}
 	resp.Body = e.throttle(ctx, resp.Body)
-	if err := e.site.init(rawURL, u, resp); err != nil {
+	if err := e.site.init(rawURL, u, resp, c.DecodeName); err != nil {
 		resp.Close()
 		return &e.sum, err
 	}

@@ -37,8 +37,9 @@ type site struct {
 // init sets the scope from the starting URL (rawURL, parsed as start) and
 // its response. The fetcher's parsed URL is preferred (it is the one after
 // redirects and it carries the scheme's view even for an x- scheme a
-// library user registered).
-func (s *site) init(rawURL string, start *schemes.URL, resp *fetch.Response) error {
+// library user registered). decode reads a selector as the client's
+// remote charset does (fetch.Client.DecodeName), for the local path.
+func (s *site) init(rawURL string, start *schemes.URL, resp *fetch.Response, decode func(string) string) error {
 	u := resp.URL
 	if u == nil || (u.FTP == nil && u.Gopher == nil && u.HTTP == nil && u.File == nil) {
 		if u == nil || start.FTP != nil || start.Gopher != nil || start.HTTP != nil || start.File != nil {
@@ -54,7 +55,7 @@ func (s *site) init(rawURL string, start *schemes.URL, resp *fetch.Response) err
 		s.mode = modeGopher
 		s.selector = u.Gopher.Selector
 		if resp.Kind == schemes.KindListing {
-			p, err := gopherPath(s.selector)
+			p, err := gopherPath(decode(s.selector))
 			if err != nil {
 				return fmt.Errorf("starting selector %q: %w", s.selector, err)
 			}
