@@ -34,7 +34,9 @@ type FTPServer struct {
 	// Root is the local directory the server shows as "/" (its anonymous
 	// root): archive/ and scratch/ are under it, and links/ where Links.
 	Root string
-	// Log is its log file in LogDir ("" if none records commands).
+	// Log is its log file in LogDir: every command (vsftpd, ProFTPD,
+	// pyftpdlib, Twisted), transfers only (Pure-FTPd), or "" (inetutils
+	// ftpd logs to syslog only).
 	Log string
 
 	MLSD bool // MLSD and MLST (exact times, facts)
@@ -79,7 +81,7 @@ func FTPServers() []FTPServer {
 		{Name: "pure-ftpd", Software: "Pure-FTPd 1.0.50", Host: PureFTPdHost, Root: more, Log: "pure-ftpd.log",
 			MLSD: true, MDTM: true, FEAT: true, EPSV: true, TLS: true, CertFile: cert, Rest: true, ASCIIRest: true, ASCIIEveryLF: true, Links: true,
 			Symlinks: "LIST shows every link as an `l` entry with its target; MLSD as type=OS.unix=slink:TARGET; chrooted, so abs-out dangles"},
-		{Name: "inetutils-ftpd", Software: "inetutils ftpd 2.4", Host: BSDFTPdHost, Root: more, Log: "bsd-ftpd.out",
+		{Name: "inetutils-ftpd", Software: "inetutils ftpd 2.4", Host: BSDFTPdHost, Root: more,
 			MDTM: true, FEAT: true, EPSV: true, Rest: true, ASCIIRest: true, ASCIIEveryLF: true, Links: true,
 			Symlinks: "LIST (ls -l) shows every link as an `l` entry with its target; chrooted"},
 		{Name: "pyftpdlib", Software: "pyftpdlib 1.5.7", Host: PyftpdlibHost, Root: more, Log: "pyftpdlib.out",

@@ -187,9 +187,8 @@ up_ftpmore() {
 	start proftpd env LD_LIBRARY_PATH="$lib" "$root/usr/sbin/proftpd" -n -c "$STATE/etc/proftpd.conf"
 	start proftpd-limited env LD_LIBRARY_PATH="$lib" "$root/usr/sbin/proftpd" -n -c "$STATE/etc/proftpd-limited.conf"
 
-	# Pure-FTPd: anonymous only, no uploads, TLS offered; it logs to
-	# syslog only, so socat -v in front would change what a client sees:
-	# its transfers go to an altlog instead.
+	# Pure-FTPd: anonymous only, no uploads, TLS offered. Its commands go
+	# to syslog only (there is none); its transfers go to an altlog.
 	local pure=("$root/usr/sbin/pure-ftpd" -e -i -4 -H -A -f none -Y 1
 		-2 "$STATE/tls/ftpmore-cert.pem,$STATE/tls/ftpmore-key.pem")
 	fresh_logs pure-ftpd pure-ftpd.log
@@ -199,9 +198,10 @@ up_ftpmore() {
 	start pure-ftpd-limited "${FTP_HOME[@]}" "${pure[@]}" -S "$PUREFTPD_LIMITED_ADDR,21" -p 51000:51999 -C 2 \
 		-O "clf:$STATE/log/pure-ftpd-limited.log"
 
-	# inetutils ftpd, inetd-style: one process per connection. socat -v
-	# copies the control conversation into the log.
-	start bsd-ftpd "${FTP_HOME[@]}" socat -v TCP-LISTEN:21,bind="$BSDFTPD_ADDR",reuseaddr,fork \
+	# inetutils ftpd, inetd-style: one process per connection, on the
+	# socket itself (nofork), which it needs for its PASV address. It logs
+	# to syslog only, and there is none: log/bsd-ftpd.out has socat's errors.
+	start bsd-ftpd "${FTP_HOME[@]}" socat TCP-LISTEN:21,bind="$BSDFTPD_ADDR",reuseaddr,fork \
 		EXEC:"$root/usr/sbin/ftpd -A -q",nofork
 
 	start pyftpdlib /usr/bin/python3 -m pyftpdlib -i "$PYFTPDLIB_ADDR" -p 21 -d "$STATE/srv/ftpmore" \
