@@ -80,7 +80,28 @@ func readManifest(path string) (map[string]string, error) {
 // Symlinks and other non-regular files count as extra.
 func DiffTree(t testing.TB, dir string, skip ...string) []string {
 	t.Helper()
-	want := Manifest(t)
+	return diffTree(t, dir, Manifest(t), skip)
+}
+
+// DiffSubtree is DiffTree for a mirror of one archive directory: dir is
+// compared with the manifest's files under prefix (e.g. "tree/d00/"),
+// named relative to it.
+func DiffSubtree(t testing.TB, dir, prefix string, skip ...string) []string {
+	t.Helper()
+	want := map[string]string{}
+	for p, sum := range Manifest(t) {
+		if rel, ok := strings.CutPrefix(p, prefix); ok {
+			want[rel] = sum
+		}
+	}
+	if len(want) == 0 {
+		t.Fatalf("DiffSubtree: no archive file under %q", prefix)
+	}
+	return diffTree(t, dir, want, skip)
+}
+
+func diffTree(t testing.TB, dir string, want map[string]string, skip []string) []string {
+	t.Helper()
 	skipped := map[string]bool{}
 	for _, s := range skip {
 		skipped[filepath.ToSlash(filepath.Clean(s))] = true

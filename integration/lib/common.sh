@@ -4,7 +4,7 @@
 
 STATE=${GOFER_IT_STATE:-/tmp/gofer-it}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-ALL_SERVICES=(ftp gopher news telnet http proxy wais prospero smtp nats)
+ALL_SERVICES=(ftp gopher news telnet http proxy wais prospero smtp nats ftpmore)
 
 # Addresses: the same facts as integration/itest/itest.go.
 FTP_ADDR=127.0.0.21
@@ -31,6 +31,14 @@ NEWS_USER=reader
 NEWS_PASSWORD=reader-secret
 NATS_ADDR=127.0.0.42
 NATS_PORT=4222
+# ftpmore: more FTP servers, port 21 each, the same tree (lib/ftpmore.sh).
+PROFTPD_ADDR=127.0.0.31
+PUREFTPD_ADDR=127.0.0.32
+BSDFTPD_ADDR=127.0.0.33
+PYFTPDLIB_ADDR=127.0.0.34
+TWISTEDFTP_ADDR=127.0.0.35
+PROFTPD_LIMITED_ADDR=127.0.0.36
+PUREFTPD_LIMITED_ADDR=127.0.0.37
 
 say() { printf '%s\n' "gofer-it: $*" >&2; }
 die() { say "error: $*"; exit 1; }
