@@ -130,7 +130,12 @@ func treeFiles(t *testing.T, dir string) []string {
 			return filepath.SkipDir
 		}
 		if d.Type()&os.ModeSymlink != 0 {
-			t.Errorf("symlink created: %s", rel)
+			// Links are made only relative, and only where they stay in DIR.
+			target, _ := os.Readlink(p)
+			to := filepath.Clean(filepath.Join(filepath.Dir(p), target))
+			if filepath.IsAbs(target) || (to != dir && !strings.HasPrefix(to, dir+string(filepath.Separator))) {
+				t.Errorf("symlink leaving DIR created: %s -> %s", rel, target)
+			}
 		}
 		if !d.IsDir() {
 			out = append(out, filepath.ToSlash(rel))
@@ -161,11 +166,16 @@ func TestMirrorHostileFTPListing(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.Join(treeFiles(t, dir), "|")
-	if got != "ok.txt|sub/inner.txt" {
+	if got != "ok.txt|sub/inner.txt|sub/loop" {
 		t.Errorf("tree %q", got)
 	}
 	outsideUntouched(t, outer)
-	if sum.Links != 3 || sum.New != 2 {
+	// loop -> .. stays inside DIR and is made (--symlinks keep); the links
+	// to /etc/passwd and above DIR are skipped.
+	if target, err := os.Readlink(filepath.Join(dir, "sub", "loop")); err != nil || target != ".." {
+		t.Errorf("sub/loop -> %q, %v; want ..", target, err)
+	}
+	if sum.Links != 1 || sum.LinksSkipped != 2 || sum.New != 2 {
 		t.Errorf("summary %+v", sum)
 	}
 	// The NUL name may already be refused by the listing parser; every
