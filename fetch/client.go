@@ -9,6 +9,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -476,4 +477,23 @@ func (c *Client) Schemes() []string {
 	}
 	slices.Sort(list)
 	return list
+}
+
+// ConnLimit is how many connections at once the server at host and port
+// was found to allow, for a scheme whose fetcher learns it
+// (schemes.ConnLimiter, FTP's); 0 when none was learned.
+func (c *Client) ConnLimit(scheme, host string, port int) int {
+	if l, ok := c.fetchers[strings.ToLower(scheme)].(schemes.ConnLimiter); ok {
+		return l.ConnLimit(host, port)
+	}
+	return 0
+}
+
+// SetConnLimit keeps the scheme's fetcher to n connections at once to the
+// server at host and port (a limit an earlier run learned); it does
+// nothing for a fetcher that keeps no limits.
+func (c *Client) SetConnLimit(scheme, host string, port, n int) {
+	if l, ok := c.fetchers[strings.ToLower(scheme)].(schemes.ConnLimiter); ok {
+		l.SetConnLimit(host, port, n)
+	}
 }

@@ -39,7 +39,7 @@ var matrixOps = []struct{ name, doc string }{
 	{"delete", "one file removed on the server, mirror --delete: removed locally"},
 	{"symlinks", "mirror of links/ (--symlinks keep, the default): links whose target stays inside are made, relative; fails if it does not end, makes a link that leaves DIR, or loses 2.3/file.txt"},
 	{"tls", "--ftp-ssl: a binary file and a listing over AUTH TLS"},
-	{"limit", "mirror -j 4 against a server that allows 2 connections per address: the files exactly"},
+	{"limit", "mirror -j 4 against a server that allows 2 connections per address: the files exactly, the limit learned (host_connections), and a rerun that starts within it"},
 }
 
 type cellState int
@@ -491,6 +491,8 @@ type mirrorSummary struct {
 	Links     int `json:"links"`
 	Failed    int `json:"failed"`
 	Retries   int `json:"retries"`
+	// HostConnections is the connection limit the mirror learned.
+	HostConnections int `json:"host_connections"`
 }
 
 // runMirror runs gofer mirror --json; ok false with a reason when it did
@@ -742,8 +744,16 @@ func (r *matrixRun) limit(t *testing.T) cell {
 	if diffs := itest.DiffSubtree(t, dir, prefix, ".gofer"); len(diffs) > 0 {
 		return fail("%d differences: %s", len(diffs), strings.Join(diffs[:min(3, len(diffs))], "; "))
 	}
-	if sum.Retries > 0 {
-		return pass("%d retries", sum.Retries)
+	if sum.HostConnections != r.s.LimitPerHost {
+		return fail("the summary says the server allows %d connections, want %d", sum.HostConnections, r.s.LimitPerHost)
 	}
-	return pass("")
+	// The next run starts within the limit the state kept.
+	again, why := runMirror(t, mirrorLimit, "-j", "4", r.url("archive/"+prefix), dir)
+	if why != "" {
+		return fail("rerun: %s", why)
+	}
+	if again.HostConnections != r.s.LimitPerHost || again.Transfers != 0 {
+		return fail("rerun: limit %d, %d transfers; want %d and 0", again.HostConnections, again.Transfers, r.s.LimitPerHost)
+	}
+	return pass("learned %d connections; %d retries", sum.HostConnections, sum.Retries)
 }

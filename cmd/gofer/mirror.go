@@ -253,6 +253,9 @@ func (c *cli) writeSummary(sum *mirror.Summary) error {
 	if sum.Retries > 0 {
 		fmt.Fprintf(w, "tried again after transient failures: %d times\n", sum.Retries)
 	}
+	if sum.HostConnections > 0 {
+		fmt.Fprintf(w, "the server allows %d connections at once (it refused more); the next run starts with that many\n", sum.HostConnections)
+	}
 	if sum.Changed > 0 || sum.Unstable > 0 {
 		fmt.Fprintf(w, "changed during their transfer: %d fetched again, %d unstable (not installed)\n", sum.Changed, sum.Unstable)
 	}

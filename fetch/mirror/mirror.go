@@ -185,13 +185,16 @@ type Summary struct {
 	// Retries counts tries again after transient failures; Changed the
 	// files fetched again because they changed during their transfer,
 	// Unstable those that changed every time (failures, never installed).
-	Retries  int64         `json:"retries"`
-	Changed  int64         `json:"changed"`
-	Unstable int64         `json:"unstable"`
-	Duration time.Duration `json:"-"`
-	Seconds  float64       `json:"duration"` // Duration in seconds
-	Refusals []Refusal     `json:"refusals"`
-	Failures []Failure     `json:"failures"`
+	Retries  int64 `json:"retries"`
+	Changed  int64 `json:"changed"`
+	Unstable int64 `json:"unstable"`
+	// HostConnections is how many connections at once the server was
+	// found to allow (it refused more), 0 when it refused none.
+	HostConnections int           `json:"host_connections,omitempty"`
+	Duration        time.Duration `json:"-"`
+	Seconds         float64       `json:"duration"` // Duration in seconds
+	Refusals        []Refusal     `json:"refusals"`
+	Failures        []Failure     `json:"failures"`
 	// Planned lists, in a dry run, what a real run would fetch or delete
 	// (at most maxPlanned items; Options.Log receives every one).
 	Planned []Planned `json:"planned,omitempty"`
@@ -296,6 +299,8 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 		e.fail(rawURL, "", err)
 		return &e.sum, err
 	}
+	e.loadConnLimit(u)
+	defer e.saveConnLimit(u)
 	resp, err := c.Do(ctx, &fetch.Request{URL: rawURL, Parsed: u})
 	if err != nil {
 		e.fail(rawURL, "", err)
