@@ -131,6 +131,12 @@ type Request struct {
 	// Linger is how long a piped telnet session waits after stdin ends (0: 5 s).
 	Linger time.Duration
 
+	// RemoteCharset is the charset the server spells names in, as the user
+	// named it ("latin1", "shift_jis"); "" keeps names as bytes. The fetch
+	// package converts names itself; a fetcher only leaves out asking the
+	// server for UTF-8 names (FTP's OPTS UTF8 ON) when it names another.
+	RemoteCharset string
+
 	// Transcript receives the wire conversation (-v) with passwords as "****".
 	Transcript io.Writer
 

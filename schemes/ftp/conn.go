@@ -40,6 +40,9 @@ type poolKey struct {
 	user     string
 	password string
 	tls      tlsMode
+	// noUTF8: the names are in another charset than UTF-8
+	// (Request.RemoteCharset), so the server is not asked for UTF-8 ones.
+	noUTF8 bool
 }
 
 // server is the host and port of key.

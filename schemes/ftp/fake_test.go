@@ -58,6 +58,8 @@ type fakeFTP struct {
 	greeting string
 	// ascii makes TYPE A send LF as CR LF and refuse REST (ProFTPD).
 	ascii bool
+	// utf8 lists UTF8 in FEAT.
+	utf8 bool
 	// noFEAT answers FEAT with 500 (netkit ftpd), MDTM still works.
 	noFEAT bool
 	// epsv425 answers EPSV with 425.
@@ -302,6 +304,9 @@ func (s *fakeSession) handle(verb, arg string) bool {
 		feats := " EPSV\r\n MDTM\r\n PASV\r\n REST STREAM\r\n SIZE\r\n"
 		if f.mlst {
 			feats += " MLST type*;size*;modify*;\r\n"
+		}
+		if f.utf8 {
+			feats += " UTF8\r\n"
 		}
 		fmt.Fprintf(s.w, "211-Features:\r\n%s211 End\r\n", feats)
 		s.w.Flush()

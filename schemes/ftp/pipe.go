@@ -329,7 +329,8 @@ func (c *conn) readAhead() (time.Time, error) {
 // too, which changes nothing. The replies after the first must come, in
 // order, within a little more than twice the round trip the first took,
 // or the server is taken not to read pipelined commands (errNoPipeline).
-// A server that lists UTF8 in FEAT gets OPTS UTF8 ON after it.
+// A server that lists UTF8 in FEAT gets OPTS UTF8 ON after it, unless the
+// names are known to be in another charset (--remote-charset).
 func (c *conn) login(who login) error {
 	x := c.exchange()
 	code, msg, err := c.lockStep("USER " + who.user)
@@ -394,7 +395,7 @@ func (c *conn) login(who login) error {
 			return err
 		}
 	}
-	if utf8 {
+	if utf8 && !c.key.noUTF8 {
 		if _, _, err := c.lockStep("OPTS UTF8 ON"); err != nil {
 			return err
 		}

@@ -263,3 +263,19 @@ func TestNoCommandsBehindTransfersForSomeServers(t *testing.T) {
 		}
 	}
 }
+
+// A server that offers UTF8 is asked for UTF-8 names, unless the names are
+// known to be in another charset.
+func TestOPTSUTF8OnlyWithoutAnotherCharset(t *testing.T) {
+	for charset, want := range map[string]bool{"": true, "utf-8": true, "latin1": false} {
+		fake := newFake(t)
+		fake.utf8 = true
+		fake.addFile("/a.bin", "abc")
+		req := newReq(ftpURL(fake.port(), 0, "a.bin"))
+		req.RemoteCharset = charset
+		_, _, sent := fetchOne(t, fake, req)
+		if got := strings.Contains(strings.Join(sent, ""), "OPTS UTF8 ON\r\n"); got != want {
+			t.Errorf("charset %q: OPTS UTF8 ON sent %v, want %v", charset, got, want)
+		}
+	}
+}
