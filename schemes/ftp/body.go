@@ -181,7 +181,11 @@ func (b *body) endReply() error {
 // finish reads the server's reply to a transfer whose data reached its end.
 func (b *body) finish() error {
 	b.done = true
+	behind := b.c.sentBehind()
 	err := b.endReply()
+	if err != nil && behind {
+		b.f.distrustAhead(b.c, err)
+	}
 	b.stop()
 	if err != nil {
 		if b.c.ctrl.Cancelled() || !isReply(err) {
@@ -207,6 +211,9 @@ func (b *body) finish() error {
 // again.
 func (b *body) broken(err error) error {
 	b.done = true
+	if b.c.sentBehind() {
+		b.f.distrustAhead(b.c, err)
+	}
 	if rerr := b.end.refused(); rerr != nil {
 		// The server ended the transfer with a refusal and closed, or
 		// left open, the data connection (endWatch closed it): its word

@@ -73,6 +73,9 @@ type fakeFTP struct {
 	// failMidway answers a RETR, after the first bytes, with 550 and
 	// leaves the data connection open (Twisted).
 	failMidway bool
+	// abortIfAhead aborts a transfer (426, the data cut after half) when
+	// a command arrived with its RETR, as pyftpdlib does at an EPSV.
+	abortIfAhead bool
 	// listEnd is the text of a listing's 226 ("" for "Directory send OK.").
 	listEnd string
 
@@ -190,6 +193,8 @@ type fakeSession struct {
 	dataLn    net.Listener
 	// midway holds the data connections failMidway left open.
 	midway []net.Conn
+	// r reads the control connection.
+	r *bufio.Reader
 }
 
 func (f *fakeFTP) session(c net.Conn) {
@@ -204,6 +209,7 @@ func (f *fakeFTP) session(c net.Conn) {
 		}
 	}()
 	r := bufio.NewReader(c)
+	s.r = r
 	f.mu.Lock()
 	f.active++
 	over := (f.maxConns > 0 && f.active > f.maxConns) || f.refuseFirst > 0
@@ -396,6 +402,12 @@ func (s *fakeSession) handle(verb, arg string) bool {
 		data := content[min(rest, len(content)):]
 		if f.ascii && s.typ == "A" {
 			data = strings.ReplaceAll(data, "\n", "\r\n")
+		}
+		if f.abortIfAhead && s.r.Buffered() > 0 {
+			d.Write([]byte(data[:len(data)/2]))
+			d.Close()
+			s.reply("426 Connection closed; transfer aborted.")
+			return true
 		}
 		if f.failMidway {
 			d.Write([]byte(data[:len(data)/2]))

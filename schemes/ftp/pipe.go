@@ -285,6 +285,22 @@ func (c *conn) aheadLines() []string {
 	return []string{c.passiveLine()}
 }
 
+// sentBehind reports whether commands went out behind the transfer in
+// progress whose replies are still to come.
+func (c *conn) sentBehind() bool { return c.ahead || c.afterMDTM }
+
+// distrustAhead is called when a transfer with commands sent behind it
+// failed: a server that takes a command during a transfer for its end
+// (pyftpdlib aborts it at the next EPSV) shows it so, whatever its
+// greeting. Such a server gets nothing behind a transfer from then on; the
+// failure itself is transient, and a mirror tries the file again.
+func (f *Fetcher) distrustAhead(c *conn, err error) {
+	if errors.Is(err, schemes.ErrTooLarge) || c.ctrl.Cancelled() {
+		return // gofer's own limit or the caller's end, not the server's doing
+	}
+	f.noSendAhead(c.key)
+}
+
 // readAhead reads the replies to what was sent behind the last transfer's
 // command: the MDTM of the file (its time once the transfer was over, the
 // zero time when refused) and the passive command of the next transfer,

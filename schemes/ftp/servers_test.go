@@ -279,3 +279,41 @@ func TestOPTSUTF8OnlyWithoutAnotherCharset(t *testing.T) {
 		}
 	}
 }
+
+// A server that aborts a transfer when a command arrives during it, with a
+// greeting that does not give it away, shows it on the first transfer with
+// a command behind it: that transfer fails transiently, and the server gets
+// nothing behind a transfer from then on.
+func TestCommandsBehindTransfersStopWhereTheyBreak(t *testing.T) {
+	fake := newFake(t)
+	fake.abortIfAhead = true
+	for _, n := range []string{"a", "b", "c"} {
+		fake.addFile("/d/"+n+".bin", strings.Repeat(n, 100))
+	}
+	f := New()
+	defer f.Close()
+	fetchOneWith(t, f, newReq(ftpURL(fake.port(), 'i', "d", "a.bin")))
+	resp, err := f.Fetch(context.Background(), newReq(ftpURL(fake.port(), 'i', "d", "b.bin")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.ReadAll(resp.Body)
+	resp.Close()
+	if err == nil || !schemes.Transient(err) {
+		t.Fatalf("second transfer: %v, want a transient failure", err)
+	}
+	_, data, _ := fetchOneWith(t, f, newReq(ftpURL(fake.port(), 'i', "d", "c.bin")))
+	if string(data) != strings.Repeat("c", 100) {
+		t.Errorf("third transfer: %q", data)
+	}
+	batches := fake.sentBatches()
+	last := batches[len(batches)-1]
+	for _, b := range batches {
+		if strings.Contains(b, "RETR c.bin") {
+			last = b
+		}
+	}
+	if !strings.HasSuffix(last, "RETR c.bin\r\n") {
+		t.Errorf("third RETR went out with commands behind it: %q", last)
+	}
+}
