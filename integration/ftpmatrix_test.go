@@ -33,7 +33,7 @@ var matrixOps = []struct{ name, doc string }{
 	{"type-a", "the same two files with ;type=a: LF line ends"},
 	{"resume", "-C on a partial binary/random-1m.bin and text/plain.txt: byte-exact"},
 	{"missing", "a missing file: exit 5, nothing written"},
-	{"mirror", "mirror of archive/tree/d00/d00/: the manifest's files exactly"},
+	{"mirror", "mirror of archive/tree/d00/d00/: the manifest's files exactly, each with the server's time to the second where the server has MLSD or MDTM"},
 	{"rerun", "the same mirror again: 0 transfers"},
 	{"changed", "a scratch copy mirrored, one file changed on the server: 1 transfer"},
 	{"delete", "one file removed on the server, mirror --delete: removed locally"},
@@ -523,10 +523,32 @@ func (r *matrixRun) mirror(t *testing.T) cell {
 		return fail("%d differences: %s", len(diffs), strings.Join(diffs[:min(3, len(diffs))], "; "))
 	}
 	r.mirrorDir = dir
-	if sum.Retries > 0 {
-		return pass("%d retries", sum.Retries)
+	// Every file gets the server's time to the second: MLSD facts, or MDTM
+	// where LIST shows only the minute or the day.
+	inexact := 0
+	filepath.WalkDir(filepath.Join(itest.ArchiveDir(), mirrorPrefix), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return nil
+		}
+		rel, _ := filepath.Rel(filepath.Join(itest.ArchiveDir(), mirrorPrefix), p)
+		src, err1 := os.Stat(p)
+		got, err2 := os.Stat(filepath.Join(dir, rel))
+		if err1 != nil || err2 != nil || !got.ModTime().Equal(src.ModTime()) {
+			inexact++
+		}
+		return nil
+	})
+	if inexact > 0 && r.s.MDTM {
+		return fail("%d files without the server's time to the second", inexact)
 	}
-	return pass("")
+	note := "times to the second"
+	if inexact > 0 {
+		note = fmt.Sprintf("%d files with the listing's time only (no MDTM)", inexact)
+	}
+	if sum.Retries > 0 {
+		note += fmt.Sprintf("; %d retries", sum.Retries)
+	}
+	return pass("%s", note)
 }
 
 func (r *matrixRun) rerun(t *testing.T) cell {
