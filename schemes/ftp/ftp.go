@@ -51,41 +51,39 @@ type Fetcher struct {
 	slots map[string]*slots
 }
 
-// sendsAhead reports whether commands may go out behind a transfer's
-// command on connections to key's server.
-func (f *Fetcher) sendsAhead(key poolKey) bool {
+// The servers seen to mishandle pipelined commands (lockStep) and commands
+// sent while a transfer runs (noAhead), by host and port.
+
+// marked reports whether key's server is in *set.
+func (f *Fetcher) marked(set *map[string]bool, key poolKey) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return !f.noAhead[key.server()]
+	return (*set)[key.server()]
 }
 
-// noSendAhead records that key's server mishandles commands sent while a
-// transfer runs.
-func (f *Fetcher) noSendAhead(key poolKey) {
+// mark puts key's server in *set.
+func (f *Fetcher) mark(set *map[string]bool, key poolKey) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.noAhead == nil {
-		f.noAhead = map[string]bool{}
+	if *set == nil {
+		*set = map[string]bool{}
 	}
-	f.noAhead[key.server()] = true
+	(*set)[key.server()] = true
 }
 
 // pipelines reports whether connections to key's server may pipeline.
-func (f *Fetcher) pipelines(key poolKey) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return !f.lockStep[key.server()]
-}
+func (f *Fetcher) pipelines(key poolKey) bool { return !f.marked(&f.lockStep, key) }
 
 // noPipelining records that key's server mishandles pipelined commands.
-func (f *Fetcher) noPipelining(key poolKey) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.lockStep == nil {
-		f.lockStep = map[string]bool{}
-	}
-	f.lockStep[key.server()] = true
-}
+func (f *Fetcher) noPipelining(key poolKey) { f.mark(&f.lockStep, key) }
+
+// sendsAhead reports whether commands may go out behind a transfer's
+// command on connections to key's server.
+func (f *Fetcher) sendsAhead(key poolKey) bool { return !f.marked(&f.noAhead, key) }
+
+// noSendAhead records that key's server mishandles commands sent while a
+// transfer runs.
+func (f *Fetcher) noSendAhead(key poolKey) { f.mark(&f.noAhead, key) }
 
 // New returns a Fetcher.
 func New() *Fetcher { return &Fetcher{} }
