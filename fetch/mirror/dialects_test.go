@@ -113,12 +113,12 @@ func TestMirrorDialectVMS(t *testing.T) {
 	if n := tree.Fetched("/PUB/A_RATHER_LONG_FILE_NAME.DAT;3"); n != 1 {
 		t.Errorf("the two-line record's file fetched %d times by its version, want 1", n)
 	}
-	// Both versions have the plain name README.TXT: some version's bytes
-	// must arrive under it.
-	// TODO(Entry.Version): once the mirror keeps the highest version under
-	// the plain name, assert README.TXT holds "second version\n" exactly.
-	if r := got["README.TXT"]; r != "first version\n" && r != "second version\n" {
-		t.Errorf("README.TXT = %q, want one of its versions", r)
+	// The highest version, alone, under the plain name.
+	if r := got["README.TXT"]; r != "second version\n" {
+		t.Errorf("README.TXT = %q, want its highest version", r)
+	}
+	if n := tree.Fetched("/PUB/README.TXT;1"); n != 0 {
+		t.Errorf("README.TXT;1 fetched %d times, want never", n)
 	}
 	if keys(got) != "A_RATHER_LONG_FILE_NAME.DAT|README.TXT|SUB/INNER.TXT" {
 		t.Errorf("files %s", keys(got))
