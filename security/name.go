@@ -22,10 +22,17 @@ func (e *NameError) Error() string {
 // Is reports whether target is ErrUnsafeName.
 func (e *NameError) Is(target error) bool { return target == ErrUnsafeName }
 
+// MaxNameBytes is the longest name SafeName lets through: NAME_MAX of the
+// common local file systems (ext4, XFS, APFS, NTFS in UTF-16 units aside).
+// A longer remote name (a hostile listing's over-long field) is refused
+// like any other unsafe one, not left to fail when it is written.
+const MaxNameBytes = 255
+
 // SafeName checks one decoded remote name (a listing entry, a path segment,
 // a -O name) before it becomes a local file name: it must not be empty, "."
-// or "..", hold '/', '\' or NUL, or be absolute. This is the mirror's rule
-// against writing outside its directory.
+// or "..", hold '/', '\' or NUL, be absolute, or be longer than a file
+// name may be (MaxNameBytes). This is the mirror's rule against writing
+// outside its directory.
 func SafeName(name string) error {
 	reason := ""
 	switch {
@@ -33,6 +40,8 @@ func SafeName(name string) error {
 		reason = "empty"
 	case name == "." || name == "..":
 		reason = "a directory reference"
+	case len(name) > MaxNameBytes:
+		reason = fmt.Sprintf("longer than %d bytes", MaxNameBytes)
 	case strings.IndexByte(name, 0) >= 0:
 		reason = "holds NUL"
 	case strings.ContainsAny(name, `/\`):

@@ -14,7 +14,10 @@ func TestSafeName(t *testing.T) {
 			t.Errorf("SafeName(%q) = %v, want nil", ok, err)
 		}
 	}
-	for _, bad := range []string{"", ".", "..", "a/b", "/etc", `a\b`, `..\x`, "a\x00b", "C:x", "c:"} {
+	if err := SafeName(strings.Repeat("n", MaxNameBytes)); err != nil {
+		t.Errorf("a name of %d bytes: %v", MaxNameBytes, err)
+	}
+	for _, bad := range []string{"", ".", "..", "a/b", "/etc", `a\b`, `..\x`, "a\x00b", "C:x", "c:", strings.Repeat("n", MaxNameBytes+1)} {
 		err := SafeName(bad)
 		if !errors.Is(err, ErrUnsafeName) {
 			t.Errorf("SafeName(%q) = %v, want ErrUnsafeName", bad, err)

@@ -180,8 +180,8 @@ func TestMirrorDialectOS400(t *testing.T) {
 
 // TestMirrorDialectHostileNames lists, in each dialect, names that climb
 // out ("../x"), hold a separator or a NUL, and one far longer than any
-// file system takes: the mirror refuses the first three by the safe-name
-// rule, never fetches them, and writes nothing outside DIR.
+// file system takes: the mirror refuses them all by the safe-name rule,
+// never fetches them, and writes nothing outside DIR.
 func TestMirrorDialectHostileNames(t *testing.T) {
 	long := strings.Repeat("L", 300)
 	for _, tc := range []struct {
@@ -197,20 +197,20 @@ func TestMirrorDialectHostileNames(t *testing.T) {
 			"NUL\x00NAME.TXT;1    1/3  20-DEC-1994 12:00:00  [FTP]  (RWED,RWED,RE,RE)",
 			long + ";1",
 			"                     1/3  20-DEC-1994 12:00:00  [FTP]  (RWED,RWED,RE,RE)",
-		}, []string{"../ESCAPE.TXT", "A/B.TXT", "NUL\x00NAME.TXT"}},
+		}, []string{"../ESCAPE.TXT", "A/B.TXT", "NUL\x00NAME.TXT", long}},
 		{hostile.DialectMVS, "/", map[string]string{"/USER.OK": "ok\n"}, []string{
 			"WORK01 3390   1994/12/20  1    1  FB      80  3120  PS  ../ESCAPE",
 			"WORK01 3390   1994/12/20  1    1  FB      80  3120  PS  A/B",
 			"WORK01 3390   1994/12/20  1    1  FB      80  3120  PS  NUL\x00NAME",
 			"WORK01 3390   1994/12/20  1    1  FB      80  3120  PS  " + long,
-		}, []string{"../ESCAPE", "A/B", "NUL\x00NAME"}},
+		}, []string{"../ESCAPE", "A/B", "NUL\x00NAME", long}},
 		{hostile.DialectOS400, "/home", map[string]string{"/home/ok.txt": "ok\n", "/escape": "BAD"}, []string{
 			"PEP                 3 94/12/20 12:00:00 *STMF      ../escape",
 			"PEP                 3 94/12/20 12:00:00 *STMF      a/b",
 			"PEP                 3 94/12/20 12:00:00 *STMF      nul\x00name",
 			"QPGMR                                  *MEM       X.FILE/..",
 			"PEP                 3 94/12/20 12:00:00 *STMF      " + long,
-		}, []string{"../escape", "a/b", "nul\x00name", "X.FILE/.."}},
+		}, []string{"../escape", "a/b", "nul\x00name", "X.FILE/..", long}},
 	} {
 		t.Run(tc.dialect, func(t *testing.T) {
 			tree := &hostile.FTPDialectTree{Dialect: tc.dialect, Files: tc.files, Raw: map[string][]string{tc.start: tc.raw}}
