@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/lineproto"
 	"github.com/goferurl/gofer/security"
 )
 
@@ -553,6 +554,9 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 				// refuses it, and the RETR after it starts over.
 				steps = append(steps, step{line: "REST " + strconv.FormatInt(offset, 10), then: func(code int, msg string) error {
 					if code != 350 {
+						// Never silently: the whole file comes again.
+						req.Warnf(fmt.Sprintf("ftp: the server refused to resume at byte %d (%d %s); fetching %s from its start",
+							offset, code, lineproto.ServerText(msg), name))
 						offset = 0
 					}
 					return nil

@@ -320,9 +320,14 @@ func TestRESTRefusedStartsOver(t *testing.T) {
 	fake.addFile("/big", "0123456789")
 	req := newReq(ftpURL(fake.port(), 0, "big"))
 	req.Offset = 4
+	var warned []string
+	req.Warn = func(s string) { warned = append(warned, s) }
 	resp, data, _ := fetchAll(t, fake, req)
 	if string(data) != "0123456789" || resp.Offset != 0 {
 		t.Errorf("body %q offset %d: a refused REST must give the whole file at offset 0", data, resp.Offset)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "refused to resume at byte 4 (502") {
+		t.Errorf("warnings %q: a refused resume must be said", warned)
 	}
 }
 
