@@ -84,6 +84,10 @@ type Options struct {
 	TLSConfig *tls.Config
 	// RequireTLS asks for explicit TLS (FTP AUTH TLS, NNTP STARTTLS).
 	RequireTLS bool
+	// VerifyListing has an FTP directory that a server lists with MLSD
+	// listed with LIST too, and every difference between the two sent to
+	// Warn.
+	VerifyListing bool
 	// AutoLogin and Linger configure telnet sessions.
 	AutoLogin bool
 	Linger    time.Duration
@@ -326,6 +330,7 @@ func (c *Client) schemeRequest(r *Request, u *schemes.URL, g *security.Guard) (*
 		Part:            r.Part,
 		TLSConfig:       o.TLSConfig,
 		RequireTLS:      o.RequireTLS,
+		VerifyListing:   o.VerifyListing,
 		AutoLogin:       o.AutoLogin,
 		Linger:          o.Linger,
 		Transcript:      o.Transcript,

@@ -131,6 +131,11 @@ type Request struct {
 	// Linger is how long a piped telnet session waits after stdin ends (0: 5 s).
 	Linger time.Duration
 
+	// VerifyListing asks a fetcher that can list a directory two ways
+	// (FTP's MLSD and LIST) to do both and Warn of every difference; the
+	// entries are the first way's.
+	VerifyListing bool
+
 	// RemoteCharset is the charset the server spells names in, as the user
 	// named it ("latin1", "shift_jis"); "" keeps names as bytes. The fetch
 	// package converts names itself; a fetcher only leaves out asking the

@@ -25,35 +25,36 @@ type cli struct {
 	stdout, stderr io.Writer
 	code           int // exit code a command set itself
 
-	output       string
-	remoteName   bool
-	resume       bool
-	quiet        bool
-	verbose      bool
-	json         bool
-	timeout      time.Duration
-	idleTimeout  time.Duration
-	netrc        bool
-	netrcFile    string
-	email        string
-	query        string
-	forms        []string
-	nntpServer   string
-	charset      string
-	allowPorts   []int
-	maxSize      string
-	ftpSSL       bool
-	cacert       string
-	insecure     bool
-	head, body   bool
-	autoLogin    bool
-	linger       time.Duration
-	proxy        string
-	showProgress bool
-	from         string
-	headers      []string
-	smtpServer   string
-	smtpUser     string
+	output        string
+	remoteName    bool
+	resume        bool
+	quiet         bool
+	verbose       bool
+	json          bool
+	timeout       time.Duration
+	idleTimeout   time.Duration
+	netrc         bool
+	netrcFile     string
+	email         string
+	query         string
+	forms         []string
+	nntpServer    string
+	charset       string
+	allowPorts    []int
+	maxSize       string
+	ftpSSL        bool
+	verifyListing bool
+	cacert        string
+	insecure      bool
+	head, body    bool
+	autoLogin     bool
+	linger        time.Duration
+	proxy         string
+	showProgress  bool
+	from          string
+	headers       []string
+	smtpServer    string
+	smtpUser      string
 
 	jobs     int
 	depth    int
@@ -117,6 +118,7 @@ refused, 6 authentication failed, 7 timed out, 8 transfer interrupted.`,
 	pf.StringVar(&c.maxSize, "max-size", "", "stop a transfer past `BYTES` (suffixes K, M, G)")
 	pf.BoolVar(&c.ftpSSL, "ftp-ssl", false, "require explicit TLS (FTP AUTH TLS, NNTP STARTTLS)")
 	pf.BoolVar(&c.ftpSSL, "ssl-reqd", false, "the same as --ftp-ssl, for any scheme")
+	pf.BoolVar(&c.verifyListing, "verify-listing", false, "ftp: list each directory with MLSD and LIST and report every difference")
 	pf.StringVar(&c.cacert, "cacert", "", "trust the CA certificates in `FILE`")
 	pf.BoolVarP(&c.insecure, "insecure", "k", false, "do not verify TLS certificates")
 	pf.BoolVar(&c.head, "head", false, "news: only the article's headers")
@@ -157,6 +159,7 @@ func (c *cli) client() (*fetch.Client, error) {
 		NNTPServer:    c.nntpServer,
 		RemoteCharset: c.charset,
 		RequireTLS:    c.ftpSSL,
+		VerifyListing: c.verifyListing,
 		AutoLogin:     c.autoLogin,
 		Linger:        c.linger,
 		From:          c.from,

@@ -663,6 +663,11 @@ func (f *Fetcher) list(ctx context.Context, req *schemes.Request, c *conn, stop 
 		return fail(err, cmd)
 	}
 	l.base, l.dir = req.URL, dir
+	if req.VerifyListing && l.mlsd {
+		l.check = newListCheck(ctx, req)
+	} else if req.VerifyListing {
+		req.Warnf("ftp: --verify-listing: " + c.key.server() + " has no MLSD; LIST is its only listing")
+	}
 	return listingResponse(req.URL, l), nil
 }
 

@@ -103,6 +103,13 @@ type listing struct {
 
 	nlst    bool   // NLST: names only
 	nlstArg string // the NLST argument
+	mlsd    bool   // MLSD: facts (RFC 3659 §7)
+	// check, when set, compares this MLSD listing with a LIST of the same
+	// directory once it ends (Request.VerifyListing); nested marks that
+	// LIST, read on the connection of the listing it checks, which keeps
+	// the connection.
+	check  *listCheck
+	nested bool
 	// list is LIST's parser of every dialect, made at the first line;
 	// queue[next:] are entries read and not yet returned (one LIST line
 	// can give three).
@@ -154,7 +161,7 @@ func (f *Fetcher) startList(ctx context.Context, req *schemes.Request, c *conn, 
 			return nil, replyErr(code, msg)
 		}
 		return &listing{
-			f: f, c: c, x: x, data: data, stop: stop, end: watchEnd(x, data),
+			f: f, c: c, x: x, data: data, stop: stop, end: watchEnd(x, data), mlsd: cmd == "MLSD",
 			lines:   lineproto.NewReader(bufio.NewReaderSize(captureListing(req, cmd, data), 32<<10), req.LineLimit()),
 			now:     time.Now(),
 			maxLine: req.LineLimit(),
@@ -198,7 +205,7 @@ func (l *listing) Next() (schemes.Entry, error) {
 		switch {
 		case l.nlst:
 			e, ok = l.fromName(line), line != "" && line != "." && line != ".."
-		case l.c.mlsd:
+		case l.mlsd:
 			e, ok = parseMLSD(line)
 			if !ok && line != "" && !mlsdForm(line) {
 				e, ok = unparsed(line), true
@@ -238,6 +245,9 @@ func (l *listing) emit(e schemes.Entry) (schemes.Entry, error) {
 		}
 		e.URL = entryURL(l.base, l.dir, name, e.Type == schemes.TypeDir)
 	}
+	if l.check != nil {
+		l.check.note(e)
+	}
 	return e, nil
 }
 
@@ -274,6 +284,18 @@ func (l *listing) finish() error {
 	code, msg, err := l.end.wait()
 	if err == nil {
 		_, err = l.c.readAhead()
+	}
+	if l.nested {
+		if err == nil && code/100 != 2 {
+			err = replyErr(code, msg)
+		}
+		if err != nil {
+			return err
+		}
+		return io.EOF
+	}
+	if err == nil && code/100 == 2 && l.check != nil {
+		l.check.compare(l)
 	}
 	l.stop()
 	if err != nil {

@@ -317,3 +317,62 @@ func TestCommandsBehindTransfersStopWhereTheyBreak(t *testing.T) {
 		t.Errorf("third RETR went out with commands behind it: %q", last)
 	}
 }
+
+// --verify-listing: where the server has MLSD, LIST of the same directory
+// is read too and every difference is said; the entries are MLSD's.
+func TestVerifyListing(t *testing.T) {
+	fake := newFake(t)
+	fake.mlst = true
+	fake.listings["MLSD /"] = "type=file;size=3;modify=20240102030405; same.txt\r\n" +
+		"type=file;size=5;modify=20240102030405; size.txt\r\n" +
+		"type=dir;modify=20240102030405; link\r\n" +
+		"type=file;size=1;modify=20240102030405; mlsd-only\r\n"
+	fake.listings["LIST /"] = "-rw-r--r-- 1 0 0 3 Jan  2  2024 same.txt\r\n" +
+		"-rw-r--r-- 1 0 0 6 Jan  2  2024 size.txt\r\n" +
+		"lrwxrwxrwx 1 0 0 1 Jan  2  2024 link -> .\r\n" +
+		"-rw-r--r-- 1 0 0 1 Jan  2  2024 list-only\r\n"
+	req := newReq(ftpURL(fake.port(), 0, ""))
+	req.VerifyListing = true
+	var warned []string
+	req.Warn = func(s string) { warned = append(warned, s) }
+	_, data, sent := fetchOne(t, fake, req)
+	if strings.Count(string(data), "\n") != 4 || !strings.Contains(string(data), "mlsd-only") {
+		t.Errorf("entries:\n%s", data)
+	}
+	all := strings.Join(warned, "\n")
+	for _, want := range []string{
+		`"size.txt": size 5 in MLSD, 6 in LIST`,
+		`"link": type dir in MLSD, link in LIST`,
+		`"list-only" is only in LIST`,
+		`"mlsd-only" is only in MLSD`,
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no %q among the warnings:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "same.txt") || len(warned) != 4 {
+		t.Errorf("want exactly the four differences:\n%s", all)
+	}
+	if !strings.Contains(strings.Join(sent, ""), "MLSD\r\n") || !strings.Contains(strings.Join(sent, ""), "LIST\r\n") {
+		t.Errorf("sent %q", sent)
+	}
+}
+
+func TestSameTimeAnyZone(t *testing.T) {
+	utc := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, tc := range []struct {
+		listed time.Time
+		prec   string
+		want   bool
+	}{
+		{time.Date(2024, 1, 2, 3, 4, 0, 0, time.UTC), schemes.PrecisionMinute, true},
+		{time.Date(2024, 1, 2, 4, 4, 0, 0, time.UTC), schemes.PrecisionMinute, true},  // UTC+1
+		{time.Date(2024, 1, 2, 3, 9, 0, 0, time.UTC), schemes.PrecisionMinute, false}, // 5 minutes off
+		{time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC), schemes.PrecisionDay, true},
+		{time.Date(2024, 1, 5, 0, 0, 0, 0, time.UTC), schemes.PrecisionDay, false},
+	} {
+		if got := sameTimeAnyZone(utc, tc.listed, tc.prec); got != tc.want {
+			t.Errorf("%v (%s): %v, want %v", tc.listed, tc.prec, got, tc.want)
+		}
+	}
+}
