@@ -31,6 +31,13 @@ const maxHold = 1 << 20
 // but whose text keeps going for so long after its first ".." line is
 // rarer than one that does neither, and the data is kept either way.
 //
+// A text item (newTextReader) may hold a "." line of its own, which such
+// a server sends as it is: a "." line with more bytes already received
+// behind it is therefore not the end, and it and every later ".." line
+// pass verbatim. The reader does not wait to see whether more comes, as
+// a server may send the "." line and then wait: a "." line with nothing
+// received behind it ends the item. A menu always ends at its "." line.
+//
 // It holds at most holdLimit plus one bufio.Reader buffer.
 type dotReader struct {
 	r *bufio.Reader
@@ -46,7 +53,10 @@ type dotReader struct {
 	holding   bool
 	hold      []byte
 	holdLimit int
-	// verbatim: the held lines outgrew holdLimit, so ".." lines are kept.
+	// text marks a plain text item, whose "." line may be its own.
+	text bool
+	// verbatim: the server is seen not to stuff, or the held lines
+	// outgrew holdLimit, so ".." lines are kept.
 	verbatim bool
 	// maxHeld is the most bytes hold has had, for tests.
 	maxHeld int
@@ -54,6 +64,13 @@ type dotReader struct {
 
 func newDotReader(r *bufio.Reader, lenient bool) *dotReader {
 	return &dotReader{r: r, lenient: lenient, lineStart: true, holdLimit: maxHold}
+}
+
+// newTextReader reads a plain RFC 1436 text item (type 0).
+func newTextReader(r *bufio.Reader) *dotReader {
+	d := newDotReader(r, true)
+	d.text = true
+	return d
 }
 
 func (d *dotReader) Read(p []byte) (int, error) {
@@ -86,24 +103,31 @@ func (d *dotReader) fill() {
 			if len(b) == 2 && b[1] == '\r' {
 				b, _ = d.r.Peek(3)
 			}
+			n := 0 // the length of a "." line
 			switch {
 			case len(b) == 1 && err == io.EOF:
 				// "." and then the close: the terminator without its line end.
-				d.end(1)
-				return
+				n = 1
 			case len(b) == 1:
 				d.eof(err)
 				return
 			case b[1] == '\n':
-				d.end(2)
-				return
+				n = 2
 			case b[1] == '\r' && (len(b) == 2 || b[2] == '\n'):
-				d.end(len(b))
-				return
+				n = len(b)
 			case b[1] == '.' && !d.lenient:
 				d.r.Discard(1) // un-stuff ".." to "."
 			case b[1] == '.' && !d.verbatim:
 				d.holding = true
+			}
+			if n > 0 && !(d.text && d.r.Buffered() > n) {
+				d.end(n)
+				return
+			}
+			if n > 0 {
+				// Text goes on behind its "." line: the server does not
+				// frame its text, so the line is the file's own.
+				d.verbatim = true
 			}
 		}
 	}
@@ -116,7 +140,7 @@ func (d *dotReader) fill() {
 		}
 		d.hold = append(d.hold, line...)
 		d.maxHeld = max(d.maxHeld, len(d.hold))
-		if len(d.hold) >= d.holdLimit {
+		if len(d.hold) >= d.holdLimit || d.verbatim {
 			d.release(false)
 			d.verbatim = true
 		}

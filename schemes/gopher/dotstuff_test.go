@@ -25,6 +25,8 @@ func TestPlainTextDotStuffing(t *testing.T) {
 		{"dot line without stuffing", "a\r\n.x\r\nb\r\n.\r\n", "a\r\n.x\r\nb\r\n"},
 		{"dot line without stuffing, LF", "a\n.x\n.\n", "a\n.x\n"},
 		{"no dots at all", "a\nb\n", "a\nb\n"},
+		{"dot line with text behind it", ".\n..\n.x\n...\n. \nlast\n", ".\n..\n.x\n...\n. \nlast\n"},
+		{"dot line after a held .. line", "a\r\n..b\r\n.\r\nmore\r\n..c\r\n", "a\r\n..b\r\n.\r\nmore\r\n..c\r\n"},
 		{"mixed line ends", "..a\r\n..b\nc\r\n.\n", ".a\r\n.b\nc\r\n"},
 	}
 	for _, tt := range tests {
@@ -35,6 +37,30 @@ func TestPlainTextDotStuffing(t *testing.T) {
 				t.Fatalf("body %q, %v; want %q", body, err, tt.want)
 			}
 		})
+	}
+}
+
+// A menu ends at its "." line whatever follows it.
+func TestMenuEndsAtDotLine(t *testing.T) {
+	s := newScripted(t, func(int, string) string { return "0a\t/a\th\t70\r\n.\r\n0junk\t/j\th\t70\r\n" })
+	resp, err := New().Fetch(context.Background(), newRequest(s.url(schemes.Gopher{Type: '1'})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Close()
+	var names []string
+	for {
+		e, err := resp.Listing.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, e.Name)
+	}
+	if len(names) != 1 || names[0] != "a" {
+		t.Fatalf("entries %q, want [a]", names)
 	}
 }
 
