@@ -28,6 +28,7 @@ const (
 	GophersHost     = "127.0.0.72"  // stunnel4 (TLS from the first byte) on 70, in front of gophernicus
 	SmallGopherHost = "127.0.0.74"  // the scripted small server (integration/cmd/smallgopherd) on 70
 	NNTPHost        = "127.0.0.119" // INN on 119
+	SNHost          = "127.0.0.120" // sn's snntpd behind socat on 119 (group gofer.sn)
 	TelnetHost      = "127.0.0.23"  // inetutils-telnetd behind socat on 23
 	HTTPHost        = "127.0.0.80"  // nginx on 80 and 443 (self-signed)
 	WAISHost        = "127.0.0.210" // the scripted WAIS server (integration/waisd) on 210
