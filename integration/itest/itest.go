@@ -21,17 +21,19 @@ import (
 // Where the harness puts each real server: the protocol's default port on
 // its own loopback address, so no port warning fires.
 const (
-	FTPHost        = "127.0.0.21"  // vsftpd: anonymous read-only, local user, AUTH TLS on 21
-	FTPSHost       = "127.0.0.22"  // vsftpd: implicit TLS on 990
-	GopherPlusHost = "127.0.0.70"  // pygopherd (Gopher+) on 70
-	GopherHost     = "127.0.0.71"  // gophernicus on 70
-	GophersHost    = "127.0.0.72"  // stunnel4 (TLS from the first byte) on 70, in front of gophernicus
-	NNTPHost       = "127.0.0.119" // INN on 119
-	TelnetHost     = "127.0.0.23"  // inetutils-telnetd behind socat on 23
-	HTTPHost       = "127.0.0.80"  // nginx on 80 and 443 (self-signed)
-	WAISHost       = "127.0.0.210" // the scripted WAIS server (integration/waisd) on 210
-	ProsperoHost   = "127.0.0.15"  // scripted Prospero server (integration/cmd/prosperod), UDP 1525
-	NATSHost       = "127.0.0.42"  // nats-server with JetStream on 4222 (mirror --cluster)
+	FTPHost         = "127.0.0.21"  // vsftpd: anonymous read-only, local user, AUTH TLS on 21
+	FTPSHost        = "127.0.0.22"  // vsftpd: implicit TLS on 990
+	GopherPlusHost  = "127.0.0.70"  // pygopherd (Gopher+) on 70
+	GopherHost      = "127.0.0.71"  // gophernicus on 70
+	GophersHost     = "127.0.0.72"  // stunnel4 (TLS from the first byte) on 70, in front of gophernicus
+	SmallGopherHost = "127.0.0.74"  // the scripted small server (integration/cmd/smallgopherd) on 70
+	NNTPHost        = "127.0.0.119" // INN on 119
+	SNHost          = "127.0.0.120" // sn's snntpd behind socat on 119 (group gofer.sn)
+	TelnetHost      = "127.0.0.23"  // inetutils-telnetd behind socat on 23
+	HTTPHost        = "127.0.0.80"  // nginx on 80 and 443 (self-signed)
+	WAISHost        = "127.0.0.210" // the scripted WAIS server (integration/waisd) on 210
+	ProsperoHost    = "127.0.0.15"  // scripted Prospero server (integration/cmd/prosperod), UDP 1525
+	NATSHost        = "127.0.0.42"  // nats-server with JetStream on 4222 (mirror --cluster)
 
 	// LocalUser and LocalPassword log in to vsftpd and telnetd.
 	LocalUser     = "gofer"

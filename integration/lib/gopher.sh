@@ -7,6 +7,11 @@
 
 GOPHER_PACKAGES=(pygopherd gophernicus socat python3 stunnel4 openssl)
 
+# The scripted small server (integration/cmd/smallgopherd): the sample
+# archive as a hole with LF-only menus, no final "." line, no dot-stuffing
+# and UTF-8 display strings, as many servers written since the revival.
+SMALLGOPHER_ADDR=127.0.0.74
+
 # gopher_common_items DIR: the items both holes share.
 gopher_common_items() {
 	local d=$1
@@ -243,6 +248,19 @@ up_gopher() {
 	wait_port gophernicus "$GOPHER_ADDR" 70
 	say "gopher: pygopherd on $GOPHERPLUS_ADDR:70, gophernicus on $GOPHER_ADDR:70"
 	up_gophers
+	up_smallgopher
+}
+
+# up_smallgopher: smallgopherd on $SMALLGOPHER_ADDR:70, serving the sample
+# archive itself (selector /text/dots.txt is $STATE/archive/text/dots.txt).
+up_smallgopher() {
+	go_tool smallgopherd
+	# The running server runs a copy, so that the next build can replace
+	# bin/smallgopherd while it serves.
+	alive smallgopherd || cp -f "$STATE/bin/smallgopherd" "$STATE/run/smallgopherd.bin"
+	start smallgopherd "$STATE/run/smallgopherd.bin" -listen "$SMALLGOPHER_ADDR:70" -root "$STATE/archive"
+	wait_port smallgopherd "$SMALLGOPHER_ADDR" 70
+	say "gopher: smallgopherd on $SMALLGOPHER_ADDR:70 (the sample archive, small-server habits)"
 }
 
 # gophers_tls: the TLS front's own self-signed certificate (its own CA,
@@ -287,6 +305,7 @@ CONF
 }
 
 down_gopher() {
+	stop smallgopherd
 	stop gophers
 	stop gophernicus-tls-back
 	stop pygopherd

@@ -184,9 +184,11 @@ up_news() {
 		-out "$STATE/news" >>"$STATE/log/nntppost.log" 2>&1 ||
 		die "posting the test articles failed (log: $STATE/log/nntppost.log)"
 	say "news: INN on $NNTP_ADDR:119 (gofer.test, gofer.empty, gofer.secret)"
+	up_sn
 }
 
 down_news() {
+	stop snntpd
 	# innd takes up to a minute and a half to act on SIGTERM; ctlinnd
 	# shuts it down in a second or two.
 	if alive innd; then
@@ -200,4 +202,104 @@ down_news() {
 		alive innd || say "innd: stopped (ctlinnd shutdown)"
 	fi
 	stop innd
+}
+
+# sn 0.3.8 (snntpd) on 127.0.0.120:119, inetd-style under socat: a second,
+# small NNTP implementation beside INN, serving the local group gofer.sn.
+# Debian's sn conflicts with inn2 (both provide news-transport-system), so
+# its package is unpacked under $STATE/opt/sn instead of installed; its
+# programs take the spool from $SNROOT ($STATE/srv/sn, owned by news, the
+# user snntpd drops to). The articles are placed at up with snstore from
+# $STATE/sn/articles/NAME.txt (CR LF, not dot-stuffed): what the tests
+# compare against.
+SN_ADDR=127.0.0.120
+SN_BIN=$STATE/opt/sn/usr/sbin
+SN_ROOT=$STATE/srv/sn
+
+# sn_unpack fetches sn's package (once) and unpacks it.
+sn_unpack() {
+	[[ -x $SN_BIN/snntpd.bin ]] && return 0
+	mkdir -p "$STATE/opt/sn.deb"
+	local deb
+	deb=$(find "$STATE/opt/sn.deb" -name 'sn_*.deb' | head -n 1)
+	if [[ -z $deb ]]; then
+		(cd "$STATE/opt/sn.deb" && apt-get download sn >"$STATE/log/sn-download.log" 2>&1) ||
+			die "apt-get download sn failed (log: $STATE/log/sn-download.log)"
+		deb=$(find "$STATE/opt/sn.deb" -name 'sn_*.deb' | head -n 1)
+	fi
+	rm -rf "$STATE/opt/sn"
+	dpkg-deb -x "$deb" "$STATE/opt/sn" || die "unpacking $deb failed"
+}
+
+# sn_articles writes the articles gofer.sn carries, one file each, in
+# the order they are stored.
+sn_articles() {
+	local d=$STATE/sn/articles.new
+	rm -rf "$d"
+	mkdir -p "$d"
+	sn_article "$d/sn-1" "<sn-1@gofer.test>" "First sn article" <<'TXT'
+The first article of the sn test group.
+It has two lines.
+TXT
+	sn_article "$d/sn-2" "<sn-2@gofer.test>" "Lines that begin with dots" <<'TXT'
+.
+..two dots
+.leading dot
+...
+last line
+TXT
+	sn_article "$d/sn-3" "<sn-3@gofer.test>" "Caf\xc3\xa9 UTF-8 body" <<'TXT'
+Un caf\xc3\xa9, s'il vous pla\xc3\xaet. \xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e.
+TXT
+	sn_article "$d/sn-4" "<sn-4@gofer.test>" "An empty line in the body" <<'TXT'
+above
+
+below
+TXT
+	sn_article "$d/sn-5" "<sn-5@gofer.test>" "The last sn article" <<'TXT'
+The end.
+TXT
+	rm -rf "$STATE/sn/articles"
+	mv "$d" "$STATE/sn/articles"
+}
+
+# sn_article FILE MSGID SUBJECT: an article with stdin as its body, lines
+# ended CR LF; printf expands the \x escapes of SUBJECT and body.
+sn_article() {
+	{
+		printf 'From: Gofer Tester <tester@gofer.test>\n'
+		printf 'Newsgroups: gofer.sn\n'
+		printf "Subject: $3\\n"
+		printf 'Message-ID: %s\n' "$2"
+		printf 'Date: Tue, 20 Dec 1994 12:00:00 GMT\n'
+		printf '\n'
+		printf "$(cat)\\n"
+	} | sed 's/$/\r/' >"$1.txt"
+}
+
+up_sn() {
+	if alive snntpd; then
+		say "sn: snntpd already running on $SN_ADDR:119"
+		return 0
+	fi
+	sn_unpack
+	sn_articles
+	rm -rf "$SN_ROOT"
+	mkdir -p "$SN_ROOT"
+	chown news:news "$SN_ROOT"
+	(cd / && SNROOT=$SN_ROOT runuser -u news -- "$SN_BIN/snnewgroup" gofer.sn) >>"$STATE/log/sn-store.log" 2>&1 ||
+		die "snnewgroup failed (log: $STATE/log/sn-store.log)"
+	local f
+	for f in $(find "$STATE/sn/articles" -name '*.txt' | LC_ALL=C sort); do
+		# snstore reads the wire form: dots doubled, a final "." line.
+		{ sed 's/^\./../' "$f"; printf '.\r\n'; } |
+			(cd / && SNROOT=$SN_ROOT runuser -u news -- "$SN_BIN/snstore" -v) >>"$STATE/log/sn-store.log" 2>&1 ||
+			die "snstore $f failed (log: $STATE/log/sn-store.log)"
+	done
+	# POSTING_OK unset: reading only. snntpd drops root to the spool's
+	# owner; its log goes to stderr, socat's log.
+	start snntpd socat "TCP-LISTEN:119,bind=$SN_ADDR,reuseaddr,fork" \
+		EXEC:"env -u POSTING_OK SNROOT=$SN_ROOT $SN_BIN/snntpd.bin -t 60",nofork
+	wait_port snntpd "$SN_ADDR" 119
+	say "news: sn (snntpd) on $SN_ADDR:119 (gofer.sn)"
 }

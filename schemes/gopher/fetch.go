@@ -433,8 +433,10 @@ func (c *conn) response(ctx context.Context, req *schemes.Request, t *target, pl
 			return nil, err
 		}
 		switch {
-		case menu || isText(t.typ):
+		case menu:
 			r = newDotReader(c.br, true)
+		case isText(t.typ):
+			r = newTextReader(c.br)
 		default:
 			r = c.br
 		}
@@ -443,8 +445,11 @@ func (c *conn) response(ctx context.Context, req *schemes.Request, t *target, pl
 		// The bytes recorded are those the server sent after any Gopher+
 		// header line: below the dot reader of a plain reply, so that a
 		// menu or text keeps its dot-stuffing and terminating line.
-		if !isHeader && r != c.br {
-			r = newDotReader(bufio.NewReader(io.TeeReader(c.br, blk)), true)
+		if d, ok := r.(*dotReader); ok && !isHeader {
+			text := d.text
+			d = newDotReader(bufio.NewReader(io.TeeReader(c.br, blk)), true)
+			d.text = text
+			r = d
 		} else {
 			r = io.TeeReader(r, blk)
 		}

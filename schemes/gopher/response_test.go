@@ -40,7 +40,7 @@ func TestResponseFraming(t *testing.T) {
 		{name: "plain server ignores +, bytes kept", g: plus('9', "+"), reply: "first\nsecond\r\n", want: "first\nsecond\r\n", wantSize: -1},
 		{name: "plain server ignores +, long first line", g: plus('9', "+"), reply: "+" + strings.Repeat("x", 100000), want: "+" + strings.Repeat("x", 100000), wantSize: -1},
 		{name: "plain server ignores +, empty item", g: plus('9', "+"), reply: "", want: "", wantSize: -1},
-		{name: "plain text", g: schemes.Gopher{Type: '0', Selector: "t"}, reply: "a\r\n..b\r\n.\r\nIGNORED", want: "a\r\n.b\r\n", wantSize: -1},
+		{name: "plain text", g: schemes.Gopher{Type: '0', Selector: "t"}, reply: "a\r\n..b\r\n.\r\n", want: "a\r\n.b\r\n", wantSize: -1},
 		{name: "plain text lone dot mid-line", g: schemes.Gopher{Type: '0', Selector: "t"}, reply: "a . b\r\nx.\r\n.\r\n", want: "a . b\r\nx.\r\n", wantSize: -1},
 		{name: "plain text without final dot", g: schemes.Gopher{Type: '0', Selector: "t"}, reply: "a\r\nb", want: "a\r\nb", wantSize: -1},
 		{name: "plain text dot at close", g: schemes.Gopher{Type: '0', Selector: "t"}, reply: "a\r\n.", want: "a\r\n", wantSize: -1},
