@@ -56,6 +56,9 @@ type memFTP struct {
 	listed func()
 	// metaAsked counts bodies requested without SkipMetadata.
 	metaAsked int
+	// listDay lists times to the day only (a LIST line of an old file),
+	// and noMDTM answers no time with a body (a server without MDTM).
+	listDay, noMDTM bool
 }
 
 func newMemFTP() *memFTP {
@@ -170,8 +173,12 @@ func (m *memFTP) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resp
 	if m.reads != nil {
 		body = &hooked{r: body, hook: m.reads}
 	}
+	mod := node.mod
+	if m.noMDTM {
+		mod = time.Time{}
+	}
 	return &schemes.Response{URL: u, Kind: schemes.KindFile, Body: io.NopCloser(body), Offset: off,
-		Size: int64(len(node.data)), Name: segs[len(segs)-1], Type: schemes.TypeFile, Modified: node.mod}, nil
+		Size: int64(len(node.data)), Name: segs[len(segs)-1], Type: schemes.TypeFile, Modified: mod}, nil
 }
 
 // listing snapshots the directory's entries (sorted) and generates count more.
@@ -188,6 +195,9 @@ func (m *memFTP) listing(segs []string, path string, dir *memNode) schemes.Listi
 		name := k[len(prefix):]
 		cs := append(append([]string(nil), segs...), name)
 		e := schemes.Entry{Name: name, URL: m.url(cs, n.dir), Size: int64(len(n.data)), Modified: n.mod}
+		if m.listDay {
+			e.Modified, e.Precision = n.mod.Truncate(24*time.Hour), schemes.PrecisionDay
+		}
 		switch {
 		case n.dir:
 			e.Type, e.Size = schemes.TypeDir, -1

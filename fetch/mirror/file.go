@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
@@ -139,6 +140,15 @@ func planAction(exists bool) string {
 // keep records that an unchanged file was seen by this run.
 func (e *engine) keep(j job, rec record) {
 	rec.Run, rec.From, rec.URL = e.run, j.From, j.URL
+	if !exactTime(rec.ModPrec) && !j.Mod.IsZero() && exactTime(j.Prec) && e.root != nil && !e.opts.DryRun && !e.opts.StateOnly {
+		// The file got a time known to the minute or the day; this
+		// listing knows it to the second (MLSD now, or a better server):
+		// the time is refined, the file is not fetched again.
+		if err := e.root.Chtimes(j.Path, j.Mod, j.Mod); err == nil {
+			rec.Modified, rec.ModPrec = j.Mod, ""
+			e.logf("time of %s refined to %s", j.Path, j.Mod.UTC().Format(time.DateTime))
+		}
+	}
 	if !j.Mod.IsZero() {
 		rec.ListModified, rec.ListPrec = j.Mod, j.Prec
 	}
@@ -172,9 +182,12 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 	if size < 0 {
 		size = j.Size
 	}
-	mod := resp.Modified
+	mod, modPrec := resp.Modified, ""
 	if mod.IsZero() {
 		mod = e.listTime(j.Mod, j.Prec)
+		if !exactTime(j.Prec) {
+			modPrec = j.Prec
+		}
 	} else {
 		e.calibrate(j.Mod, j.Prec, mod)
 	}
@@ -206,7 +219,7 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 		}
 		return err
 	}
-	done := record{URL: j.URL, Kind: kindFile, Size: got, Modified: mod, SHA256: sum,
+	done := record{URL: j.URL, Kind: kindFile, Size: got, Modified: mod, ModPrec: modPrec, SHA256: sum,
 		ListSize: j.Size, ListModified: j.Mod, ListPrec: j.Prec, HTML: isHTML(resp), Run: e.run, From: j.From}
 	if complete && rec.SHA256 == sum && rec.Size == got {
 		// Same bytes (a plain Gopher item fetched again): keep the file.

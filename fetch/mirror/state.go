@@ -43,7 +43,11 @@ type record struct {
 	// Size, Modified and SHA256 describe the local file as last written.
 	Size     int64     `json:"size"`
 	Modified time.Time `json:"modified,omitzero"`
-	SHA256   string    `json:"sha256,omitempty"`
+	// ModPrec is how far Modified is known when less than to the second
+	// (a LIST time the server gave no MDTM for); a later listing that
+	// knows the time to the second refines it (keep).
+	ModPrec string `json:"modified_precision,omitempty"`
+	SHA256  string `json:"sha256,omitempty"`
 	// ListSize and ListModified are what the listing said, compared as
 	// they are on the next run (a listing's own precision, not the body's).
 	ListSize     int64     `json:"list_size"`

@@ -1,6 +1,9 @@
 package mirror
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -55,5 +58,34 @@ func TestCalibrateZoneOnce(t *testing.T) {
 	}
 	if got := e.listTime(time.Date(2026, 6, 2, 8, 0, 0, 0, time.UTC), schemes.PrecisionMinute); !got.Equal(time.Date(2026, 6, 2, 2, 30, 0, 0, time.UTC)) {
 		t.Errorf("listTime = %v", got)
+	}
+}
+
+// A file that got the day of a LIST line (no MDTM) gets its time to the
+// second from a later listing that knows it (MLSD), without a transfer.
+func TestLaterListingRefinesTime(t *testing.T) {
+	m := newMemFTP()
+	m.file("a.txt", "aaa")
+	m.listDay, m.noMDTM = true, true
+	dir := t.TempDir()
+	c := newClient(m)
+	if _, err := Run(context.Background(), c, "x-ftp://127.0.0.1/", dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, "a.txt"))
+	if err != nil || !fi.ModTime().Equal(testTime.Truncate(24*time.Hour)) {
+		t.Fatalf("first run: %v, %v; want the listing's day", fi.ModTime(), err)
+	}
+	m.listDay = false
+	sum, err := Run(context.Background(), c, "x-ftp://127.0.0.1/", dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err = os.Stat(filepath.Join(dir, "a.txt"))
+	if err != nil || !fi.ModTime().Equal(testTime) {
+		t.Errorf("second run: %v, %v; want %v", fi.ModTime(), err, testTime)
+	}
+	if sum.Transfers != 0 || sum.Unchanged != 1 {
+		t.Errorf("second run: %d transfers, %d unchanged; want 0 and 1", sum.Transfers, sum.Unchanged)
 	}
 }
