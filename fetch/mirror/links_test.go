@@ -303,9 +303,31 @@ func TestLoopListedAsDirectoryEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// "a" lists as the root did: a probable loop, neither created nor entered.
-	if got := keys(tree(t, dir)); strings.Join(got, "|") != "f" || sum.Loops != 1 || sum.New != 1 || l.listings != 2 {
+	// "a" lists as the root did, which a generated tree may do too; "a/a"
+	// lists as both did: a probable loop, neither created nor entered.
+	if got := keys(tree(t, dir)); strings.Join(got, "|") != "a|a/f|f" || sum.Loops != 1 || sum.New != 2 || l.listings != 3 {
 		t.Errorf("tree %q, loops %d, new %d, listings %d", got, sum.Loops, sum.New, l.listings)
+	}
+}
+
+// A directory that lists as its parent did, once, is walked: generated
+// trees repeat their directory names a level down (tree/ and tree/d00/
+// both list d00 ... d09, with the same times).
+func TestListingLikeItsParentOnceIsNoLoop(t *testing.T) {
+	m := newMemFTP()
+	for _, d := range []string{"d0", "d1"} {
+		for _, e := range []string{"d0", "d1"} {
+			m.file("tree/"+d+"/"+e+"/f", d+e)
+		}
+	}
+	dir := t.TempDir()
+	sum, err := Run(context.Background(), newClient(m), "x-ftp://127.0.0.1/tree/", dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := tree(t, dir)
+	if got["d0/d0/f"] != "d0d0" || got["d0/d1/f"] != "d0d1" || got["d1/d0/f"] != "d1d0" || got["d1/d1/f"] != "d1d1" || sum.Loops != 0 {
+		t.Errorf("tree %q, loops %d", keys(got), sum.Loops)
 	}
 }
 

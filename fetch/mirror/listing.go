@@ -19,10 +19,10 @@ import (
 // once.
 //
 // Its first loopCheckMax entries are held back until the listing ends, so
-// that a directory whose listing repeats an ancestor's (a server that
-// lists a symlink such as "a -> ." as the directory it names) is found
-// before anything in it is queued: it is counted as a loop, not created,
-// and not entered. Versioned entries (VMS "NAME;N") are held back too,
+// that a directory whose listing repeats that of two ancestors (a server
+// that lists a symlink such as "a -> ." as the directory it names) is
+// found before anything in it is queued: it is counted as a loop, not
+// created, and not entered. Versioned entries (VMS "NAME;N") are held back too,
 // and only the highest version of each name is queued (all of them with
 // Options.AllVersions).
 func (e *engine) listDir(ctx context.Context, j job, pre *fetch.Response) {
@@ -84,7 +84,7 @@ func (e *engine) listDir(ctx context.Context, j job, pre *fetch.Response) {
 	}
 	if holding {
 		h := lh.sum64()
-		if slices.Contains(j.Anc, h) {
+		if repeats(j.Anc, h) >= 2 {
 			e.count(&e.sum.Loops)
 			e.logf("loop %s: its listing repeats an ancestor's, not entered", j.Path)
 			return
@@ -99,6 +99,22 @@ func (e *engine) listDir(ctx context.Context, j job, pre *fetch.Response) {
 		lr.Listed = e.run
 		e.st.putListing(key, lr)
 	}
+}
+
+// repeats counts the ancestors whose listing hashed as h. A listing equal
+// to one ancestor's is no proof of a loop: a generated tree repeats its
+// directory names (and times) a level down (tree/d00 listing d00 ... d09
+// like tree/). Equal to two is: only a directory that contains itself
+// goes on repeating, so such a listing is a loop, at the cost of one
+// level walked twice.
+func repeats(anc []uint64, h uint64) int {
+	n := 0
+	for _, a := range anc {
+		if a == h {
+			n++
+		}
+	}
+	return n
 }
 
 // loopCheckMax bounds the entries of one listing held back to compare it
@@ -162,12 +178,13 @@ func (e *engine) unparsed(j job, line string) {
 	e.logf("unparsed line in %s: %q", j.URL, line)
 }
 
-// listingHash sums a listing's names, types and sizes, in any order: two
-// listings of one directory hash alike, times apart.
+// listingHash sums a listing's names, types, sizes and times, in any
+// order: two listings of one directory hash alike.
 type listingHash struct{ sum, n uint64 }
 
 func (h *listingHash) add(ent schemes.Entry) {
-	v := fnv64(ent.Name + "\x00" + ent.Type + "\x00" + strconv.FormatInt(ent.Size, 10) + "\x00" + strconv.Itoa(ent.Version))
+	v := fnv64(ent.Name + "\x00" + ent.Type + "\x00" + strconv.FormatInt(ent.Size, 10) + "\x00" + strconv.Itoa(ent.Version) +
+		"\x00" + strconv.FormatInt(ent.Modified.Unix(), 10))
 	// A mix per entry, so that sums of different entries rarely meet.
 	v ^= v >> 31
 	v *= 0x9e3779b97f4a7c15
