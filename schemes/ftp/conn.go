@@ -132,7 +132,7 @@ func open(ctx context.Context, req *schemes.Request, key poolKey, who login, pip
 	c := &conn{
 		key:  key,
 		ctrl: raw,
-		log:  &wireLog{w: req.Transcript, limit: req.LineLimit()},
+		log:  &wireLog{w: req.Transcript, limit: req.LineLimit(), ack: quickAck(raw.Raw())},
 	}
 	if ta, ok := raw.RemoteAddr().(*net.TCPAddr); ok {
 		c.peer = ta.IP

@@ -22,6 +22,8 @@ type wireLog struct {
 	// lines counts the lines received since the last command: a reply
 	// that never ends is refused before it fills memory.
 	lines int
+	// ack, when set, has the next bytes acknowledged at once (quickAck).
+	ack func()
 	// err is the refusal of a reply over a limit. It stays: the rest of
 	// that reply is unread, so the connection is out of step for good.
 	err error
@@ -56,6 +58,9 @@ func (w ctrlWire) Write(p []byte) (int, error) {
 }
 
 func (c *ctrlConn) Read(p []byte) (int, error) {
+	if c.log.ack != nil {
+		c.log.ack()
+	}
 	n, err := c.Conn.Read(p)
 	if n > 0 {
 		if lerr := c.log.received(p[:n]); lerr != nil {
