@@ -19,9 +19,9 @@ import (
 // once.
 //
 // Its first loopCheckMax entries are held back until the listing ends, so
-// that a directory whose listing repeats that of two ancestors (a server
-// that lists a symlink such as "a -> ." as the directory it names) is
-// found before anything in it is queued: it is counted as a loop, not
+// that a directory whose listing repeats an ancestor's (a server that
+// lists a symlink such as "a -> ." as the directory it names; see
+// listingHash.proof) is found before anything in it is queued: it is counted as a loop, not
 // created, and not entered. Versioned entries (VMS "NAME;N") are held back too,
 // and only the highest version of each name is queued (all of them with
 // Options.AllVersions).
@@ -84,7 +84,7 @@ func (e *engine) listDir(ctx context.Context, j job, pre *fetch.Response) {
 	}
 	if holding {
 		h := lh.sum64()
-		if repeats(j.Anc, h) >= 2 {
+		if repeats(j.Anc, h) >= lh.proof() {
 			e.count(&e.sum.Loops)
 			e.logf("loop %s: its listing repeats an ancestor's, not entered", j.Path)
 			return
@@ -101,12 +101,7 @@ func (e *engine) listDir(ctx context.Context, j job, pre *fetch.Response) {
 	}
 }
 
-// repeats counts the ancestors whose listing hashed as h. A listing equal
-// to one ancestor's is no proof of a loop: a generated tree repeats its
-// directory names (and times) a level down (tree/d00 listing d00 ... d09
-// like tree/). Equal to two is: only a directory that contains itself
-// goes on repeating, so such a listing is a loop, at the cost of one
-// level walked twice.
+// repeats counts the ancestors whose listing hashed as h.
 func repeats(anc []uint64, h uint64) int {
 	n := 0
 	for _, a := range anc {
@@ -180,9 +175,12 @@ func (e *engine) unparsed(j job, line string) {
 
 // listingHash sums a listing's names, types, sizes and times, in any
 // order: two listings of one directory hash alike.
-type listingHash struct{ sum, n uint64 }
+type listingHash struct{ sum, n, files uint64 }
 
 func (h *listingHash) add(ent schemes.Entry) {
+	if ent.Type != schemes.TypeDir {
+		h.files++
+	}
 	v := fnv64(ent.Name + "\x00" + ent.Type + "\x00" + strconv.FormatInt(ent.Size, 10) + "\x00" + strconv.Itoa(ent.Version) +
 		"\x00" + strconv.FormatInt(ent.Modified.Unix(), 10))
 	// A mix per entry, so that sums of different entries rarely meet.
@@ -194,6 +192,20 @@ func (h *listingHash) add(ent schemes.Entry) {
 }
 
 func (h *listingHash) sum64() uint64 { return h.sum ^ (h.n * 0xbf58476d1ce4e5b9) }
+
+// proof is how many ancestors' listings a listing must repeat to be taken
+// for a loop. One, when it names a file: the same files, with the same
+// sizes and times, a level down are a directory that contains itself. Two
+// when it names directories only: a generated tree repeats its directory
+// names (and times) a level down (tree/d00/ lists d00 ... d09 as tree/
+// does), but only a directory that contains itself goes on repeating, at
+// the cost of one level walked twice.
+func (h *listingHash) proof() int {
+	if h.files > 0 {
+		return 1
+	}
+	return 2
+}
 
 // openListing fetches j's listing (or takes pre, fetched already); nil,
 // with the failure recorded, when it cannot be had or is not a listing.
