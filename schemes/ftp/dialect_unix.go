@@ -195,8 +195,8 @@ func zoneOffset(s string) (time.Duration, bool) {
 }
 
 // unixTime reads ls's date: "1994" for an old file, "12:00" for one of the
-// last six months, whose year is the latest that does not lie in the future.
-// The first is known to the day, the second to the minute (prec). Both are
+// last six months, whose year is the latest that does not lie in the future
+// of the server's clock. The first is known to the day, the second to the minute (prec). Both are
 // in the server's time zone, read here as UTC: only an MDTM of the same
 // file tells the zone.
 func unixTime(m, day int, yt string, now time.Time) (time.Time, string, bool) {
@@ -205,17 +205,18 @@ func unixTime(m, day int, yt string, now time.Time) (time.Time, string, bool) {
 		if !ok || prec != schemes.PrecisionMinute {
 			return time.Time{}, "", false
 		}
-		t, ok := date(now.Year(), m, day, hh, mm, 0)
-		if !ok && m == 2 && day == 29 {
-			t, ok = date(now.Year()-1, m, day, hh, mm, 0) // not a leap year now: an earlier one
+		// The latest year in which the date is not in the future. The
+		// server's clock is in its own zone, up to 14 hours ahead of or
+		// behind UTC: a date up to a day ahead of this machine's clock is
+		// the server's today, which on New Year's Eve here may be next
+		// year's 1 January there. (Feb 29 skips the years without one.)
+		limit := now.Add(24 * time.Hour)
+		for y := now.Year() + 1; y >= now.Year()-4; y-- {
+			if t, ok := date(y, m, day, hh, mm, 0); ok && !t.After(limit) {
+				return t, schemes.PrecisionMinute, true
+			}
 		}
-		if !ok {
-			return time.Time{}, "", false
-		}
-		if t.After(now.Add(24 * time.Hour)) {
-			t = t.AddDate(-1, 0, 0)
-		}
-		return t, schemes.PrecisionMinute, true
+		return time.Time{}, "", false
 	}
 	if len(yt) != 4 || !isDigits(yt) {
 		return time.Time{}, "", false

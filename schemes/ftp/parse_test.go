@@ -144,3 +144,31 @@ func BenchmarkParseList(b *testing.B) {
 		}
 	}
 }
+
+// A year-less date is placed in the latest year that is not in the future
+// of the server's clock, which may run up to a day ahead of this machine's
+// in its own zone.
+func TestYearlessDateAgainstTheServersClock(t *testing.T) {
+	for _, tc := range []struct {
+		now, want time.Time
+		line      string
+	}{
+		// Mid-year: this year.
+		{time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC), time.Date(2026, 5, 30, 10, 20, 0, 0, time.UTC),
+			"-rw-r--r-- 1 ftp ftp 3 May 30 10:20 a"},
+		// Months ahead of the clock: last year.
+		{time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC), time.Date(2025, 11, 2, 10, 20, 0, 0, time.UTC),
+			"-rw-r--r-- 1 ftp ftp 3 Nov  2 10:20 a"},
+		// New Year's Eve here, already 1 January on a server east of UTC.
+		{time.Date(2026, 12, 31, 15, 0, 0, 0, time.UTC), time.Date(2027, 1, 1, 0, 30, 0, 0, time.UTC),
+			"-rw-r--r-- 1 ftp ftp 3 Jan  1 00:30 a"},
+		// Feb 29 in a year without one: the last year with one.
+		{time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC), time.Date(2024, 2, 29, 8, 0, 0, 0, time.UTC),
+			"-rw-r--r-- 1 ftp ftp 3 Feb 29 08:00 a"},
+	} {
+		e, ok, _ := newListParser(tc.now).Line(tc.line)
+		if !ok || !e.Modified.Equal(tc.want) || e.Precision != schemes.PrecisionMinute {
+			t.Errorf("%q at %v: %v (%s), want %v", tc.line, tc.now, e.Modified, e.Precision, tc.want)
+		}
+	}
+}
