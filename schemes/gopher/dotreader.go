@@ -32,11 +32,11 @@ const maxHold = 1 << 20
 // rarer than one that does neither, and the data is kept either way.
 //
 // A text item (newTextReader) may hold a "." line of its own, which such
-// a server sends as it is: a "." line with more bytes already received
-// behind it is therefore not the end, and it and every later ".." line
-// pass verbatim. The reader does not wait to see whether more comes, as
-// a server may send the "." line and then wait: a "." line with nothing
-// received behind it ends the item. A menu always ends at its "." line.
+// a server sends as it is: a "." line with more bytes behind it is
+// therefore not the end, and it and every later ".." line pass verbatim.
+// The reader waits for the byte after a "." line or the end of the
+// connection, whichever comes, so that where a packet happens to end
+// decides nothing. A menu always ends at its "." line.
 //
 // It holds at most holdLimit plus one bufio.Reader buffer.
 type dotReader struct {
@@ -120,7 +120,16 @@ func (d *dotReader) fill() {
 			case b[1] == '.' && !d.verbatim:
 				d.holding = true
 			}
-			if n > 0 && !(d.text && d.r.Buffered() > n) {
+			if n > 0 && d.text {
+				// Whether text goes on behind the "." line is known once a
+				// byte behind it comes, or the connection ends (a timeout
+				// too: a server that keeps the connection after its "."
+				// line sent nothing more).
+				if more, _ := d.r.Peek(n + 1); len(more) <= n {
+					d.end(n)
+					return
+				}
+			} else if n > 0 {
 				d.end(n)
 				return
 			}
