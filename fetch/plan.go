@@ -109,5 +109,12 @@ func (p *Plan) MarshalJSON() ([]byte, error) {
 			return nil, err
 		}
 	}
+	if raw, ok := schemes.RawStrings(requests); ok {
+		// A name that is not UTF-8 (Latin-1 on an old server) keeps its
+		// bytes here, percent-encoded, as a listing's raw_name does.
+		if err := add("raw_requests", raw); err != nil {
+			return nil, err
+		}
+	}
 	return json.Marshal(obj)
 }

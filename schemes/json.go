@@ -1,13 +1,17 @@
 package schemes
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"unicode/utf8"
+)
 
 // MarshalJSON writes the URL's parts as one object, the parts of gofer
 // parse --json (the names are a contract with scripts: add, never rename):
 //
 //	scheme, host, port (effective: the default filled in), user,
 //	password ("****" when the URL gives a non-empty one), fragment;
-//	ftp:      segments, type_code ("a", "i", "d" or "")
+//	ftp:      segments, type_code ("a", "i", "d" or ""), raw_segments
+//	          (each segment percent-encoded) when one is not UTF-8
 //	http:     path, search
 //	gopher:   gopher_type, selector, search, plus
 //	mailto:   addr, headers [{name, value}] (when the URL has any)
@@ -48,6 +52,9 @@ func (u *URL) parts() map[string]any {
 			segs = []string{}
 		}
 		m["segments"] = segs
+		if raw, ok := RawStrings(segs); ok {
+			m["raw_segments"] = raw
+		}
 		m["type_code"] = ""
 		if u.FTP.TypeCode != 0 {
 			m["type_code"] = string(rune(u.FTP.TypeCode))
@@ -123,4 +130,26 @@ func (u *URL) parts() map[string]any {
 		m["opaque"] = u.Opaque
 	}
 	return m
+}
+
+// RawStrings is ss with each string's bytes percent-encoded (Escape), and
+// true, when any of them is not valid UTF-8: JSON strings are Unicode, so
+// such a string would lose its bytes to U+FFFD, and the "raw_" field beside
+// it keeps them. It is nil and false when every string is UTF-8.
+func RawStrings(ss []string) ([]string, bool) {
+	bad := false
+	for _, s := range ss {
+		if !utf8.ValidString(s) {
+			bad = true
+			break
+		}
+	}
+	if !bad {
+		return nil, false
+	}
+	raw := make([]string, len(ss))
+	for i, s := range ss {
+		raw[i] = Escape(s)
+	}
+	return raw, true
 }

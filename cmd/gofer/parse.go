@@ -7,10 +7,12 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/goferurl/gofer/fetch"
+	"github.com/goferurl/gofer/schemes"
 )
 
 func (c *cli) parseCommand() *cobra.Command {
@@ -68,7 +70,22 @@ func writePlanText(w io.Writer, planJSON []byte) error {
 		return err
 	}
 	first := []string{"url", "scheme", "host", "port", "user", "password"}
-	last := map[string]bool{"requests": true, "notes": true, "warnings": true}
+	last := map[string]bool{"requests": true, "notes": true, "warnings": true, "raw_requests": true, "raw_segments": true}
+	// Bytes that are not UTF-8 come back from the raw_ fields: segments
+	// percent-encoded as in the URL, request lines as sent, with such
+	// bytes shown as \xHH (visibleLine).
+	if raw, ok := m["raw_segments"]; ok {
+		m["segments"] = raw
+	}
+	if raw, ok := m["raw_requests"].([]any); ok {
+		for i, r := range raw {
+			s, _ := r.(string)
+			if b, err := schemes.Unescape(s); err == nil {
+				raw[i] = b
+			}
+		}
+		m["requests"] = raw
+	}
 	var rest []string
 	for k := range m {
 		if !last[k] && !contains(first, k) {
@@ -140,6 +157,15 @@ func visibleLine(s string) string {
 			b.WriteString(`\n`)
 		case ch < 0x20 || ch == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, ch)
+		case ch >= 0x80:
+			// A byte of a UTF-8 character passes; one that is not
+			// UTF-8 (a Latin-1 name's) is shown, not replaced.
+			if r, size := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || size > 1 {
+				b.WriteString(s[i : i+size])
+				i += size - 1
+			} else {
+				fmt.Fprintf(&b, `\x%02x`, ch)
+			}
 		default:
 			b.WriteByte(ch)
 		}

@@ -65,3 +65,35 @@ func TestListingJSONUnparsed(t *testing.T) {
 		t.Errorf("entries %v, unparsed %q", l.Entries, l.Unparsed)
 	}
 }
+
+// parse keeps the bytes of a name that is not UTF-8: --json adds
+// raw_segments and raw_requests, percent-encoded, and the text shows the
+// byte as \xe9, never U+FFFD.
+func TestParseNonUTF8Name(t *testing.T) {
+	const u = "ftp://127.0.0.21/names/caf%E9.txt"
+	code, out, errOut := gofer(t, "", "parse", "--json", "--email", "a@example.org", u)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var p struct {
+		RawSegments []string `json:"raw_segments"`
+		RawRequests []string `json:"raw_requests"`
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.RawSegments) != 2 || p.RawSegments[1] != "caf%E9.txt" {
+		t.Errorf("raw_segments %q", p.RawSegments)
+	}
+	if n := len(p.RawRequests); n == 0 || p.RawRequests[n-1] != "RETR%20caf%E9.txt" {
+		t.Errorf("raw_requests %q", p.RawRequests)
+	}
+	code, out, _ = gofer(t, "", "parse", "--email", "a@example.org", u)
+	if code != 0 || !strings.Contains(out, `RETR caf\xe9.txt`) || !strings.Contains(out, `"caf%E9.txt"`) || strings.ContainsRune(out, '\uFFFD') {
+		t.Errorf("text:\n%s", out)
+	}
+	code, out, _ = gofer(t, "", "parse", "--json", "ftp://127.0.0.21/names/caf%C3%A9.txt")
+	if code != 0 || strings.Contains(out, "raw_") {
+		t.Errorf("a UTF-8 name needs no raw_ fields:\n%s", out)
+	}
+}
