@@ -251,13 +251,19 @@ func mirroredNames(t *testing.T, dir string, local func(string) string) {
 
 func TestCharsetFTPMirror(t *testing.T) {
 	itest.Require(t, ftpServer)
-	url := "ftp://" + itest.FTPHost + "/archive/names/"
+	charsetMirrors(t, "ftp://"+itest.FTPHost+"/archive/names/", "")
+}
+
+// charsetMirrors mirrors url without and with --remote-charset latin1 and
+// checks the local names of the directory sub of DIR: the server's bytes,
+// then those bytes read as Latin-1 (the UTF-8 names' too: é as Ã©).
+func charsetMirrors(t *testing.T, url, sub string) {
+	t.Helper()
 	for _, c := range []struct {
 		args  []string
 		local func(string) string
 	}{
 		{nil, func(s string) string { return s }},
-		// Latin-1 reads every byte, the UTF-8 names' too (é as Ã©).
 		{[]string{"--remote-charset", "latin1"}, latin1},
 	} {
 		dir := t.TempDir()
@@ -265,7 +271,7 @@ func TestCharsetFTPMirror(t *testing.T) {
 		if code, _, errOut := runCLI(t, dir, nil, args...); code != 0 {
 			t.Fatalf("%q: exit %d: %s", args, code, errOut)
 		}
-		mirroredNames(t, dir, c.local)
+		mirroredNames(t, filepath.Join(dir, sub), c.local)
 	}
 }
 
@@ -273,22 +279,7 @@ func TestCharsetFTPMirror(t *testing.T) {
 // --remote-charset latin1 the selector's segments become UTF-8 local names.
 func TestCharsetGopherMirror(t *testing.T) {
 	itest.Require(t, itest.GopherPlusHost+":70")
-	url := "gopher://" + itest.GopherPlusHost + "/1/archive/names"
-	for _, c := range []struct {
-		args  []string
-		local func(string) string
-	}{
-		{nil, func(s string) string { return s }},
-		// Latin-1 reads every byte, the UTF-8 names' too (é as Ã©).
-		{[]string{"--remote-charset", "latin1"}, latin1},
-	} {
-		dir := t.TempDir()
-		args := append(append([]string{"mirror", "-q"}, c.args...), url, dir)
-		if code, _, errOut := runCLI(t, dir, nil, args...); code != 0 {
-			t.Fatalf("%q: exit %d: %s", args, code, errOut)
-		}
-		mirroredNames(t, filepath.Join(dir, "archive", "names"), c.local)
-	}
+	charsetMirrors(t, "gopher://"+itest.GopherPlusHost+"/1/archive/names", filepath.Join("archive", "names"))
 }
 
 // TestCharsetUnknownExit2: an unknown charset is a usage error with one

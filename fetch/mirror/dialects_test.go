@@ -137,14 +137,7 @@ func TestMirrorDialectMVS(t *testing.T) {
 	onlyDir(t, outer)
 	got := localTree(t, filepath.Join(outer, "mirror"))
 	want := map[string]string{"USER.README": "sequential dataset\n", "USER.SOURCE/MEMBER1": "member one\n", "USER.SOURCE/MEMBER2": "member two\n"}
-	if keys(got) != keys(want) {
-		t.Fatalf("files %s, want %s", keys(got), keys(want))
-	}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("%s = %q, want %q", k, got[k], v)
-		}
-	}
+	sameTree(t, got, want)
 	if sum.New != 3 || sum.Failed != 0 || sum.Refused != 0 {
 		t.Errorf("summary new %d failed %d refused %d: %+v %+v", sum.New, sum.Failed, sum.Refused, sum.Failures, sum.Refusals)
 	}
@@ -165,14 +158,7 @@ func TestMirrorDialectOS400(t *testing.T) {
 	got := localTree(t, filepath.Join(outer, "mirror"))
 	want := map[string]string{"hello.txt": "stream file\n", "docs/guide.txt": "guide\n",
 		"SRC.FILE/MBR1.MBR": "member one\n", "SRC.FILE/MBR2.MBR": "member two\n"}
-	if keys(got) != keys(want) {
-		t.Fatalf("files %s, want %s", keys(got), keys(want))
-	}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("%s = %q, want %q", k, got[k], v)
-		}
-	}
+	sameTree(t, got, want)
 	if sum.New != 4 || sum.Failed != 0 || sum.Refused != 0 {
 		t.Errorf("summary new %d failed %d refused %d: %+v %+v", sum.New, sum.Failed, sum.Refused, sum.Failures, sum.Refusals)
 	}
@@ -249,5 +235,18 @@ func TestMirrorDialectHostileNames(t *testing.T) {
 				t.Errorf("%d retrievals, want 1", n)
 			}
 		})
+	}
+}
+
+// sameTree checks a mirrored tree's files and bytes against want.
+func sameTree(t *testing.T, got, want map[string]string) {
+	t.Helper()
+	if keys(got) != keys(want) {
+		t.Fatalf("files %s, want %s", keys(got), keys(want))
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
 	}
 }

@@ -277,14 +277,18 @@ func (e *engine) dirEntry(w *dirWalk, ent schemes.Entry) {
 }
 
 // maxDepth is the run's Options.MaxDepth, 0 for none.
-func (e *engine) maxDepth() int {
+func (e *engine) maxDepth() int { return bound(e.opts.MaxDepth, DefaultMaxDepth) }
+
+// bound reads an option whose zero value means def and whose negative
+// values mean none (0).
+func bound(v, def int) int {
 	switch {
-	case e.opts.MaxDepth < 0:
+	case v < 0:
 		return 0
-	case e.opts.MaxDepth == 0:
-		return DefaultMaxDepth
+	case v == 0:
+		return def
 	}
-	return e.opts.MaxDepth
+	return v
 }
 
 // tooDeep reports, counting it, that the item p of w lies deeper than

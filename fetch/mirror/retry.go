@@ -40,15 +40,7 @@ func (e *engine) retrier() *retrier {
 }
 
 // maxRetries is the run's bound on tries again per item.
-func (e *engine) maxRetries() int {
-	switch {
-	case e.opts.Retries < 0:
-		return 0
-	case e.opts.Retries == 0:
-		return DefaultRetries
-	}
-	return e.opts.Retries
-}
+func (e *engine) maxRetries() int { return bound(e.opts.Retries, DefaultRetries) }
 
 // again reports whether the item that failed with err is to be tried once
 // more, after waiting its turn; false when err is permanent, the tries are
