@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"io"
 	"net"
+	"strconv"
 	"time"
 )
 
@@ -212,6 +213,18 @@ const (
 	// fetch package decides whether to follow. Body fails on Read.
 	KindRedirect
 )
+
+var kindWords = [...]string{KindFile: "file", KindListing: "listing", KindInfo: "info",
+	KindSession: "session", KindHandoff: "handoff", KindRedirect: "redirect"}
+
+// String is the kind as a word ("file", "listing", ...), so that %v and
+// errors that name a kind read as words, not numbers.
+func (k Kind) String() string {
+	if k >= 0 && int(k) < len(kindWords) {
+		return kindWords[k]
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
 
 // Response is what a fetch obtained. The caller must Close it.
 type Response struct {

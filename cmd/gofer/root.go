@@ -75,12 +75,16 @@ type cli struct {
 func (c *cli) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "gofer",
-		Short: "Retrieve what an RFC 1738 URL names: ftp, http, gopher, news, nntp, telnet, file",
+		Short: "Retrieve what an RFC 1738 URL names: ftp, ftps, http, https, gopher, gophers, news, nntp, nntps, telnet, rlogin, tn3270, wais, prospero, file, mailto",
 		Long: `gofer retrieves whatever an RFC 1738 URL names by speaking the protocol the
-URL names: FTP, HTTP, Gopher and Gopher+, NNTP (news: and nntp:), telnet and
-local files. A security guard checks every URL before any connection: it warns
-on non-default ports, refuses another protocol's well-known port, and refuses
-URLs whose decoded parts would inject CR/LF into a line protocol.
+URL names: FTP and FTPS (ftp:, ftps:), HTTP and HTTPS (http:, https:), Gopher
+and Gopher+ (gopher:, and gophers: over TLS), NNTP (news:, nntp:, nntps:),
+telnet (and rlogin:, tn3270:, handed to their programs), WAIS (wais:),
+Prospero names (prospero:, resolved and then fetched), local files (file:),
+and mailto: (it sends the message). A security guard checks every URL before
+any connection: it warns on non-default ports, refuses another protocol's
+well-known port, and refuses URLs whose decoded parts would inject CR/LF into
+a line protocol.
 
 Exit codes: 0 ok, 1 other failure, 2 usage or malformed URL, 3 refused by the
 security guard (nothing was sent), 4 could not connect or resolve, 5 the server
@@ -131,7 +135,7 @@ refused, 6 authentication failed, 7 timed out, 8 transfer interrupted.`,
 	pf.StringVar(&c.smtpUser, "smtp-user", "", "mailto: log in to the SMTP server as `USER` (password from netrc or asked)")
 	pf.DurationVar(&c.linger, "linger", 0, "telnet without a terminal: end this long after stdin ends (default 5s)")
 
-	root.AddCommand(c.getCommand(), c.mirrorCommand(), c.parseCommand(), c.extractCommand(), c.versionCommand(), c.warcCommand(), c.browseCommand())
+	root.AddCommand(c.getCommand(), c.mirrorCommand(), c.parseCommand(), c.extractCommand(), c.versionCommand(), c.warcCommand(), c.browseCommand(), c.manCommand())
 	return root
 }
 
