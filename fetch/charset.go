@@ -181,6 +181,16 @@ func (rc *remoteCharset) encodePart(server, part string) (string, error) {
 	return "", schemes.Errorf(schemes.ErrUsage, "%q cannot be written in %s: %w", part, rc.name, err)
 }
 
+// remoteName is the charset's name as the user gave it, "" when names
+// are not converted (none named, or UTF-8): what schemes.Request's
+// RemoteCharset carries.
+func (rc *remoteCharset) remoteName() string {
+	if rc == nil {
+		return ""
+	}
+	return rc.name
+}
+
 func (rc *remoteCharset) wasListed(server, part string) bool {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()

@@ -264,3 +264,24 @@ func TestPlanRemoteCharset(t *testing.T) {
 		t.Errorf("the plan's URL is %s, want it as given", p.URL)
 	}
 }
+
+// A fetcher learns of a charset only when names are converted: UTF-8, or
+// none, reach it as "".
+func TestRequestRemoteCharset(t *testing.T) {
+	for opt, want := range map[string]string{"": "", "utf-8": "", "UTF_8": "", "latin1": "latin1"} {
+		c, f := testClient(Options{RemoteCharset: opt})
+		got := "unset"
+		f.routes["ftp://h/a"] = func(req *schemes.Request) (*schemes.Response, error) {
+			got = req.RemoteCharset
+			return &schemes.Response{URL: req.URL, Kind: schemes.KindFile, Body: io.NopCloser(strings.NewReader("")), Size: 0}, nil
+		}
+		resp, err := c.Get(context.Background(), "ftp://h/a")
+		if err != nil {
+			t.Fatalf("%q: %v", opt, err)
+		}
+		resp.Close()
+		if got != want {
+			t.Errorf("--remote-charset %q: the fetcher got %q, want %q", opt, got, want)
+		}
+	}
+}

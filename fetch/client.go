@@ -334,7 +334,7 @@ func (c *Client) schemeRequest(r *Request, u *schemes.URL, g *security.Guard) (*
 		AutoLogin:       o.AutoLogin,
 		Linger:          o.Linger,
 		Transcript:      o.Transcript,
-		RemoteCharset:   o.RemoteCharset,
+		RemoteCharset:   c.charset.remoteName(),
 		Body:            r.Body,
 		Headers:         r.Headers,
 		From:            o.From,

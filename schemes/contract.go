@@ -137,10 +137,11 @@ type Request struct {
 	// entries are the first way's.
 	VerifyListing bool
 
-	// RemoteCharset is the charset the server spells names in, as the user
-	// named it ("latin1", "shift_jis"); "" keeps names as bytes. The fetch
-	// package converts names itself; a fetcher only leaves out asking the
-	// server for UTF-8 names (FTP's OPTS UTF8 ON) when it names another.
+	// RemoteCharset is the charset other than UTF-8 the server spells
+	// names in, as the user named it ("latin1", "shift_jis"); "" when
+	// names are bytes or UTF-8. The fetch package converts names itself; a
+	// fetcher only leaves out asking the server for UTF-8 names (FTP's
+	// OPTS UTF8 ON) when it is set.
 	RemoteCharset string
 
 	// Transcript receives the wire conversation (-v) with passwords as "****".

@@ -179,7 +179,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		return nil, err
 	}
 	key := poolKey{host: u.Host, port: u.EffectivePort(), user: who.user, password: who.password,
-		noUTF8: req.RemoteCharset != "" && !isUTF8(req.RemoteCharset)}
+		noUTF8: req.RemoteCharset != ""}
 	switch {
 	case u.Scheme == "ftps":
 		key.tls = tlsImplicit
@@ -217,12 +217,6 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		}
 		return nil, err
 	}
-}
-
-// isUTF8 reports whether a charset name names UTF-8.
-func isUTF8(name string) bool {
-	n := strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(name))
-	return n == "utf8"
 }
 
 // checkLines refuses CR, LF and NUL in every URL part that becomes part of

@@ -267,7 +267,7 @@ func TestNoCommandsBehindTransfersForSomeServers(t *testing.T) {
 // A server that offers UTF8 is asked for UTF-8 names, unless the names are
 // known to be in another charset.
 func TestOPTSUTF8OnlyWithoutAnotherCharset(t *testing.T) {
-	for charset, want := range map[string]bool{"": true, "utf-8": true, "latin1": false} {
+	for charset, want := range map[string]bool{"": true, "latin1": false} {
 		fake := newFake(t)
 		fake.utf8 = true
 		fake.addFile("/a.bin", "abc")
