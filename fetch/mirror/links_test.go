@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -107,14 +106,7 @@ func linksAndFiles(t *testing.T, dir string) (links, files map[string]string) {
 	return links, files
 }
 
-func sortedKeys(m map[string]string) string {
-	var k []string
-	for s := range m {
-		k = append(k, s)
-	}
-	sort.Strings(k)
-	return strings.Join(k, "|")
-}
+func sortedKeys(m map[string]string) string { return strings.Join(keys(m), "|") }
 
 func TestSymlinksKeepMakesRelativeLinksInsideDirOnly(t *testing.T) {
 	src := srcTree(t, map[string]string{"a.txt": "alpha", "sub/b.txt": "beta", "kind": "a file, then a link"},
