@@ -158,8 +158,9 @@ func (f *Fetcher) reserve(key poolKey) (wait <-chan struct{}, spare *conn) {
 	return s.freed, nil
 }
 
-// unreserve gives back a reservation whose connection failed to open, and
-// returns how many connections to server are still held.
+// unreserve gives back a reservation: a connection that failed to open,
+// or one that ended. It returns how many connections to server are still
+// held.
 func (f *Fetcher) unreserve(server string) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -171,13 +172,7 @@ func (f *Fetcher) unreserve(server string) int {
 
 // releaser returns the function a connection calls once when it ends.
 func (f *Fetcher) releaser(server string) func() {
-	return func() {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		s := f.serverSlots(server)
-		s.open--
-		s.signal()
-	}
+	return func() { f.unreserve(server) }
 }
 
 // learnLimit lowers server's limit after a refusal that came while held of
