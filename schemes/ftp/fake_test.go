@@ -76,6 +76,9 @@ type fakeFTP struct {
 	// abortIfAhead aborts a transfer (426, the data cut after half) when
 	// a command arrived with its RETR, as pyftpdlib does at an EPSV.
 	abortIfAhead bool
+	// dropAfterList ends the session after a listing's data, without its
+	// 226 (a server that died, or a connection cut).
+	dropAfterList bool
 	// listEnd is the text of a listing's 226 ("" for "Directory send OK.").
 	listEnd string
 
@@ -467,6 +470,9 @@ func (s *fakeSession) handle(verb, arg string) bool {
 		}
 		d.Write([]byte(body))
 		d.Close()
+		if f.dropAfterList {
+			return false
+		}
 		if f.listEnd != "" {
 			s.reply("226 %s", f.listEnd)
 		} else {

@@ -376,3 +376,28 @@ func TestSameTimeAnyZone(t *testing.T) {
 		}
 	}
 }
+
+// A listing whose data connection ends without the server's 226 (the
+// control connection closed) is an error, never a short directory.
+func TestListingWithout226IsAnError(t *testing.T) {
+	fake := newFake(t)
+	fake.dropAfterList = true
+	fake.listings["LIST /"] = "-rw-r--r-- 1 0 0 1 Dec 20  1994 a\r\n"
+	f := New()
+	defer f.Close()
+	resp, err := f.Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Close()
+	n := 0
+	for {
+		if _, err = resp.Listing.Next(); err != nil {
+			break
+		}
+		n++
+	}
+	if err == io.EOF || n != 1 {
+		t.Errorf("%d entries, then %v: want the one entry and an error", n, err)
+	}
+}
