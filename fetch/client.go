@@ -93,6 +93,12 @@ type Options struct {
 	Linger    time.Duration
 	// Transcript receives the wire conversation with passwords masked.
 	Transcript io.Writer
+	// Fetchers are fetchers already configured, by scheme: each replaces
+	// the one NewClient would register for its scheme (a gemini.Fetcher
+	// with its own trust settings and identity, say), and a scheme gofer
+	// does not ship is added. A fetcher registered for two schemes (ftp
+	// and ftps) is replaced for the scheme named only.
+	Fetchers map[string]schemes.Fetcher
 	// Capture, when set, starts the capture of each fetch Do makes (a
 	// WARC archive: warc.Writer.Capture), given the URL with its password
 	// masked; a Request's own Capture takes precedence. The capture ends

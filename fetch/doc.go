@@ -43,6 +43,8 @@
 //	schemes/prospero   ARDP v5 over UDP, resolving to the    prospero
 //	                   URL that holds the object
 //	schemes/mailto     RFC 5321 SMTP and RFC 6068 URLs       mailto
+//	schemes/gemini     Gemini over TLS, trust on first use,  gemini
+//	                   gemtext pages read as listings
 //	schemes/lineproto  what the line protocols share: dial, cancel, error
 //	                   kinds, bounded reads, the guard at every written line
 //	security           the guard: port policy, line checks, password

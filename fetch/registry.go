@@ -3,6 +3,7 @@ package fetch
 import (
 	"github.com/goferurl/gofer/schemes/file"
 	"github.com/goferurl/gofer/schemes/ftp"
+	"github.com/goferurl/gofer/schemes/gemini"
 	"github.com/goferurl/gofer/schemes/gopher"
 	"github.com/goferurl/gofer/schemes/http"
 	"github.com/goferurl/gofer/schemes/mailto"
@@ -12,7 +13,8 @@ import (
 	"github.com/goferurl/gofer/schemes/wais"
 )
 
-// registerShipped wires the schemes gofer ships, explicitly.
+// registerShipped wires the schemes gofer ships, explicitly, then the
+// fetchers of Options.Fetchers in place of the shipped ones they name.
 func registerShipped(c *Client) {
 	f := ftp.New()
 	c.Register("ftp", f)
@@ -35,4 +37,9 @@ func registerShipped(c *Client) {
 	c.Register("wais", wais.New())
 	c.Register("prospero", prospero.New())
 	c.Register("mailto", mailto.New())
+	c.Register("gemini", gemini.New())
+	for scheme, f := range c.opts.Fetchers {
+		delete(c.fetchers, scheme)
+		c.Register(scheme, f)
+	}
 }

@@ -44,6 +44,10 @@ type CaptureRecord struct {
 	// they are others than its target's item (the items of a Gopher+ "$"
 	// block), so that their records can be linked to it.
 	Describes []string
+	// Protocol names the protocols the record's bytes crossed, outermost
+	// application protocol first ("gemini", "tls/1.3"), as the WARC-Protocol
+	// field names them; nil leaves the field out.
+	Protocol []string
 }
 
 // StartCapture starts a record on c, or returns nil when c is nil.

@@ -89,6 +89,12 @@ type Entry struct {
 	WAIS     bool
 	Score    int64
 	WAISType string
+
+	// Gemini: the kind of a text/gemini line ("text", "link", "heading",
+	// ...; see package gemini), "" for an entry that is no such line, and
+	// a heading's level (1 to 3).
+	Gemini string
+	Level  int
 }
 
 type entryJSON struct {
@@ -120,6 +126,8 @@ type entryJSON struct {
 	Status      string  `json:"status,omitempty"`
 	Score       *int64  `json:"score,omitempty"`
 	WAISType    string  `json:"wais_type,omitempty"`
+	Gemini      string  `json:"gemini,omitempty"`
+	Level       int     `json:"level,omitempty"`
 }
 
 // MarshalJSON writes the entry in the --json contract: numbers as numbers,
@@ -133,6 +141,7 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 		Number: e.Number, Subject: e.Subject, From: e.From, Date: e.Date,
 		MessageID: e.MessageID, Lines: e.Lines, Bytes: e.Bytes, NNTPURL: e.NNTPURL,
 		Description: e.Description, Low: e.Low, High: e.High, Status: e.Status,
+		Gemini: e.Gemini, Level: e.Level,
 	}
 	if !utf8.ValidString(e.Name) {
 		// JSON strings are Unicode: a Latin-1 or otherwise non-UTF-8 name

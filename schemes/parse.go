@@ -28,7 +28,7 @@ func (e *ParseError) Is(target error) bool { return target == ErrUsage }
 func ipScheme(s string) bool {
 	switch s {
 	case "ftp", "ftps", "http", "https", "gopher", "gophers", "nntp", "nntps",
-		"telnet", "rlogin", "tn3270", "wais", "prospero", "file":
+		"telnet", "rlogin", "tn3270", "wais", "prospero", "file", "gemini":
 		return true
 	}
 	return false
@@ -158,7 +158,7 @@ func newURL(scheme string) *URL {
 	switch scheme {
 	case "ftp", "ftps":
 		return withView(scheme, func(u *URL, v *FTP) { u.FTP = v })
-	case "http", "https":
+	case "http", "https", "gemini":
 		return withView(scheme, func(u *URL, v *HTTP) { u.HTTP = v })
 	case "gopher", "gophers":
 		return withView(scheme, func(u *URL, v *Gopher) {
@@ -257,7 +257,7 @@ func (p *parser) ipURL(u *URL, rest string, off int) error {
 	}
 	a, aoff := rest[2:], off+2
 	end := strings.IndexByte(a, '/')
-	if u.Scheme == "http" || u.Scheme == "https" {
+	if u.HTTP != nil {
 		if q := strings.IndexByte(a, '?'); q >= 0 && (end < 0 || q < end) {
 			end = q
 		}
@@ -275,7 +275,7 @@ func (p *parser) ipURL(u *URL, rest string, off int) error {
 	switch u.Scheme {
 	case "ftp", "ftps":
 		return p.ftp(u, path, poff)
-	case "http", "https":
+	case "http", "https", "gemini":
 		if q := strings.IndexByte(path, '?'); q >= 0 {
 			u.HTTP.Search, u.HTTP.HasSearch = canonical(path[q+1:]), true
 			path = path[:q]

@@ -8,12 +8,13 @@ type SchemePort struct {
 
 // defaultPorts holds the default ports of RFC 1738 (§3.2 to §3.11) and of
 // RFC 1630's interactive schemes (rlogin 513, tn3270 23), plus the TLS
-// variants gofer speaks. news, mailto and file name no port.
+// variants gofer speaks, and Gemini's 1965. news, mailto and file name no port.
 func defaultPorts() []SchemePort {
 	return []SchemePort{
 		{"ftp", 21}, {"ftps", 990}, {"http", 80}, {"https", 443},
 		{"gopher", 70}, {"gophers", 70}, {"nntp", 119}, {"nntps", 563}, {"telnet", 23},
 		{"wais", 210}, {"prospero", 1525}, {"rlogin", 513}, {"tn3270", 23},
+		{"gemini", 1965},
 	}
 }
 

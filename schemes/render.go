@@ -40,6 +40,9 @@ type listingText struct {
 
 // line is the text of one entry, with its newline.
 func (lt *listingText) line(e Entry) string {
+	if e.Gemini != "" {
+		return lt.geminiLine(e)
+	}
 	if e.Gopher {
 		if e.Type == TypeInfo || e.Type == TypeError {
 			return "     " + Printable(e.Name) + "\n"
@@ -56,6 +59,41 @@ func (lt *listingText) line(e Entry) string {
 		return waisLine(e) + "\n"
 	}
 	return entryLine(e) + "\n"
+}
+
+// geminiLine is the text of one line of a text/gemini page: links
+// numbered with their URL, list items bulleted, quotes barred, headings
+// as written, preformatted lines verbatim (tabs kept) and their toggles
+// left out.
+func (lt *listingText) geminiLine(e Entry) string {
+	switch e.Gemini {
+	case "link":
+		lt.n++
+		if e.Name == e.URL || e.Name == "" {
+			return fmt.Sprintf("[%d] %s\n", lt.n, Printable(e.URL))
+		}
+		return fmt.Sprintf("[%d] %s  <%s>\n", lt.n, Printable(e.Name), Printable(e.URL))
+	case "heading":
+		return strings.Repeat("#", max(e.Level, 1)) + " " + Printable(e.Name) + "\n"
+	case "list":
+		return "  \u2022 " + Printable(e.Name) + "\n"
+	case "quote":
+		return "  \u2502 " + Printable(e.Name) + "\n"
+	case "pre-open", "pre-close":
+		return ""
+	case "pre":
+		return printableTabs(e.Name) + "\n"
+	}
+	return Printable(e.Name) + "\n"
+}
+
+// printableTabs is Printable with tabs kept, for preformatted text.
+func printableTabs(s string) string {
+	parts := strings.Split(s, "\t")
+	for i, p := range parts {
+		parts[i] = Printable(p)
+	}
+	return strings.Join(parts, "\t")
 }
 
 // waisLine is the readable form of one WAIS search hit: type, score,

@@ -24,7 +24,7 @@ func (u *URL) Resolve(ref string) (*URL, error) {
 		base = base[:strings.IndexByte(base, '#')]
 	}
 	rest := base[len(u.Scheme)+1:]
-	query := u.Scheme == "http" || u.Scheme == "https" || u.Scheme == "wais"
+	query := u.HTTP != nil || u.Scheme == "wais"
 	if query {
 		if q := strings.IndexByte(rest, '?'); q >= 0 {
 			rest = rest[:q]

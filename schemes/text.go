@@ -21,7 +21,7 @@ const (
 func bareScheme(s string) bool {
 	switch strings.ToLower(s) {
 	case "ftp", "ftps", "http", "https", "gopher", "gophers", "mailto", "news", "nntp", "nntps",
-		"telnet", "rlogin", "tn3270", "wais", "file", "prospero", "mid", "cid", "urn":
+		"telnet", "rlogin", "tn3270", "wais", "file", "prospero", "mid", "cid", "urn", "gemini":
 		return true
 	}
 	return false

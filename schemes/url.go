@@ -65,9 +65,11 @@ func (f *FTP) Name() string {
 	return f.Segments[len(f.Segments)-1]
 }
 
-// HTTP is the typed view of an http or https URL (RFC 1738 §3.3). Path and
-// Search are kept as written (escaped), because HTTP gives meaning to the
-// encoded form; the guard decodes them to check for line injection.
+// HTTP is the typed view of an http or https URL (RFC 1738 §3.3), and of a
+// gemini URL, which has the same generic syntax (RFC 3986: authority, path,
+// query). Path and Search are kept as written (escaped), because both
+// protocols give meaning to the encoded form; the guard decodes them to
+// check for line injection.
 type HTTP struct {
 	// Path is the escaped path including its leading '/', or "" when absent.
 	Path string

@@ -32,7 +32,7 @@ func wellKnownPorts() []wellKnownPort {
 		{532, "netnews"}, {540, "uucp"}, {548, "afp"}, {554, "rtsp"},
 		{556, "remotefs"}, {563, "nntps"}, {587, "submission"},
 		{601, "syslog-conn"}, {636, "ldaps"}, {989, "ftps-data"},
-		{990, "ftps"}, {993, "imaps"}, {995, "pop3s"}, {1525, "prospero"},
+		{990, "ftps"}, {993, "imaps"}, {995, "pop3s"}, {1525, "prospero"}, {1965, "gemini"},
 		{1719, "h323gatestat"}, {1720, "h323hostcall"}, {1723, "pptp"},
 		{2049, "nfs"}, {3659, "apple-sasl"}, {4045, "npp"}, {4190, "sieve"},
 		{5060, "sip"}, {5061, "sips"}, {6000, "x11"}, {6566, "sane-port"},

@@ -17,8 +17,11 @@ type RedirectError struct {
 }
 
 func (e *RedirectError) Error() string {
-	if e.From == "prospero" {
+	switch e.From {
+	case "prospero":
 		return fmt.Sprintf("refused: prospero resolution to a %s: URL (%s); only ftp, gopher, wais, http, https, news and nntp are followed", e.Scheme, e.Target)
+	case "gemini":
+		return fmt.Sprintf("refused: gemini redirect to a %s: URL (%s); a gemini server redirects only to gemini", e.Scheme, e.Target)
 	}
 	return fmt.Sprintf("refused: redirect to a %s: URL (%s); only http, https and ftp are followed", e.Scheme, e.Target)
 }
@@ -42,8 +45,16 @@ func CheckRedirect(to *schemes.URL) error {
 // lives, by any of the retrieval protocols its access methods name: ftp,
 // gopher, wais, http, https, news and nntp are followed; never file: (local
 // files), telnet, rlogin or tn3270 (interactive sessions), nor any other.
-// Every other redirect (HTTP's) follows CheckRedirect.
+// A Gemini server redirects to gemini URLs only (its specification says a
+// client must not follow a redirect to another scheme unasked). Every
+// other redirect (HTTP's) follows CheckRedirect.
 func CheckRedirectFrom(from, to *schemes.URL) error {
+	if from.Scheme == "gemini" {
+		if to.Scheme == "gemini" {
+			return nil
+		}
+		return &RedirectError{Scheme: to.Scheme, Target: to.Redacted(), From: from.Scheme}
+	}
 	if from.Scheme != "prospero" {
 		return CheckRedirect(to)
 	}

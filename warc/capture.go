@@ -219,6 +219,9 @@ func (b *block) Commit() error {
 	if first != "" {
 		rb.AddWarcHeader(gowarc.WarcConcurrentTo, first)
 	}
+	for _, p := range b.rec.Protocol {
+		rb.AddWarcHeader(FieldProtocol, p)
+	}
 	for _, also := range b.rec.Also {
 		rb.AddWarcHeader(FieldFetchedURI, also)
 	}
@@ -241,7 +244,7 @@ func (b *block) Commit() error {
 	rb.AddWarcHeader(gowarc.ContentType, ct)
 	d := digest(b.h)
 	rb.AddWarcHeader(gowarc.WarcBlockDigest, d)
-	if !strings.HasPrefix(ct, "application/http") {
+	if !strings.HasPrefix(ct, "application/http") && !strings.HasPrefix(ct, "application/gemini") {
 		rb.AddWarcHeader(gowarc.WarcPayloadDigest, d)
 	}
 	rec, _, err := rb.Build()
@@ -276,6 +279,10 @@ func (b *block) Commit() error {
 	c.mu.Unlock()
 	return nil
 }
+
+// FieldProtocol names a protocol a record's bytes crossed, one field per
+// protocol (the IIPC proposal for WARC 1.1 extensions).
+const FieldProtocol = "WARC-Protocol"
 
 // FieldFetchedURI is the extension field naming the URL that fetched a
 // record whose target is another name for it (a news article's

@@ -85,7 +85,7 @@ func (c *cli) runGet(cmd *cobra.Command, args []string) error {
 	}
 	for _, raw := range args {
 		if err := c.getOne(ctx, client, raw, hasQuery); err != nil {
-			c.errorf("%v", err)
+			c.errorf("%v", hinted(err))
 			if code := exitCode(err); severity(code) > severity(c.code) {
 				c.code = code
 			}
@@ -149,6 +149,13 @@ func (c *cli) getOne(ctx context.Context, client *fetch.Client, raw string, hasQ
 	shown := u.Redacted()
 	switch resp.Kind {
 	case schemes.KindFile:
+		if isGemtext(resp) && (out == "" || c.json) {
+			// A page printed is read: its lines, the links numbered (or
+			// as JSON entries); saved to a file it keeps its bytes.
+			return c.saveRendered(t, func(w io.Writer) error {
+				return writeListing(w, shown, gemtextListing(resp, c.json), c.json, c.warnf)
+			})
+		}
 		return c.saveBody(t, resp, shown)
 	case schemes.KindListing:
 		return c.saveRendered(t, func(w io.Writer) error { return writeListing(w, shown, resp.Listing, c.json, c.warnf) })

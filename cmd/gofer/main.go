@@ -43,7 +43,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// URLs, mirror) set its own code.
 		return c.code
 	}
-	c.errorf("%v", err)
+	c.errorf("%v", hinted(err))
 	return exitCode(err)
 }
 

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/goferurl/gofer/fetch"
+	"github.com/goferurl/gofer/schemes"
 )
 
 // cli holds one invocation's streams and flags; nothing is global, so tests
@@ -55,6 +56,7 @@ type cli struct {
 	headers       []string
 	smtpServer    string
 	smtpUser      string
+	gemini        geminiFlags
 
 	jobs     int
 	depth    int
@@ -75,13 +77,14 @@ type cli struct {
 func (c *cli) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "gofer",
-		Short: "Retrieve what an RFC 1738 URL names: ftp, ftps, http, https, gopher, gophers, news, nntp, nntps, telnet, rlogin, tn3270, wais, prospero, file, mailto",
+		Short: "Retrieve what an RFC 1738 URL names: ftp, ftps, http, https, gopher, gophers, news, nntp, nntps, telnet, rlogin, tn3270, wais, prospero, file, mailto, gemini",
 		Long: `gofer retrieves whatever an RFC 1738 URL names by speaking the protocol the
 URL names: FTP and FTPS (ftp:, ftps:), HTTP and HTTPS (http:, https:), Gopher
 and Gopher+ (gopher:, and gophers: over TLS), NNTP (news:, nntp:, nntps:),
 telnet (and rlogin:, tn3270:, handed to their programs), WAIS (wais:),
 Prospero names (prospero:, resolved and then fetched), local files (file:),
-and mailto: (it sends the message). A security guard checks every URL before
+mailto: (it sends the message), and Gemini (gemini:, its certificates trusted
+on first use). A security guard checks every URL before
 any connection: it warns on non-default ports, refuses another protocol's
 well-known port, and refuses URLs whose decoded parts would inject CR/LF into
 a line protocol.
@@ -133,6 +136,11 @@ refused, 6 authentication failed, 7 timed out, 8 transfer interrupted.`,
 	pf.StringArrayVar(&c.headers, "header", nil, "mailto: add a header line `'Name: value'` (repeatable)")
 	pf.StringVar(&c.smtpServer, "smtp-server", "", "mailto: send through this SMTP server `HOST[:PORT]` (default $SMTP_SERVER, else /usr/sbin/sendmail)")
 	pf.StringVar(&c.smtpUser, "smtp-user", "", "mailto: log in to the SMTP server as `USER` (password from netrc or asked)")
+	pf.StringVar(&c.gemini.tofu, "tofu", "pin", "gemini: a server's changed certificate is refused (`pin`) or pinned in place of the old one (accept-new)")
+	pf.StringVar(&c.gemini.verify, "gemini-verify", "tofu", "gemini: trust certificates on first use (`tofu`) or verify them against CAs (ca, with --cacert)")
+	pf.StringVar(&c.gemini.clientCert, "client-cert", "", "gemini: client certificate `FILE` (PEM) for servers that ask for one")
+	pf.StringVar(&c.gemini.clientKey, "client-key", "", "gemini: the client certificate's key `FILE` (PEM)")
+	pf.StringVar(&c.gemini.knownHosts, "known-hosts", "", "gemini: pinned certificates `FILE` (default $XDG_CONFIG_HOME/gofer/known_hosts)")
 	pf.DurationVar(&c.linger, "linger", 0, "telnet without a terminal: end this long after stdin ends (default 5s)")
 
 	root.AddCommand(c.getCommand(), c.mirrorCommand(), c.parseCommand(), c.extractCommand(), c.versionCommand(), c.warcCommand(), c.browseCommand(), c.manCommand())
@@ -219,6 +227,11 @@ func (c *cli) client() (*fetch.Client, error) {
 		opts.Warn, opts.Prompt = c.warn, c.prompt
 	}
 	opts.Capture = c.capture()
+	g, err := c.geminiFetcher()
+	if err != nil {
+		return nil, err
+	}
+	opts.Fetchers = map[string]schemes.Fetcher{"gemini": g}
 	return fetch.NewClient(opts), nil
 }
 

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/goferurl/gofer/fetch"
+	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/gemini"
+)
+
+// geminiFlags are the settings of the gemini fetcher.
+type geminiFlags struct {
+	tofu       string // "pin" or "accept-new"
+	verify     string // "tofu" or "ca"
+	clientCert string
+	clientKey  string
+	knownHosts string
+}
+
+// geminiFetcher builds the gemini fetcher the flags describe: trust on
+// first use with the person's known-hosts file unless --gemini-verify ca,
+// and the identity of --client-cert and --client-key.
+func (c *cli) geminiFetcher() (*gemini.Fetcher, error) {
+	g := c.gemini
+	f := gemini.New()
+	switch g.verify {
+	case "", "tofu":
+	case "ca":
+		f.Trust = gemini.TrustCA
+	default:
+		return nil, &usageError{msg: fmt.Sprintf("--gemini-verify %q: give tofu or ca", g.verify)}
+	}
+	switch g.tofu {
+	case "", "pin":
+	case "accept-new":
+		f.AcceptNew = true
+	default:
+		return nil, &usageError{msg: fmt.Sprintf("--tofu %q: give pin or accept-new", g.tofu)}
+	}
+	path := g.knownHosts
+	if path == "" {
+		// With no configuration directory (no $HOME) pins last the run.
+		path, _ = gemini.DefaultKnownHosts()
+	}
+	if path != "" {
+		f.KnownHosts = &gemini.KnownHosts{Path: path}
+	}
+	switch {
+	case g.clientCert != "" && g.clientKey != "":
+		id, err := tls.LoadX509KeyPair(g.clientCert, g.clientKey)
+		if err != nil {
+			return nil, &usageError{msg: fmt.Sprintf("--client-cert/--client-key: %v", err)}
+		}
+		f.Identity = &id
+	case g.clientCert != "" || g.clientKey != "":
+		return nil, &usageError{msg: "--client-cert and --client-key go together"}
+	}
+	return f, nil
+}
+
+// hinted adds to an error what a person can do about it on the command
+// line, where the library's message names no flag.
+func hinted(err error) error {
+	var cc *gemini.CertChangedError
+	if errors.As(err, &cc) {
+		return hint{err, "if the change is expected, run again with --tofu=accept-new"}
+	}
+	return err
+}
+
+type hint struct {
+	error
+	text string
+}
+
+func (h hint) Error() string { return h.error.Error() + "; " + h.text }
+func (h hint) Unwrap() error { return h.error }
+
+// isGemtext reports whether a response is a text/gemini page, which get
+// prints as a listing: its lines, the links numbered.
+func isGemtext(resp *fetch.Response) bool {
+	return resp.Kind == schemes.KindFile && resp.URL != nil && resp.URL.Scheme == "gemini" && gemini.IsGemtext(resp.MediaType)
+}
+
+// gemtextListing reads a gemtext response's body as its lines; for JSON,
+// as its links alone.
+func gemtextListing(resp *fetch.Response, linksOnly bool) schemes.Listing {
+	l := gemini.NewListing(io.NopCloser(resp.Body), resp.URL.String(), 0, 0)
+	if linksOnly {
+		return links{l}
+	}
+	return l
+}
+
+// links passes on a page's link lines only.
+type links struct{ schemes.Listing }
+
+func (l links) Next() (schemes.Entry, error) {
+	for {
+		e, err := l.Listing.Next()
+		if err != nil || e.Gemini == gemini.LineLink {
+			return e, err
+		}
+	}
+}
