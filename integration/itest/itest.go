@@ -34,6 +34,8 @@ const (
 	WAISHost        = "127.0.0.210" // the scripted WAIS server (integration/waisd) on 210
 	ProsperoHost    = "127.0.0.15"  // scripted Prospero server (integration/cmd/prosperod), UDP 1525
 	NATSHost        = "127.0.0.42"  // nats-server with JetStream on 4222 (mirror --cluster)
+	GeminiHost      = "127.0.0.196" // molly-brown in its own network namespace, relayed on GeminiPort
+	GeminiPort      = 1965          // Gemini's default port
 
 	// LocalUser and LocalPassword log in to vsftpd and telnetd.
 	LocalUser     = "gofer"

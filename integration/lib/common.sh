@@ -4,7 +4,7 @@
 
 STATE=${GOFER_IT_STATE:-/tmp/gofer-it}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-ALL_SERVICES=(ftp gopher news telnet http proxy wais prospero smtp nats ftpmore)
+ALL_SERVICES=(ftp gopher news telnet http proxy wais prospero smtp nats ftpmore gemini)
 
 # Addresses: the same facts as integration/itest/itest.go.
 FTP_ADDR=127.0.0.21
