@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/url"
 	"strings"
@@ -10,10 +11,11 @@ import (
 
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/gemini"
 )
 
-// page mirrors one HTTP link: a file is saved; an HTML page is saved and
-// read for links under the starting path. A directory's page (URL ending
+// page mirrors one HTTP or Gemini link: a file is saved; an HTML or
+// text/gemini page is saved and read for links under the starting path. A directory's page (URL ending
 // in '/') that the server generates (it has no Last-Modified, as autoindex
 // pages have none) is the directory's listing: read, not saved. A second
 // run asks with If-Modified-Since and reads the links of an unchanged page
@@ -42,7 +44,7 @@ func (e *engine) page(ctx context.Context, j job, pre *fetch.Response) {
 	}
 	target := j.Path
 	if dir {
-		target = join(j.Path, dirIndex)
+		target = join(j.Path, e.site.dirIndex())
 	}
 	rec, had := e.st.getFile(target)
 	complete := had && rec.Kind == kindFile && !rec.Partial && e.held(target, rec)
@@ -56,6 +58,13 @@ func (e *engine) page(ctx context.Context, j job, pre *fetch.Response) {
 			// Whatever it was, this run reached it: a page that fails
 			// proves none of its links gone.
 			e.seenListing(pageKey(dir, j.Path, target), j)
+			var in *gemini.InputError
+			if errors.As(err, &in) {
+				// A form, not a document: there is nothing to copy.
+				e.count(&e.sum.Recorded)
+				e.logf("recorded %s (asks for input: %s)", j.URL, schemes.Printable(in.Prompt))
+				return
+			}
 			e.fail(j.URL, j.Path, err)
 			e.listingFailed()
 			return
@@ -78,7 +87,7 @@ func (e *engine) page(ctx context.Context, j job, pre *fetch.Response) {
 		u, dir, j.Path, j.URL = final, d, p, final.String()
 		target = j.Path
 		if dir {
-			target = join(j.Path, dirIndex)
+			target = join(j.Path, e.site.dirIndex())
 		}
 		rec, had = e.st.getFile(target)
 		complete = had && rec.Kind == kindFile && !rec.Partial && e.held(target, rec)
@@ -87,7 +96,7 @@ func (e *engine) page(ctx context.Context, j job, pre *fetch.Response) {
 		e.listDir(ctx, job{Op: opList, URL: j.URL, Path: j.Path, From: j.From, Depth: j.Depth}, resp)
 		return
 	}
-	html := isHTML(resp) || resp.NotModified && rec.HTML
+	html := isPage(resp) || resp.NotModified && rec.HTML
 	deeper := e.opts.Depth == 0 || j.Depth+1 <= e.opts.Depth
 	key := pageKey(dir, j.Path, target)
 	if !html {
@@ -99,12 +108,22 @@ func (e *engine) page(ctx context.Context, j job, pre *fetch.Response) {
 	}
 	lr := e.seenListing(key, j)
 	links := func(r io.Reader) {
-		if deeper {
-			parseLinks(r, u, func(l *url.URL) { e.link(j, key, l) })
+		if !deeper {
+			return
 		}
+		if e.site.scheme == "gemini" {
+			parseGemLinks(r, u, func(l *url.URL) { e.link(j, key, l) })
+			return
+		}
+		parseLinks(r, u, func(l *url.URL) { e.link(j, key, l) })
 	}
+	// A directory's page that the server generates (it has no time, as
+	// autoindex pages have none) is read, not saved. Gemini gives no
+	// time for any page, and a capsule's directory pages are often
+	// written by hand: they are all saved.
+	generated := dir && resp.Modified.IsZero() && !resp.NotModified && e.site.scheme != "gemini"
 	switch {
-	case e.opts.DryRun || dir && resp.Modified.IsZero() && !resp.NotModified:
+	case e.opts.DryRun || generated:
 		// A generated directory page, or a dry run: read, never saved.
 		if !e.opts.DryRun {
 			if err := e.ensureDir(j.Path); err != nil {
@@ -184,6 +203,11 @@ func (e *engine) link(j job, key string, l *url.URL) {
 	if !e.visit("u:" + ref) {
 		return
 	}
+	if e.robotsDisallow(l.EscapedPath()) {
+		e.count(&e.sum.Skipped)
+		e.logf("skipped %s (robots.txt)", ref)
+		return
+	}
 	p, _, err := httpPath(e.site.prefix, l.EscapedPath())
 	if err != nil {
 		e.refuse(l.EscapedPath(), ref, err)
@@ -213,6 +237,21 @@ func httpURL(u *schemes.URL) *url.URL {
 		return nil
 	}
 	return p
+}
+
+// parseGemLinks streams a text/gemini page and calls fn with every link
+// line's target, resolved against base; preformatted lines are text.
+func parseGemLinks(r io.Reader, base *url.URL, fn func(*url.URL)) {
+	sc := gemini.NewScanner(r, 0)
+	for sc.Scan() {
+		ln := sc.Line()
+		if ln.Kind != gemini.LineLink {
+			continue
+		}
+		if l, err := base.Parse(ln.Target); err == nil {
+			fn(l)
+		}
+	}
 }
 
 // parseLinks streams an HTML document and calls fn with every link it

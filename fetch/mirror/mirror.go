@@ -311,7 +311,7 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 		resp.Close()
 		return &e.sum, err
 	}
-	if e.site.mode == modeGopher {
+	if e.site.mode == modeGopher || e.site.scheme == "gemini" {
 		e.robots = e.fetchRobots(ctx)
 	}
 	e.loadZone()

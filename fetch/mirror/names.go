@@ -14,6 +14,7 @@ const (
 	menuFile  = "gophermap"
 	indexFile = "gophermap.html"
 	dirIndex  = "index.html" // an HTTP directory's own (static) page
+	gemIndex  = "index.gmi"  // a Gemini directory's page
 )
 
 // reserved refuses a name the mirror keeps for itself.

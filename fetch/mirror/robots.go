@@ -12,11 +12,16 @@ import (
 	"github.com/goferurl/gofer/schemes"
 )
 
-// fetchRobots reads the Gopher server's robots.txt (selector "robots.txt",
-// as Gopher crawlers do) and returns the Disallow prefixes that apply to
-// gofer. A server without one allows everything.
+// fetchRobots reads the server's robots.txt (Gopher: selector
+// "robots.txt", as Gopher crawlers do; Gemini: /robots.txt) and returns
+// the Disallow prefixes that apply to gofer. A server without one allows
+// everything.
 func (e *engine) fetchRobots(ctx context.Context) []string {
 	ref := gopherURL(e.site.scheme, e.site.host, e.site.port, '0', "robots.txt", "")
+	if e.site.scheme == "gemini" {
+		ref = (&schemes.URL{Scheme: "gemini", Host: e.site.host, Port: e.site.port,
+			HTTP: &schemes.HTTP{Path: "/robots.txt"}}).String()
+	}
 	resp, err := e.c.Do(ctx, &fetch.Request{URL: ref})
 	if err != nil {
 		return nil
@@ -28,7 +33,9 @@ func (e *engine) fetchRobots(ctx context.Context) []string {
 	return parseRobots(io.LimitReader(resp.Body, 64<<10))
 }
 
-// parseRobots returns the Disallow values of the groups for "*" or "gofer".
+// parseRobots returns the Disallow values of the groups for "*", "gofer"
+// or "archiver" (the virtual agent Gemini's robots.txt convention names
+// for mirrors and archives).
 func parseRobots(r io.Reader) []string {
 	var out []string
 	sc := bufio.NewScanner(r)
@@ -50,7 +57,7 @@ func parseRobots(r io.Reader) []string {
 			}
 			inAgents = true
 			v := strings.ToLower(value)
-			if v == "*" || strings.Contains(v, "gofer") {
+			if v == "*" || strings.Contains(v, "gofer") || v == "archiver" {
 				applies = true
 			}
 		case "disallow":

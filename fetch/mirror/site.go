@@ -85,6 +85,14 @@ func (s *site) init(rawURL string, start *schemes.URL, resp *fetch.Response, dec
 	return nil
 }
 
+// dirIndex is the local name of a directory's own page.
+func (s *site) dirIndex() string {
+	if s.scheme == "gemini" {
+		return gemIndex
+	}
+	return dirIndex
+}
+
 // rootOp is the starting job's kind.
 func (s *site) rootOp(resp *fetch.Response) byte {
 	switch s.mode {

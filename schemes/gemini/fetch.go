@@ -203,8 +203,23 @@ func input(req *schemes.Request, st status) (string, error) {
 		}
 		return req.Prompt(lineproto.ServerText(q)+": ", st.code == 11)
 	}
-	return "", schemes.Errorf(schemes.ErrUsage, "gemini server asks for input (%s) and no answer was given", lineproto.ServerText(st.meta))
+	return "", &InputError{Prompt: st.meta, Sensitive: st.code == 11}
 }
+
+// InputError is an input request (1x) that nothing answered: no query,
+// form answer or prompt was given. It matches schemes.ErrUsage. A walker
+// that meets one (a mirror) records the page as asking for input.
+type InputError struct {
+	Prompt    string // the server's META
+	Sensitive bool   // 11: the answer is a secret
+}
+
+func (e *InputError) Error() string {
+	return fmt.Sprintf("gemini server asks for input (%s) and no answer was given", lineproto.ServerText(e.Prompt))
+}
+
+// Is makes an InputError match schemes.ErrUsage.
+func (e *InputError) Is(target error) bool { return target == schemes.ErrUsage }
 
 // withQuery is u with its query replaced by answer, percent-encoded.
 func withQuery(u *schemes.URL, answer string) *schemes.URL {
