@@ -90,6 +90,7 @@ type gemServer struct {
 	port    int
 	plain   bool
 	script  script
+	cfg     *tls.Config
 	cert    atomic.Pointer[tls.Certificate]
 	accepts atomic.Int32
 	seen    chan exchange
@@ -120,6 +121,7 @@ func newServer(t testing.TB, cert tls.Certificate, sc script, opts ...serverOpti
 		script: sc, seen: make(chan exchange, 256), conns: map[net.Conn]bool{}}
 	s.cert.Store(&cert)
 	cfg := &tls.Config{GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return s.cert.Load(), nil }}
+	s.cfg = cfg
 	for _, o := range opts {
 		o(s, cfg)
 	}
@@ -129,8 +131,17 @@ func newServer(t testing.TB, cert tls.Certificate, sc script, opts ...serverOpti
 	return s
 }
 
-// SetCert makes the server present cert from its next connection on.
-func (s *gemServer) SetCert(cert tls.Certificate) { s.cert.Store(&cert) }
+// SetCert makes the server present cert from its next connection on, as
+// another server would: with new session ticket keys, so that no session
+// of the old one resumes.
+func (s *gemServer) SetCert(cert tls.Certificate) {
+	var key [32]byte
+	if _, err := rand.Read(key[:]); err != nil {
+		s.t.Fatal(err)
+	}
+	s.cfg.SetSessionTicketKeys([][32]byte{key})
+	s.cert.Store(&cert)
+}
 
 // URL is the gemini URL of path (with its query) on the server.
 func (s *gemServer) URL(path string) string { return "gemini://" + s.addr + path }
