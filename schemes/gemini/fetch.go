@@ -167,6 +167,10 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		if st.class() != 1 {
 			return f.respond(req, u, c, st)
 		}
+		// The prompt is the whole response: record it beside its request.
+		if c.resp != nil {
+			c.resp.Commit()
+		}
 		c.Close()
 		if answered {
 			return nil, schemes.Errorf(schemes.ErrRefused, "gemini server asked for input again after it was given: %s", st.text())
