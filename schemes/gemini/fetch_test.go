@@ -143,6 +143,17 @@ func TestPlan(t *testing.T) {
 	if len(p.Requests) != 1 || p.Requests[0] != "gemini://127.0.0.1/" {
 		t.Errorf("plan %q", p.Requests)
 	}
+	for raw, line := range map[string]string{
+		"GEMINI://127.0.0.1:1965/A?B": "gemini://127.0.0.1:1965/A?B",
+		"gemini://[::1]/x y":          "gemini://[::1]/x%20y",
+		"gemini://127.0.0.1?":         "gemini://127.0.0.1/?",
+	} {
+		q := request(t, raw, nil)
+		q.Dialer = d
+		if p, err := New().Plan(q); err != nil || p.Requests[0] != line {
+			t.Errorf("plan of %s: %v, %v; want %q", raw, p, err, line)
+		}
+	}
 	if !strings.Contains(p.Notes["trust"], "first use") {
 		t.Errorf("trust note %q", p.Notes["trust"])
 	}
