@@ -23,6 +23,10 @@ func httpURL(path, search string) *schemes.URL {
 	return &schemes.URL{Scheme: "http", Host: "127.0.0.80", HTTP: &schemes.HTTP{Path: path, Search: search, HasSearch: search != ""}}
 }
 
+func geminiURL(path, search string) *schemes.URL {
+	return &schemes.URL{Scheme: "gemini", Host: "127.0.0.1", HTTP: &schemes.HTTP{Path: path, Search: search, HasSearch: search != ""}}
+}
+
 func waisURL(db, search, wtype string) *schemes.URL {
 	w := &schemes.WAIS{Database: db, Search: search, HasSearch: search != "", WType: wtype}
 	if wtype != "" {
@@ -62,6 +66,10 @@ func TestInjectionRefusals(t *testing.T) {
 		{"http path encoded CRLF", httpURL("/a%0D%0AHost:%20x", ""), "http path", '\r'},
 		{"http search encoded LF", httpURL("/", "q=%0aX"), "http search", '\n'},
 		{"https path encoded NUL", &schemes.URL{Scheme: "https", Host: "127.0.0.1", HTTP: &schemes.HTTP{Path: "/%00"}}, "https path", 0},
+		{"gemini path encoded CRLF", geminiURL("/a%0D%0A=> x", ""), "gemini path", '\r'},
+		{"gemini path encoded NUL", geminiURL("/a%00b", ""), "gemini path", 0},
+		{"gemini search encoded LF", geminiURL("/", "q%0Ax"), "gemini search", '\n'},
+		{"gemini search encoded NUL", geminiURL("/", "%00"), "gemini search", 0},
 		{"host with CR", &schemes.URL{Scheme: "http", Host: "a\rb", HTTP: &schemes.HTTP{}}, "http host", '\r'},
 		{"wais database NUL", waisURL("te\x00st", "", ""), "wais database", 0},
 		{"wais database US", waisURL("test\x1fother", "", ""), "wais database", 0x1F},
@@ -98,6 +106,7 @@ func TestCleanPartsPass(t *testing.T) {
 		gopherURL("0/about", "", ""),
 		gopherURL("7/search", "words and more", "+"),
 		httpURL("/a%20b/c", "q=1&r=%41"),
+		geminiURL("/a%20b/c.gmi", "an%20answer%09with%20a%20tab"),
 		{Scheme: "news", News: &schemes.News{All: true}},
 		{Scheme: "nntp", Host: "127.0.0.119", NNTP: &schemes.NNTP{Group: "comp.infosystems", Article: 42}},
 		{Scheme: "telnet", Host: "127.0.0.23", User: "bob", HasUser: true, Telnet: &schemes.Telnet{}},
@@ -170,6 +179,14 @@ func TestPortPolicy(t *testing.T) {
 		{"wais", 1525, nil, "prospero", false},
 		{"prospero", 1525, nil, "", false},
 		{"prospero", 210, nil, "wais", false},
+		{"gemini", 1965, nil, "", false},
+		{"gemini", 0, nil, "", false},
+		{"gemini", 1966, nil, "", true},
+		{"gemini", 70, nil, "gopher", false},
+		{"gemini", 443, nil, "https", false},
+		{"gemini", 70, []int{70}, "", true},
+		{"gopher", 1965, nil, "gemini", false},
+		{"https", 1965, nil, "gemini", false},
 		{"news", 119, nil, "", false},
 		{"news", 443, nil, "https", false},
 		{"x-thing", 25, nil, "smtp", false},
@@ -221,7 +238,7 @@ func TestBadPortsComplete(t *testing.T) {
 		465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993,
 		995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669,
 		6679, 6697, 10080}
-	spec := []int{21, 80, 70, 119, 23, 210, 1525, 513, 443, 563, 990}
+	spec := []int{21, 80, 70, 119, 23, 210, 1525, 513, 443, 563, 990, 1965}
 	for _, p := range append(fetchBad, spec...) {
 		if PortProtocol(p) == "" {
 			t.Errorf("port %d is missing from the refusal table", p)

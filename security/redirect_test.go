@@ -31,6 +31,16 @@ func TestCheckRedirectFrom(t *testing.T) {
 		{"prospero://h//o", "tn3270://h/", false},
 		{"prospero://h//o", "prospero://h//p", false},
 		{"prospero://h//o", "mailto:a@b", false},
+		{"prospero://h//o", "gemini://h/", false},
+		{"http://h/", "gemini://h/", false},
+		{"gemini://h/a", "gemini://h/b", true},
+		{"gemini://h/a", "gemini://other:1966/b?q", true},
+		{"gemini://h/a", "http://h/x", false},
+		{"gemini://h/a", "https://h/x", false},
+		{"gemini://h/a", "file:///etc/passwd", false},
+		{"gemini://h/a", "gopher://h/0x", false},
+		{"gemini://h/a", "ftp://h/x", false},
+		{"gemini://h/a", "mailto:a@b", false},
 	}
 	for _, tt := range tests {
 		from, _ := schemes.Parse(tt.from)
@@ -44,6 +54,17 @@ func TestCheckRedirectFrom(t *testing.T) {
 		}
 		if err != nil && from.Scheme == "prospero" && !strings.Contains(err.Error(), "prospero resolution") {
 			t.Errorf("%s -> %s: %q does not say it was a prospero resolution", tt.from, tt.to, err)
+		}
+		wantFrom := from.Scheme
+		if wantFrom == "http" {
+			wantFrom = ""
+		}
+		var re *RedirectError
+		if err != nil && (!errors.As(err, &re) || re.Scheme != to.Scheme || re.From != wantFrom) {
+			t.Errorf("%s -> %s: %#v; want a *RedirectError from %s to %s", tt.from, tt.to, err, from.Scheme, to.Scheme)
+		}
+		if err != nil && from.Scheme == "gemini" && !strings.Contains(err.Error(), "gemini redirect") {
+			t.Errorf("%s -> %s: %q does not say it was a gemini redirect", tt.from, tt.to, err)
 		}
 	}
 }

@@ -13,6 +13,7 @@ func adapters() map[string]Adapter {
 		"file":     fileAdapter(),
 		"ftp":      ftpAdapter(false),
 		"ftps":     ftpAdapter(true),
+		"gemini":   geminiAdapter(),
 		"gopher":   gopherAdapter(false),
 		"gophers":  gopherAdapter(true),
 		"http":     httpAdapter(false),

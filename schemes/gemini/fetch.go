@@ -3,7 +3,9 @@ package gemini
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"crypto/tls"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -164,6 +166,10 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		}
 		if st.class() != 1 {
 			return f.respond(req, u, c, st)
+		}
+		// The prompt is the whole response: record it beside its request.
+		if c.resp != nil {
+			c.resp.Commit()
 		}
 		c.Close()
 		if answered {
@@ -333,8 +339,9 @@ func (f *Fetcher) tlsConfig(req *schemes.Request, host, addr string) *tls.Config
 	if cfg.MinVersion < tls.VersionTLS12 {
 		cfg.MinVersion = tls.VersionTLS12
 	}
-	cfg.ClientSessionCache = f.sessionCache()
-	if id := f.identityFor(addr); id != nil {
+	id := f.identityFor(addr)
+	cfg.ClientSessionCache = sessionsFor{f.sessionCache(), addr + " " + identityKey(id) + " "}
+	if id != nil {
 		cfg.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return id, nil }
 	}
 	if f.Trust == TrustCA && !cfg.InsecureSkipVerify {
@@ -357,6 +364,29 @@ func (f *Fetcher) tlsConfig(req *schemes.Request, host, addr string) *tls.Config
 		return err
 	}
 	return cfg
+}
+
+// sessionsFor is the Fetcher's session cache as one server and one
+// identity see it. A resumed session carries the client certificate it
+// was made with, and crypto/tls keys sessions by server name alone, not
+// port: kept under host:port and identity, a session never presents an
+// identity taken away or replaced (SetIdentity), nor crosses to another
+// port's server.
+type sessionsFor struct {
+	c      tls.ClientSessionCache
+	prefix string
+}
+
+func (s sessionsFor) Get(key string) (*tls.ClientSessionState, bool) { return s.c.Get(s.prefix + key) }
+func (s sessionsFor) Put(key string, cs *tls.ClientSessionState)     { s.c.Put(s.prefix+key, cs) }
+
+// identityKey names a client certificate for the session cache.
+func identityKey(id *tls.Certificate) string {
+	if id == nil || len(id.Certificate) == 0 {
+		return "-"
+	}
+	sum := sha256.Sum256(id.Certificate[0])
+	return hex.EncodeToString(sum[:])
 }
 
 // maxStatus is the longest status line: two digits, a space, META, CR LF.

@@ -75,8 +75,9 @@ func (s *Scanner) Line() Line { return s.line }
 // Err is the read error that ended the scan, nil at a clean end.
 func (s *Scanner) Err() error { return s.err }
 
-// readLine returns the next line without CR LF or LF; io.EOF at the end.
-// A line longer than the limit is returned cut, its rest skipped.
+// readLine returns the next line without its line end (CR LF or LF, one
+// of them); io.EOF at the end. A line longer than the limit is returned
+// cut there, its rest skipped.
 func (s *Scanner) readLine() (string, error) {
 	var b []byte
 	over := false
@@ -84,20 +85,26 @@ func (s *Scanner) readLine() (string, error) {
 		chunk, err := s.br.ReadSlice('\n')
 		if !over {
 			b = append(b, chunk...)
+			// Room for the limit and a line end: what is beyond is cut.
 			if len(b) > s.max+2 {
 				b, over = b[:s.max], true
 			}
 		}
 		switch err {
-		case nil:
-			return strings.TrimRight(strings.TrimSuffix(string(b), "\n"), "\r"), nil
-		case bufio.ErrBufferFull:
-			continue
-		case io.EOF:
-			if len(b) == 0 {
+		case nil, io.EOF:
+			if err == io.EOF && len(b) == 0 {
 				return "", io.EOF
 			}
-			return strings.TrimSuffix(string(b), "\r"), nil
+			line := string(b)
+			if !over {
+				line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+			}
+			if len(line) > s.max {
+				line = line[:s.max]
+			}
+			return line, nil
+		case bufio.ErrBufferFull:
+			continue
 		default:
 			return "", err
 		}
