@@ -67,7 +67,8 @@ func (f *fakeCapture) check(t *testing.T, uri string, want ...string) {
 func TestCapture(t *testing.T) {
 	body := "# A page\r\n=> /next\r\n\x00\xff binary too"
 	s := newServer(t, newCert(t, "gemini", inAnHour), reply("20 text/gemini\r\n"+body))
-	req := request(t, s.URL("/page.gmi?q"), nil)
+	// The fragment is never sent, and the records name what was.
+	req := request(t, s.URL("/page.gmi?q#part"), nil)
 	fc := &fakeCapture{}
 	req.Capture = fc
 	if _, got, err := get(t, New(), req); err != nil || string(got) != body {

@@ -289,7 +289,11 @@ func (f *Fetcher) exchange(ctx context.Context, req *schemes.Request, u *schemes
 		return nil, status{}, err
 	}
 	c := &conn{nc: nc, br: bufio.NewReaderSize(tc, 4096)}
-	uri := u.Redacted()
+	// The record names what was asked for: the URL of the request line,
+	// without the fragment, which is never sent.
+	nf := *u
+	nf.Fragment, nf.HasFragment = "", false
+	uri := nf.Redacted()
 	if req.Capture != nil {
 		proto := []string{"gemini", tlsProtocol(tc.ConnectionState().Version)}
 		rq := req.Capture.Record(schemes.CaptureRecord{Type: "request", URI: uri, ContentType: RequestType, Protocol: proto})

@@ -265,6 +265,7 @@ func TestServerText(t *testing.T) {
 		"550 No such\r\n  file.":  "550 No such file.",
 		"bad \x1b[2Jterminal\x07": "bad ?[2Jterminal?",
 		"tab\tand\x7f":            "tab and?",
+		"c1 \u009b2J and \u0080":  "c1 ?2J and ?",
 	} {
 		if got := ServerText(in); got != want {
 			t.Errorf("ServerText(%q) = %q, want %q", in, got, want)
