@@ -175,6 +175,13 @@ func TestGeminiInputRedirectsCertificates(t *testing.T) {
 	if r := itest.Run(t, nil, env, "get", geminiRoot+"loop-a"); r.Code != 5 || !strings.Contains(r.Stderr, "redirect loop") {
 		t.Errorf("redirect loop: exit %d: %s", r.Code, r.Stderr)
 	}
+	if r := itest.Run(t, nil, env, "get", "--max-redirects", "1", geminiRoot+"loop-a"); r.Code != 5 || !strings.Contains(r.Stderr, "more than 1 redirects") {
+		t.Errorf("--max-redirects 1: exit %d: %s", r.Code, r.Stderr)
+	}
+	if r := itest.Run(t, nil, env, "get", "--max-redirects", "0", geminiRoot+"old"); r.Code != 0 || r.Stdout != "" ||
+		!strings.Contains(r.Stderr, "redirects to gemini://127.0.0.196/index.gmi") {
+		t.Errorf("--max-redirects 0: exit %d %q: %s", r.Code, r.Stdout, r.Stderr)
+	}
 	// A certificate zone: 60 without an identity (exit 6), the page with one.
 	out := filepath.Join(t.TempDir(), "private.gmi")
 	if r := itest.Run(t, nil, env, "get", "-o", out, geminiRoot+"private/"); r.Code != 6 || !strings.Contains(r.Stderr, "client certificate") {

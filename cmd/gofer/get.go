@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -165,6 +166,13 @@ func (c *cli) getOne(ctx context.Context, client *fetch.Client, raw string, hasQ
 		return resp.Session.Interact(ctx, c.stdin, c.stdout)
 	case schemes.KindHandoff:
 		return c.handoff(ctx, resp.Command)
+	case schemes.KindRedirect:
+		// --max-redirects 0: the redirect is the answer, as curl without -L.
+		c.warnf(fmt.Sprintf("%s redirects to %s (%s), not followed", shown, printable(resp.Location), printable(resp.Status)))
+		if c.json {
+			return json.NewEncoder(c.stdout).Encode(map[string]string{"url": shown, "location": resp.Location, "status": resp.Status})
+		}
+		return nil
 	}
 	return fmt.Errorf("%s: unexpected response", shown)
 }

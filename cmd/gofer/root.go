@@ -57,6 +57,7 @@ type cli struct {
 	smtpServer    string
 	smtpUser      string
 	gemini        geminiFlags
+	maxRedirects  int
 
 	jobs     int
 	depth    int
@@ -136,6 +137,7 @@ refused, 6 authentication failed, 7 timed out, 8 transfer interrupted.`,
 	pf.StringArrayVar(&c.headers, "header", nil, "mailto: add a header line `'Name: value'` (repeatable)")
 	pf.StringVar(&c.smtpServer, "smtp-server", "", "mailto: send through this SMTP server `HOST[:PORT]` (default $SMTP_SERVER, else /usr/sbin/sendmail)")
 	pf.StringVar(&c.smtpUser, "smtp-user", "", "mailto: log in to the SMTP server as `USER` (password from netrc or asked)")
+	pf.IntVar(&c.maxRedirects, "max-redirects", fetch.DefaultMaxRedirects, "follow at most `N` redirects (http, https, gemini); 0 follows none")
 	pf.StringVar(&c.gemini.tofu, "tofu", "pin", "gemini: a server's changed certificate is refused (`pin`) or pinned in place of the old one (accept-new)")
 	pf.StringVar(&c.gemini.verify, "gemini-verify", "tofu", "gemini: trust certificates on first use (`tofu`) or verify them against CAs (ca, with --cacert)")
 	pf.StringVar(&c.gemini.clientCert, "client-cert", "", "gemini: client certificate `FILE` (PEM) for servers that ask for one")
@@ -185,6 +187,14 @@ func (c *cli) client() (*fetch.Client, error) {
 		}
 	}
 	opts.Proxy = c.proxy
+	switch {
+	case c.maxRedirects < 0:
+		return nil, &usageError{msg: fmt.Sprintf("--max-redirects %d: give 0 or more", c.maxRedirects)}
+	case c.maxRedirects == 0:
+		opts.MaxRedirects = -1 // the redirect itself is the answer
+	default:
+		opts.MaxRedirects = c.maxRedirects
+	}
 	if c.maxSize != "" {
 		n, err := parseSize(c.maxSize)
 		if err != nil {
