@@ -125,6 +125,10 @@ func (c *Capture) Close() error {
 func (c *Capture) Record(rec schemes.CaptureRecord) schemes.CaptureBlock {
 	t := recordType(rec.Type)
 	b := &block{c: c, rec: rec, rb: newBuilder(t, c.w.spool), h: sha1.New(), typ: t}
+	if t == gowarc.Response && isGeminiResponse(rec.ContentType) {
+		// Its payload is what follows the status line.
+		b.payload, b.status = sha1.New(), true
+	}
 	c.mu.Lock()
 	c.open = append(c.open, b)
 	c.mu.Unlock()
@@ -151,7 +155,11 @@ type block struct {
 	rb   gowarc.WarcRecordBuilder
 	h    hash.Hash
 	typ  gowarc.RecordType
-	mu   sync.Mutex // Write and Commit against a late drop
+	// payload hashes a Gemini response's body, after its status line
+	// (status: the line has not ended yet); nil for other records.
+	payload hash.Hash
+	status  bool
+	mu      sync.Mutex // Write and Commit against a late drop
 	err  error
 	done bool
 }
@@ -177,6 +185,17 @@ func (b *block) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	b.h.Write(p)
+	if b.payload != nil {
+		body := p
+		if b.status {
+			i := bytes.IndexByte(p, '\n')
+			if i < 0 {
+				return len(p), nil
+			}
+			b.status, body = false, p[i+1:]
+		}
+		b.payload.Write(body)
+	}
 	return len(p), nil
 }
 
@@ -244,7 +263,10 @@ func (b *block) Commit() error {
 	rb.AddWarcHeader(gowarc.ContentType, ct)
 	d := digest(b.h)
 	rb.AddWarcHeader(gowarc.WarcBlockDigest, d)
-	if !strings.HasPrefix(ct, "application/http") && !strings.HasPrefix(ct, "application/gemini") {
+	switch {
+	case b.payload != nil:
+		rb.AddWarcHeader(gowarc.WarcPayloadDigest, digest(b.payload))
+	case !strings.HasPrefix(ct, "application/http") && !strings.HasPrefix(ct, "application/gemini"):
 		rb.AddWarcHeader(gowarc.WarcPayloadDigest, d)
 	}
 	rec, _, err := rb.Build()
@@ -331,5 +353,15 @@ func revisitOf(rec gowarc.WarcRecord, prev IndexEntry) (gowarc.WarcRecord, error
 // URI: files, menus, listings, HTTP responses and Gopher+ attribute blocks
 // (an FTP control conversation is this capture's own, kept every time).
 func dedupable(typ, contentType string) bool {
+	if isGeminiResponse(contentType) {
+		// Its status line is in no header block a revisit could keep.
+		return false
+	}
 	return typ == "resource" || typ == "response" || typ == "metadata" && contentType == TypeGopherPlusAttrs
+}
+
+// isGeminiResponse reports whether a content type is a Gemini response's:
+// a status line, then the body.
+func isGeminiResponse(contentType string) bool {
+	return strings.HasPrefix(contentType, "application/gemini") && strings.Contains(contentType, "msgtype=response")
 }

@@ -1,6 +1,7 @@
 package warc
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -75,14 +76,23 @@ func Walk(path string, strict bool, fn func(Entry, gowarc.WarcRecord) error) err
 }
 
 // Payload returns a reader of the record's payload: for an HTTP request or
-// response the body after the header block, as it crossed the wire; for
-// other records the whole block.
+// response the body after the header block, as it crossed the wire; for a
+// Gemini response the body after its status line; for other records the
+// whole block.
 func Payload(rec gowarc.WarcRecord) (io.Reader, error) {
 	switch b := rec.Block().(type) {
 	case gowarc.PayloadBlock:
 		return b.PayloadBytes()
 	default:
-		return rec.Block().RawBytes()
+		r, err := rec.Block().RawBytes()
+		if err != nil || rec.Type() != gowarc.Response || !isGeminiResponse(rec.WarcHeader().Get(gowarc.ContentType)) {
+			return r, err
+		}
+		br := bufio.NewReader(r)
+		if _, err := br.ReadSlice('\n'); err != nil && err != bufio.ErrBufferFull {
+			return strings.NewReader(""), nil // a status line alone, cut
+		}
+		return br, nil
 	}
 }
 

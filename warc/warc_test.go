@@ -331,3 +331,69 @@ func TestSpoolFilesRemoved(t *testing.T) {
 		t.Errorf("spool directory left after the writer closed: %v", err)
 	}
 }
+
+// TestGeminiRecords: a Gemini response's payload is its body after the
+// status line, however the writes split it, for the payload digest, for
+// Payload and for Cat; the WARC-Protocol fields are written; a second
+// identical response stays a response (no revisit could keep its status
+// line).
+func TestGeminiRecords(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g.warc.gz")
+	w, err := Create(path, Info{Software: "gofer test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const uri = "gemini://127.0.0.1/a.gmi"
+	body := "# Title\r\n=> /b\r\n"
+	for range 2 {
+		c := w.Capture(uri)
+		proto := []string{"gemini", "tls/1.3"}
+		rq := c.Record(schemes.CaptureRecord{Type: "request", ContentType: "application/gemini;msgtype=request", Protocol: proto})
+		io.WriteString(rq, uri+"\r\n")
+		rq.Commit()
+		rs := c.Record(schemes.CaptureRecord{Type: "response", ContentType: "application/gemini;msgtype=response", Protocol: proto})
+		// The status line ends inside the second write.
+		io.WriteString(rs, "20 text/ge")
+		io.WriteString(rs, "mini\r\n# Title\r\n")
+		io.WriteString(rs, "=> /b\r\n")
+		rs.Commit()
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var responses int
+	err = Walk(path, true, func(e Entry, rec gowarc.WarcRecord) error {
+		if e.Type == "revisit" {
+			t.Errorf("a Gemini response recorded as a revisit")
+		}
+		if e.Type != "response" {
+			return nil
+		}
+		responses++
+		h := rec.WarcHeader()
+		if got := h.Get(gowarc.WarcPayloadDigest); got != sha1b32([]byte(body)) {
+			t.Errorf("payload digest %s, want the body's %s", got, sha1b32([]byte(body)))
+		}
+		if got := strings.Join(h.GetAll("WARC-Protocol"), ","); got != "gemini,tls/1.3" {
+			t.Errorf("WARC-Protocol %q", got)
+		}
+		r, err := Payload(rec)
+		if err != nil {
+			return err
+		}
+		if p, _ := io.ReadAll(r); string(p) != body {
+			t.Errorf("Payload %q, want %q", p, body)
+		}
+		return nil
+	})
+	if err != nil || responses != 2 {
+		t.Fatalf("strict read: %v, %d responses", err, responses)
+	}
+	var out bytes.Buffer
+	if err := Cat(path, uri, &out); err != nil || out.String() != body {
+		t.Errorf("Cat = %q, %v", out.String(), err)
+	}
+}
