@@ -150,18 +150,18 @@ func recordType(s string) gowarc.RecordType {
 }
 
 type block struct {
-	c    *Capture
-	rec  schemes.CaptureRecord
-	rb   gowarc.WarcRecordBuilder
-	h    hash.Hash
-	typ  gowarc.RecordType
+	c   *Capture
+	rec schemes.CaptureRecord
+	rb  gowarc.WarcRecordBuilder
+	h   hash.Hash
+	typ gowarc.RecordType
 	// payload hashes a Gemini response's body, after its status line
 	// (status: the line has not ended yet); nil for other records.
 	payload hash.Hash
 	status  bool
 	mu      sync.Mutex // Write and Commit against a late drop
-	err  error
-	done bool
+	err     error
+	done    bool
 }
 
 // drop releases a block never committed (its spool file with it).
