@@ -45,6 +45,16 @@
 //     dot-stuffing (RFC 3977 §3.1.1) undone and CR LF line ends kept; its
 //     target is news:<message-id>, and the nntp: or news: URL that
 //     fetched it is in the extension field Gofer-Fetched-Uri.
+//   - Gemini: a request record of the request line as sent (the URL and
+//     CR LF) and a response record of the whole response, status line and
+//     body (application/gemini;msgtype=request and msgtype=response), each
+//     with WARC-Protocol fields naming gemini and the TLS version
+//     ("tls/1.3"), the IIPC proposal's extension field; a response's
+//     payload, which WARC-Payload-Digest and Payload cover, is the body
+//     after the status line. An input request answered is two exchanges,
+//     the second's target carrying the answer as its query; a redirect,
+//     a failure or an input request is a response of its status line
+//     alone. A Gemini response is never made a revisit.
 //
 // All records of one fetch after the first carry WARC-Concurrent-To naming
 // the first, so a file and its conversation, or a request and its
