@@ -32,13 +32,16 @@ var ErrUnsupportedScheme = schemes.ErrUnsupportedScheme
 // Options.MaxRedirects is 0.
 const DefaultMaxRedirects = 10
 
-// Options configure a Client. The zero value is usable.
+// Options configure a Client. The zero value is usable, and reads nothing
+// from the environment: OptionsFromEnvironment gives the settings a
+// person's environment names, as a command-line tool takes them.
 type Options struct {
 	// Warn receives warnings (non-default port, password in URL); nil discards them.
 	Warn func(string)
 	// AllowPorts lifts the port refusal for these ports.
 	AllowPorts []int
-	// Email is the anonymous FTP password; "" means $EMAIL, else user@hostname.
+	// Email is the anonymous FTP password; "" means user@hostname (the
+	// machine's own name, never looked up).
 	Email string
 	// ConnectTimeout bounds establishing a connection (0: 30 s).
 	ConnectTimeout time.Duration
@@ -53,13 +56,17 @@ type Options struct {
 	// value follows none and returns the redirect response itself.
 	MaxRedirects int
 	// Dialer opens every connection; nil means a *dial.Dialer with
-	// ConnectTimeout and Proxy, or the proxy settings of the environment
-	// (<scheme>_proxy, ALL_PROXY, NO_PROXY) when Proxy is "".
+	// ConnectTimeout and Proxy, or, with ProxyFromEnvironment, the proxy
+	// settings of the environment (<scheme>_proxy, ALL_PROXY, NO_PROXY)
+	// when Proxy is "".
 	Dialer schemes.Dialer
 	// Proxy is a proxy URL for every connection when Dialer is nil:
 	// "socks5://[user:password@]host[:port]" or "http://host[:port]" (CONNECT).
 	Proxy string
-	// NNTPServer is "host[:port]" for news: URLs; "" means $NNTPSERVER.
+	// ProxyFromEnvironment takes the proxy of each connection from the
+	// environment when Proxy is "" and Dialer is nil.
+	ProxyFromEnvironment bool
+	// NNTPServer is "host[:port]" for news: URLs.
 	NNTPServer string
 	// RemoteCharset is the charset the servers spell names in ("latin1",
 	// "cp437", "shift_jis", ...; see CheckCharset); "" keeps names as
@@ -68,10 +75,10 @@ type Options struct {
 	// entry URLs keep the server's bytes. An unknown charset fails every
 	// Do and Plan with an error of kind schemes.ErrUsage.
 	RemoteCharset string
-	// From is the sender of mailto messages; "" means $EMAIL.
+	// From is the sender of mailto messages.
 	From string
 	// SMTPServer is "host[:port]" that mailto messages go through; ""
-	// means $SMTP_SERVER, else the local sendmail program.
+	// means the local sendmail program.
 	SMTPServer string
 	// SMTPUser logs in to the SMTP server; its password comes from Netrc
 	// or Prompt.
@@ -173,7 +180,7 @@ func newClient(opts Options) *Client {
 	c := &Client{opts: opts, fetchers: map[string]schemes.Fetcher{}}
 	c.dialer = opts.Dialer
 	if c.dialer == nil {
-		c.dialer = &dial.Dialer{ConnectTimeout: opts.ConnectTimeout, Proxy: opts.Proxy, Environment: true}
+		c.dialer = &dial.Dialer{ConnectTimeout: opts.ConnectTimeout, Proxy: opts.Proxy, Environment: opts.ProxyFromEnvironment}
 	}
 	c.email = sync.OnceValue(func() string { return anonymousEmail(opts.Email) })
 	c.netrc = sync.OnceValues(func() (*netrcFile, error) { return loadNetrc(opts.Netrc) })
@@ -348,16 +355,7 @@ func (c *Client) schemeRequest(r *Request, u *schemes.URL, g *security.Guard) (*
 		SMTPUser:        o.SMTPUser,
 		CheckPort:       g.CheckServerPort,
 	}
-	if req.From == "" {
-		req.From = os.Getenv("EMAIL")
-	}
-	if req.SMTPServer == "" {
-		req.SMTPServer = os.Getenv("SMTP_SERVER")
-	}
 	req.Dialer = c.dialerFor(u.Scheme)
-	if req.NNTPServer == "" {
-		req.NNTPServer = os.Getenv("NNTPSERVER")
-	}
 	if nf != nil {
 		req.Credentials = nf.login
 	}
@@ -386,11 +384,29 @@ func (c *Client) dialerFor(scheme string) schemes.Dialer {
 	return sd
 }
 
-// Get retrieves rawURL with a Client of zero Options. Closing the response,
+// OptionsFromEnvironment returns the Options a person's environment
+// names, as gofer's command line reads them: the anonymous FTP password
+// and the mail sender from $EMAIL, the news server from $NNTPSERVER, the
+// SMTP server from $SMTP_SERVER, and proxies from <scheme>_proxy,
+// ALL_PROXY and NO_PROXY. Nothing else in the package reads the
+// environment.
+func OptionsFromEnvironment() Options {
+	return Options{
+		Email:                os.Getenv("EMAIL"),
+		From:                 os.Getenv("EMAIL"),
+		NNTPServer:           os.Getenv("NNTPSERVER"),
+		SMTPServer:           os.Getenv("SMTP_SERVER"),
+		ProxyFromEnvironment: true,
+	}
+}
+
+// Get retrieves rawURL with a Client of the environment's Options
+// (OptionsFromEnvironment), as net/http's Get uses its default
+// client's environment proxies. Closing the response,
 // or whichever part of it outlives the call (Body, Listing or Session),
 // also ends the connections that client kept.
 func Get(ctx context.Context, rawURL string) (*Response, error) {
-	return getOnce(ctx, NewClient(Options{}), rawURL)
+	return getOnce(ctx, NewClient(OptionsFromEnvironment()), rawURL)
 }
 
 // getOnce retrieves rawURL with c, which only the response then holds.

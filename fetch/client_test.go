@@ -415,7 +415,7 @@ func TestClose(t *testing.T) {
 // scheme from the environment.
 func TestProxyPerScheme(t *testing.T) {
 	t.Setenv("gopher_proxy", "socks5://127.0.0.1:1080")
-	c := newClient(Options{})
+	c := newClient(Options{ProxyFromEnvironment: true})
 	var got schemes.Dialer
 	f := newFake()
 	f.routes["gopher://127.0.0.1/1"] = func(req *schemes.Request) (*schemes.Response, error) {
@@ -485,7 +485,7 @@ func TestPackageGet(t *testing.T) {
 // TestDialerPerSchemeStable: every fetch of one scheme gets the same
 // dialer, so fetchers that pool connections by dialer reuse them.
 func TestDialerPerSchemeStable(t *testing.T) {
-	c := newClient(Options{})
+	c := newClient(OptionsFromEnvironment())
 	var got []schemes.Dialer
 	f := newFake()
 	f.routes["ftp://127.0.0.21/x"] = func(req *schemes.Request) (*schemes.Response, error) {

@@ -11,21 +11,16 @@ import (
 )
 
 // anonymousEmail is the anonymous FTP password (RFC 1738 §3.2.1: the user's
-// Internet mail address): the given one, else $EMAIL, else user@hostname.
-// The host name is the machine's own, never looked up in the DNS.
+// Internet mail address): the given one, else user@hostname. The user is
+// the process's own account and the host name the machine's own, never
+// looked up in the DNS.
 func anonymousEmail(given string) string {
 	if given != "" {
 		return given
 	}
-	if e := os.Getenv("EMAIL"); e != "" {
-		return e
-	}
 	name := ""
 	if u, err := user.Current(); err == nil {
 		name = u.Username
-	}
-	if name == "" {
-		name = os.Getenv("USER")
 	}
 	if name == "" {
 		name = "gofer"

@@ -113,9 +113,17 @@ func requestSeen(t *testing.T, opts Options) *schemes.Request {
 func TestSchemeRequest(t *testing.T) {
 	t.Setenv("EMAIL", "env@example.invalid")
 	t.Setenv("NNTPSERVER", "127.0.0.119")
-	req := requestSeen(t, Options{MaxEntries: 5, IdleTimeout: 3})
-	if req.Email != "env@example.invalid" || req.NNTPServer != "127.0.0.119" {
-		t.Errorf("Email %q NNTPServer %q, want them from the environment", req.Email, req.NNTPServer)
+	t.Setenv("SMTP_SERVER", "127.0.0.25")
+	opts := OptionsFromEnvironment()
+	opts.MaxEntries, opts.IdleTimeout = 5, 3
+	req := requestSeen(t, opts)
+	if req.Email != "env@example.invalid" || req.NNTPServer != "127.0.0.119" || req.From != "env@example.invalid" || req.SMTPServer != "127.0.0.25" {
+		t.Errorf("Email %q NNTPServer %q From %q SMTPServer %q, want them from the environment", req.Email, req.NNTPServer, req.From, req.SMTPServer)
+	}
+	// Options of its own read no environment.
+	bare := requestSeen(t, Options{})
+	if bare.Email == "env@example.invalid" || bare.NNTPServer != "" || bare.From != "" || bare.SMTPServer != "" {
+		t.Errorf("zero Options took the environment: Email %q NNTPServer %q From %q SMTPServer %q", bare.Email, bare.NNTPServer, bare.From, bare.SMTPServer)
 	}
 	if req.Offset != 7 || req.Query != "q" || !req.HasQuery || len(req.Form) != 1 || req.Part != "head" || req.MaxEntries != 5 || req.IdleTimeout != 3 {
 		t.Errorf("settings not passed through: %+v", req)

@@ -59,6 +59,33 @@ func Errorf(kind error, format string, args ...any) error {
 	return &KindError{Kind: kind, Msg: err.Error(), Err: errors.Unwrap(err)}
 }
 
+// SettingError is a fetch that cannot be made, or was refused, for want
+// of a setting the caller did not give: Setting names it as Request's
+// field does ("NNTPServer", "Query", "From", "SMTPServer", "SMTPUser",
+// "Credentials" for a login from netrc or a prompt, "TLSConfig" for a CA
+// to trust), so that a program, or a command line, can say how it is
+// given there. Its message names no way of giving it. It matches Kind.
+type SettingError struct {
+	Kind    error
+	Setting string
+	Msg     string
+	Err     error
+}
+
+func (e *SettingError) Error() string { return e.Msg }
+
+// Is reports whether target is e's kind.
+func (e *SettingError) Is(target error) bool { return target == e.Kind }
+
+func (e *SettingError) Unwrap() error { return e.Err }
+
+// NeedSetting returns a *SettingError of kind for setting with a
+// formatted message; a %w verb also records the cause.
+func NeedSetting(kind error, setting, format string, args ...any) error {
+	err := fmt.Errorf(format, args...)
+	return &SettingError{Kind: kind, Setting: setting, Msg: err.Error(), Err: errors.Unwrap(err)}
+}
+
 // ReplyError is a server's numbered reply that refused a request: an FTP
 // reply code (RFC 959 §4.2) or an HTTP status (RFC 9110 §15). A fetcher
 // puts it under its error's kind, so that a caller that tries again (a

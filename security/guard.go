@@ -33,7 +33,7 @@ func (g *Guard) Check(u *schemes.URL) error {
 		return err
 	}
 	if u.HasPassword && u.Password != "" {
-		g.warn(fmt.Sprintf("a password in a URL is unwise: it shows in process lists, shell history and logs (use --netrc); gofer masks it as %s", mask))
+		g.warn(fmt.Sprintf("a password in a URL is unwise: it shows in process lists, shell history and logs (a netrc file keeps it out of the URL); gofer masks it as %s", mask))
 	}
 	return nil
 }

@@ -92,8 +92,8 @@ type PortError struct {
 	Port     int
 	Default  int
 	Protocol string
-	// Server says the port is a server's named outside the URL
-	// (--smtp-server), not the URL's own.
+	// Server says the port is a server's named outside the URL (the SMTP
+	// server), not the URL's own.
 	Server bool
 }
 
@@ -103,10 +103,10 @@ func (e *PortError) Error() string {
 		def = fmt.Sprintf("; %s's default port is %d", e.Scheme, e.Default)
 	}
 	if e.Server {
-		return fmt.Sprintf("refused: the %s server's port %d is the %s port%s (--allow-port %d lifts this)", e.Scheme, e.Port, e.Protocol, def, e.Port)
+		return fmt.Sprintf("refused: the %s server's port %d is the %s port%s", e.Scheme, e.Port, e.Protocol, def)
 	}
 	if clearOnTLSPort(e.Scheme, e.Protocol) {
-		def += fmt.Sprintf("; for TLS use %s:// (--allow-port %d lifts this)", e.Protocol, e.Port)
+		def += fmt.Sprintf("; for TLS use %s://", e.Protocol)
 	}
 	return fmt.Sprintf("refused: %s URL names port %d, the %s port%s", e.Scheme, e.Port, e.Protocol, def)
 }

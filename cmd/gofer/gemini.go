@@ -9,6 +9,7 @@ import (
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
 	"github.com/goferurl/gofer/schemes/gemini"
+	"github.com/goferurl/gofer/security"
 )
 
 // geminiFlags are the settings of the gemini fetcher.
@@ -61,12 +62,31 @@ func (c *cli) geminiFetcher() (*gemini.Fetcher, error) {
 	return f, nil
 }
 
+// settingHints say how the command line gives each setting a library
+// error names (schemes.SettingError).
+var settingHints = map[string]string{
+	"NNTPServer":  "set one with --nntp-server HOST[:PORT] or $NNTPSERVER",
+	"Query":       "give it with --query TEXT",
+	"From":        "give --from ADDR or set $EMAIL",
+	"SMTPServer":  "give --smtp-server HOST[:PORT] or set $SMTP_SERVER",
+	"SMTPUser":    "give --smtp-user USER or a netrc entry for the server",
+	"Credentials": "give it in netrc (--netrc) or run on a terminal",
+	"TLSConfig":   "--cacert FILE trusts a private CA",
+}
+
 // hinted adds to an error what a person can do about it on the command
 // line, where the library's message names no flag.
 func hinted(err error) error {
 	var cc *gemini.CertChangedError
-	if errors.As(err, &cc) {
+	var se *schemes.SettingError
+	var pe *security.PortError
+	switch {
+	case errors.As(err, &cc):
 		return hint{err, "if the change is expected, run again with --tofu=accept-new"}
+	case errors.As(err, &se) && settingHints[se.Setting] != "":
+		return hint{err, settingHints[se.Setting]}
+	case errors.As(err, &pe):
+		return hint{err, fmt.Sprintf("--allow-port %d lifts this", pe.Port)}
 	}
 	return err
 }

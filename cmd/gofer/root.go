@@ -163,22 +163,26 @@ func (c *cli) session(cmd *cobra.Command) (context.Context, *fetch.Client, func(
 	return ctx, client, func() { cancel(); client.Close() }, nil
 }
 
-// client builds the fetch.Client the flags describe.
+// client builds the fetch.Client the flags describe, over what the
+// environment says ($EMAIL, $NNTPSERVER, $SMTP_SERVER, proxies).
 func (c *cli) client() (*fetch.Client, error) {
-	opts := fetch.Options{
-		Warn:          c.warnf,
-		AllowPorts:    c.allowPorts,
-		Email:         c.email,
-		IdleTimeout:   c.idleTimeout,
-		NNTPServer:    c.nntpServer,
-		RemoteCharset: c.charset,
-		RequireTLS:    c.ftpSSL,
-		VerifyListing: c.verifyListing,
-		AutoLogin:     c.autoLogin,
-		Linger:        c.linger,
-		From:          c.from,
-		SMTPServer:    c.smtpServer,
-		SMTPUser:      c.smtpUser,
+	opts := fetch.OptionsFromEnvironment()
+	opts.Warn = c.warnf
+	opts.AllowPorts = c.allowPorts
+	opts.IdleTimeout = c.idleTimeout
+	opts.RemoteCharset = c.charset
+	opts.RequireTLS = c.ftpSSL
+	opts.VerifyListing = c.verifyListing
+	opts.AutoLogin = c.autoLogin
+	opts.Linger = c.linger
+	opts.SMTPUser = c.smtpUser
+	for _, s := range []struct{ flag, into *string }{
+		{&c.email, &opts.Email}, {&c.nntpServer, &opts.NNTPServer},
+		{&c.from, &opts.From}, {&c.smtpServer, &opts.SMTPServer},
+	} {
+		if *s.flag != "" {
+			*s.into = *s.flag
+		}
 	}
 	if c.timeout > 0 {
 		opts.ConnectTimeout = c.timeout
@@ -186,7 +190,9 @@ func (c *cli) client() (*fetch.Client, error) {
 			opts.IdleTimeout = c.timeout
 		}
 	}
-	opts.Proxy = c.proxy
+	if c.proxy != "" {
+		opts.Proxy = c.proxy
+	}
 	switch {
 	case c.maxRedirects < 0:
 		return nil, &usageError{msg: fmt.Sprintf("--max-redirects %d: give 0 or more", c.maxRedirects)}

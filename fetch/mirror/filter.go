@@ -37,9 +37,9 @@ func CheckFilters(fs []Filter) error {
 func compileFilters(fs []Filter) (filters, error) {
 	for _, f := range fs {
 		if _, err := path.Match(f.Glob, ""); err != nil || f.Glob == "" {
-			what := "--include"
+			what := "include pattern"
 			if f.Exclude {
-				what = "--exclude"
+				what = "exclude pattern"
 			}
 			return nil, schemes.Errorf(schemes.ErrUsage, "%s %q: not a glob pattern", what, f.Glob)
 		}

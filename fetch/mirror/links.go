@@ -215,7 +215,7 @@ func (e *engine) followLink(w *dirWalk, p string, ent schemes.Entry) {
 		remote = path.Clean(remote)
 		if e.opts.NoParent && e.rootRemote != "" && !under(remote, e.rootRemote) {
 			e.count(&e.sum.LinksSkipped)
-			e.logf("link %s -> %q skipped: it leads out of the starting directory (--no-parent)", p, ent.Target)
+			e.logf("link %s -> %q skipped: it leads out of the starting directory", p, ent.Target)
 			return
 		}
 		if !e.followed(w, &sub, remote) {

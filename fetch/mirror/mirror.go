@@ -278,7 +278,7 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 			return &e.sum, fmt.Errorf("mirror: worker name %q: want 1 to 64 letters, digits, '-' or '_': %w", opts.Worker, schemes.ErrUsage)
 		}
 		if opts.DryRun || opts.Delete {
-			return &e.sum, fmt.Errorf("mirror: --dry-run and --delete are not for a shared crawl: %w", schemes.ErrUsage)
+			return &e.sum, fmt.Errorf("mirror: a dry run and deletion are not for a shared crawl: %w", schemes.ErrUsage)
 		}
 	}
 	e.limiter = newLimiter(opts.LimitRate)

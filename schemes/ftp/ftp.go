@@ -660,7 +660,7 @@ func (f *Fetcher) list(ctx context.Context, req *schemes.Request, c *conn, stop 
 	if req.VerifyListing && l.mlsd {
 		l.check = newListCheck(ctx, req)
 	} else if req.VerifyListing {
-		req.Warnf("ftp: --verify-listing: " + c.key.server() + " has no MLSD; LIST is its only listing")
+		req.Warnf("ftp: verifying the listing: " + c.key.server() + " has no MLSD; LIST is its only listing")
 	}
 	return listingResponse(req.URL, l), nil
 }

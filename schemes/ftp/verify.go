@@ -49,7 +49,7 @@ func (k *listCheck) compare(l *listing) {
 	req.Capture, req.VerifyListing = nil, false // the check is no part of an archive's record
 	in, err := l.f.startList(k.ctx, &req, l.c, func() bool { return true }, "LIST")
 	if err != nil {
-		k.req.Warnf("ftp: --verify-listing: LIST of " + where + " failed: " + err.Error())
+		k.req.Warnf("ftp: verifying the listing: LIST of " + where + " failed: " + err.Error())
 		return
 	}
 	in.nested, in.base, in.dir = true, l.base, l.dir
@@ -61,7 +61,7 @@ func (k *listCheck) compare(l *listing) {
 			break
 		}
 		if err != nil {
-			k.req.Warnf("ftp: --verify-listing: LIST of " + where + " failed: " + err.Error())
+			k.req.Warnf("ftp: verifying the listing: LIST of " + where + " failed: " + err.Error())
 			return
 		}
 		if e.Type == schemes.TypeUnparsed {

@@ -101,7 +101,7 @@ func resolveQuery(t *target, req *schemes.Request) error {
 		}
 		return t.setQuery(q)
 	}
-	return schemes.Errorf(schemes.ErrUsage, "a query is needed (--query TEXT)")
+	return schemes.NeedSetting(schemes.ErrUsage, "Query", "a query is needed")
 }
 
 // fetchAsk fills in a +ASK form (Gopher+ §2.8): it reads the item's +ASK

@@ -172,7 +172,7 @@ func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 	lines := strings.Split(strings.TrimSuffix(text, "\r\n"), "\r\n")
 	plan := &schemes.Plan{Requests: lines}
 	if t.tls {
-		plan.Notes = map[string]string{"tls": "TLS from the first byte, before the request; the certificate is verified (--cacert, -k)"}
+		plan.Notes = map[string]string{"tls": "TLS from the first byte, before the request; the certificate is verified"}
 	}
 	return plan, nil
 }

@@ -115,14 +115,15 @@ func (d failDialer) DialContext(context.Context, string, string) (net.Conn, erro
 }
 
 // Type 7: the query comes from the URL, else --query, else a prompt, else
-// the fetch is a usage error that names the flag.
+// the fetch is a usage error that names the setting (Query), not a flag.
 func TestSearchQuery(t *testing.T) {
 	s := newScripted(t, func(int, string) string { return "0hit\t/hit\t127.0.0.1\t70\r\n.\r\n" })
 	u := s.url(schemes.Gopher{Type: '7', Selector: "/search"})
 
 	req := newRequest(u)
 	_, err := New().Fetch(context.Background(), req)
-	if !errors.Is(err, schemes.ErrUsage) || err.Error() != "a query is needed (--query TEXT)" {
+	var se *schemes.SettingError
+	if !errors.Is(err, schemes.ErrUsage) || !errors.As(err, &se) || se.Setting != "Query" || err.Error() != "a query is needed" {
 		t.Fatalf("no query: err = %v", err)
 	}
 

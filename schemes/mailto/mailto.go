@@ -134,7 +134,7 @@ func (f *Fetcher) sendmailArgs(m *message) []string {
 func (f *Fetcher) pipe(ctx context.Context, m *message) error {
 	path := f.sendmail()
 	if _, err := os.Stat(path); err != nil {
-		return schemes.Errorf(schemes.ErrUsage, "no SMTP server named (--smtp-server HOST[:PORT] or $SMTP_SERVER) and no %s here", path)
+		return schemes.NeedSetting(schemes.ErrUsage, "SMTPServer", "no SMTP server is set and there is no %s here", path)
 	}
 	cmd := exec.CommandContext(ctx, path, f.sendmailArgs(m)...)
 	var stderr bytes.Buffer

@@ -139,24 +139,24 @@ func build(req *schemes.Request, c clock) (*message, error) {
 	var own []field
 	for _, line := range req.Headers {
 		name, value, ok := strings.Cut(line, ":")
-		if err := security.CheckLine("--header", line); err != nil {
+		if err := security.CheckLine("header", line); err != nil {
 			return nil, err
 		}
 		if !ok || !validFieldName(name) {
-			return nil, schemes.Errorf(schemes.ErrUsage, "--header %q is not \"Name: value\"", line)
+			return nil, schemes.Errorf(schemes.ErrUsage, "header %q is not \"Name: value\"", line)
 		}
 		value = strings.TrimSpace(value)
 		switch strings.ToLower(name) {
 		case "to":
-			if err := addList(&to, "--header To", value); err != nil {
+			if err := addList(&to, "header To", value); err != nil {
 				return nil, err
 			}
 		case "cc":
-			if err := addList(&cc, "--header Cc", value); err != nil {
+			if err := addList(&cc, "header Cc", value); err != nil {
 				return nil, err
 			}
 		case "bcc":
-			if err := addList(&bcc, "--header Bcc", value); err != nil {
+			if err := addList(&bcc, "header Bcc", value); err != nil {
 				return nil, err
 			}
 		default:
@@ -166,22 +166,22 @@ func build(req *schemes.Request, c clock) (*message, error) {
 	if len(to)+len(cc)+len(bcc) == 0 {
 		return nil, schemes.Errorf(schemes.ErrUsage, "the mailto URL names no recipient")
 	}
-	if err := security.CheckLine("--from", req.From); err != nil {
+	if err := security.CheckLine("sender", req.From); err != nil {
 		return nil, err
 	}
 	from := req.From
 	var fromHeader string
 	if from == "" {
 		if c.now != nil {
-			return nil, schemes.Errorf(schemes.ErrUsage, "no sender address: give --from ADDR or set $EMAIL")
+			return nil, schemes.NeedSetting(schemes.ErrUsage, "From", "no sender address")
 		}
 		from, fromHeader = "{from}", "{from}"
 	} else {
 		a, err := mail.ParseAddress(from)
 		if err != nil {
-			return nil, schemes.Errorf(schemes.ErrUsage, "--from %q is not a mail address: %v", from, err)
+			return nil, schemes.Errorf(schemes.ErrUsage, "sender %q is not a mail address: %v", from, err)
 		}
-		if err := checkAddress("--from", a.Address); err != nil {
+		if err := checkAddress("sender", a.Address); err != nil {
 			return nil, err
 		}
 		from, fromHeader = a.Address, a.Address

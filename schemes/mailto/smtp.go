@@ -70,7 +70,7 @@ func findLogin(req *schemes.Request, srv server) (*login, error) {
 			return &login{req.SMTPUser, netPass}, nil
 		}
 		if req.Prompt == nil {
-			return nil, schemes.Errorf(schemes.ErrAuth, "no password for --smtp-user %s at %s: no terminal to ask on and no netrc entry", req.SMTPUser, srv.host)
+			return nil, schemes.NeedSetting(schemes.ErrAuth, "Credentials", "no password for SMTP user %s at %s: no terminal to ask on and no netrc entry", req.SMTPUser, srv.host)
 		}
 		pw, err := req.Prompt(fmt.Sprintf("Password for %s at %s:", req.SMTPUser, srv.host), true)
 		if err != nil {
@@ -80,7 +80,7 @@ func findLogin(req *schemes.Request, srv server) (*login, error) {
 	case netOK:
 		return &login{netUser, netPass}, nil
 	case srv.port == portSubmission:
-		return nil, schemes.Errorf(schemes.ErrAuth, "the submission port %d needs a login: give --smtp-user or a netrc entry for %s", portSubmission, srv.host)
+		return nil, schemes.NeedSetting(schemes.ErrAuth, "SMTPUser", "the submission port %d of %s needs a login", portSubmission, srv.host)
 	}
 	return nil, nil
 }
@@ -187,7 +187,7 @@ func (s *session) run(ctx context.Context, req *schemes.Request, lg *login, m *m
 		s.lastStep = "TLS handshake"
 		tc := tls.Client(idle, tlsCfg)
 		if err := tc.HandshakeContext(ctx); err != nil {
-			return "", schemes.Errorf(schemes.ErrConnect, "TLS handshake with %s: %v (--cacert FILE trusts a private CA)", s.srv.addr(), err)
+			return "", schemes.NeedSetting(schemes.ErrConnect, "TLSConfig", "TLS handshake with %s: %w", s.srv.addr(), err)
 		}
 		top, s.tls = &wireConn{Conn: tc, log: s.log}, true
 	}
@@ -221,7 +221,7 @@ func (s *session) run(ctx context.Context, req *schemes.Request, lg *login, m *m
 		}
 		tc := tls.Client(idle, tlsCfg)
 		if err := tc.HandshakeContext(ctx); err != nil {
-			return "", schemes.Errorf(schemes.ErrConnect, "TLS handshake with %s: %v (--cacert FILE trusts a private CA)", s.srv.addr(), err)
+			return "", schemes.NeedSetting(schemes.ErrConnect, "TLSConfig", "TLS handshake with %s: %w", s.srv.addr(), err)
 		}
 		s.tls = true
 		s.lastStep = "EHLO"

@@ -25,7 +25,7 @@ func newLogin(req *schemes.Request, host string) *login {
 				password, err := req.Prompt("Password for "+u.User+"@"+host+": ", true)
 				return u.User, password, err
 			}
-			return "", "", schemes.Errorf(schemes.ErrAuth, "no password for %s on news server %s: give it in netrc (--netrc) or run on a terminal", u.User, host)
+			return "", "", schemes.NeedSetting(schemes.ErrAuth, "Credentials", "no password for %s on news server %s", u.User, host)
 		}}
 	}
 	if req.Credentials != nil {

@@ -61,7 +61,7 @@ func resolve(req *schemes.Request, needServer bool) (*target, error) {
 			}
 			t.host, t.port = host, port
 		case needServer:
-			return nil, schemes.Errorf(schemes.ErrUsage, "%s names no news server: set one with --nntp-server HOST[:PORT] or $NNTPSERVER", redactedNews(u))
+			return nil, schemes.NeedSetting(schemes.ErrUsage, "NNTPServer", "%s names no news server and none is set", redactedNews(u))
 		}
 		t.messageID, t.group, t.all = u.News.MessageID, u.News.Group, u.News.All
 	case (u.Scheme == "nntp" || u.Scheme == "nntps") && u.NNTP != nil:
@@ -239,7 +239,7 @@ func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 	if t.host != "" {
 		p.Notes["server"] = t.addr()
 	} else {
-		p.Notes["server"] = "none: set --nntp-server HOST[:PORT] or $NNTPSERVER"
+		p.Notes["server"] = "none is set"
 	}
 	return p, nil
 }

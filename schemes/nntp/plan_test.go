@@ -21,7 +21,7 @@ func TestPlan(t *testing.T) {
 		{"news:message-id, head", schemes.Request{URL: &schemes.URL{Scheme: "news", News: &schemes.News{MessageID: "a@b"}}, Part: "head", NNTPServer: "127.0.0.119:1119"},
 			[]string{"HEAD <a@b>"}, "127.0.0.119:1119"},
 		{"news:group", schemes.Request{URL: &schemes.URL{Scheme: "news", News: &schemes.News{Group: "gofer.test"}}},
-			[]string{"GROUP gofer.test", "OVER {low}-{high}"}, "none: set --nntp-server HOST[:PORT] or $NNTPSERVER"},
+			[]string{"GROUP gofer.test", "OVER {low}-{high}"}, "none is set"},
 		{"news:*", schemes.Request{URL: &schemes.URL{Scheme: "news", News: &schemes.News{All: true}}, NNTPServer: "127.0.0.119"},
 			[]string{"LIST NEWSGROUPS", "LIST ACTIVE"}, "127.0.0.119:119"},
 		{"nntp group and number", schemes.Request{URL: &schemes.URL{Scheme: "nntp", Host: "127.0.0.119", NNTP: &schemes.NNTP{Group: "gofer.test", Article: 3}}},

@@ -207,7 +207,7 @@ func (c *conn) do(cmd command, lg *login) (int, string, error) {
 	code, text, err := c.cmd(cmd)
 	if err == nil && code == codeAuthRequired && !c.authed {
 		if lg == nil || lg.get == nil {
-			return 0, "", c.refusalHint(cmd, code, text, "log in with nntp://USER@HOST/... or a netrc entry for the server (--netrc)")
+			return 0, "", c.refusalHint(cmd, code, text, "log in with nntp://USER@HOST/... or a netrc entry for the server")
 		}
 		if err := c.authenticate(lg); err != nil {
 			return 0, "", err

@@ -352,7 +352,7 @@ func TestRefusalMessage(t *testing.T) {
 func TestAuthRequiredSaysHowToLogIn(t *testing.T) {
 	s := serve(t, greeting, readerCaps, step{want: "GROUP gofer.secret", reply: "480 Read access denied\r\n"})
 	_, _, err := fetchAll(t, newsReq(s, &schemes.News{Group: "gofer.secret"}))
-	if !errors.Is(err, schemes.ErrAuth) || !strings.Contains(err.Error(), "480 Read access denied") || !strings.Contains(err.Error(), "--netrc") {
+	if !errors.Is(err, schemes.ErrAuth) || !strings.Contains(err.Error(), "480 Read access denied") || !strings.Contains(err.Error(), "netrc entry") {
 		t.Errorf("err %v, want ErrAuth with the server's text and how to log in", err)
 	}
 	s.wait(t)
@@ -523,8 +523,9 @@ func TestRefusedBeforeConnecting(t *testing.T) {
 func TestNewsURLWithoutServerSaysHowToSetOne(t *testing.T) {
 	req := &schemes.Request{URL: &schemes.URL{Scheme: "news", News: &schemes.News{Group: "g"}}, Dialer: noDial{t}}
 	_, err := New().Fetch(context.Background(), req)
-	if !errors.Is(err, schemes.ErrUsage) || !strings.Contains(err.Error(), "--nntp-server") || !strings.Contains(err.Error(), "$NNTPSERVER") {
-		t.Errorf("err %v, want a usage error naming --nntp-server and $NNTPSERVER", err)
+	var se *schemes.SettingError
+	if !errors.Is(err, schemes.ErrUsage) || !errors.As(err, &se) || se.Setting != "NNTPServer" || strings.Contains(err.Error(), "--") {
+		t.Errorf("err %v, want a usage error for the NNTPServer setting, naming no flag", err)
 	}
 }
 

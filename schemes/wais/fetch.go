@@ -102,7 +102,7 @@ func (t *target) addr() string { return net.JoinHostPort(t.host, strconv.Itoa(t.
 // setQuery applies --query (or a prompt's answer): the words of a search.
 func (t *target) setQuery(q string) error {
 	if strings.TrimSpace(q) == "" {
-		return schemes.Errorf(schemes.ErrUsage, "a WAIS search needs words (--query TEXT)")
+		return schemes.NeedSetting(schemes.ErrUsage, "Query", "a WAIS search needs words")
 	}
 	// The guard saw the URL's words, not these.
 	if err := security.CheckWAISField("wais query", q); err != nil {
@@ -127,7 +127,7 @@ func resolveQuery(t *target, req *schemes.Request) error {
 		}
 		return t.setQuery(q)
 	}
-	return schemes.Errorf(schemes.ErrUsage, "a WAIS search needs words (--query TEXT)")
+	return schemes.NeedSetting(schemes.ErrUsage, "Query", "a WAIS search needs words")
 }
 
 // Fetch retrieves req.URL: a search or a database's description as a

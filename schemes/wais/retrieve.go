@@ -81,7 +81,7 @@ func (b *body) Read(p []byte) (int, error) {
 		if n > 0 {
 			b.out += int64(n)
 			if b.max > 0 && b.out > b.max {
-				b.err = schemes.Errorf(schemes.ErrTooLarge, "document larger than --max-size %d bytes", b.max)
+				b.err = schemes.Errorf(schemes.ErrTooLarge, "document larger than the limit of %d bytes", b.max)
 				return n - int(b.out-b.max), b.err
 			}
 			return n, nil
