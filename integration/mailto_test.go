@@ -30,9 +30,9 @@ var mailtoInjection = []struct {
 	{"mailto:a@example.org?body=one%00two", nil, "body"},
 	{"mailto:a@example.org?body=x%0A.%0D%0AMAIL%20FROM:%3Ce@x%3E", nil, "body"},
 	{"mailto:a@example.org?x%0D%0Ay=1", nil, "header name"},
-	{"mailto:a@example.org", []string{"--header", "X-A: 1\r\nBcc: evil@example.org"}, "--header"},
-	{"mailto:a@example.org", []string{"--header", "X-A: 1\nBcc: evil@example.org"}, "--header"},
-	{"mailto:a@example.org", []string{"--from", "me@example.org\r\nBcc: evil@example.org"}, "--from"},
+	{"mailto:a@example.org", []string{"--header", "X-A: 1\r\nBcc: evil@example.org"}, "header"},
+	{"mailto:a@example.org", []string{"--header", "X-A: 1\nBcc: evil@example.org"}, "header"},
+	{"mailto:a@example.org", []string{"--from", "me@example.org\r\nBcc: evil@example.org"}, "sender"},
 	{"mailto:a@example.org\r\nBcc: evil@example.org", nil, ""},
 	{"mailto:a@example.org?subject=x\nBcc: evil@example.org", nil, ""},
 }
