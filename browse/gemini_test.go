@@ -35,10 +35,11 @@ type capsule struct {
 	cert atomic.Pointer[tls.Certificate]
 
 	mu    sync.Mutex
-	lines []string // the request lines received
+	pages map[string]string // responses by path (capsulePages at first)
+	lines []string          // the request lines received
 }
 
-// capsulePages are the capsule's responses by path; the query of an input
+// capsulePages are a capsule's first responses by path; the query of an input
 // page's answer is handled by answer.
 var capsulePages = map[string]string{
 	"/": "20 text/gemini\r\n" +
@@ -79,7 +80,10 @@ func answer(path, q string) string {
 
 func newCapsule(t *testing.T) *capsule {
 	t.Helper()
-	c := &capsule{t: t}
+	c := &capsule{t: t, pages: map[string]string{}}
+	for k, v := range capsulePages {
+		c.pages[k] = v
+	}
 	c.cert.Store(selfSigned(t))
 	cfg := &tls.Config{
 		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return c.cert.Load(), nil },
@@ -128,7 +132,9 @@ func (c *capsule) serve(conn net.Conn) {
 		conn.Write([]byte("59 bad request\r\n"))
 		return
 	}
-	resp, ok := capsulePages[u.Path]
+	c.mu.Lock()
+	resp, ok := c.pages[u.Path]
+	c.mu.Unlock()
 	if u.RawQuery != "" {
 		q, _ := url.PathUnescape(u.RawQuery)
 		resp, ok = answer(u.Path, q), true
@@ -275,14 +281,14 @@ func TestGeminiInput(t *testing.T) {
 	h.selectRow("An input page")
 	h.key(tcell.KeyEnter)
 	h.waitFor("What is your name?:")
-	h.typeText("Ada Lovelace")
+	h.typeInput("Ada Lovelace")
 	h.key(tcell.KeyEnter)
 	h.waitFor("# Hello, Ada Lovelace", c.url("/ask?Ada%20Lovelace"))
 	h.key(tcell.KeyLeft)
 	h.selectRow("A sensitive input page")
 	h.key(tcell.KeyEnter)
 	h.waitFor("Password?:")
-	h.typeText("hunter2")
+	h.typeInput("hunter2")
 	h.waitFor("*******")
 	if strings.Contains(h.text(), "hunter2") {
 		t.Error("the sensitive input shows")
@@ -350,7 +356,7 @@ func TestGeminiChangedCertificate(t *testing.T) {
 	h.waitFor("Bookmarks")
 	h.typeText("g")
 	h.waitFor("Open URL:")
-	h.typeText(c.url("/plain.txt"))
+	h.typeInput(c.url("/plain.txt"))
 	h.key(tcell.KeyEnter)
 	h.waitFor("plain text from the capsule")
 }
@@ -369,4 +375,47 @@ func pinned(t *testing.T, path string) string {
 	}
 	t.Fatalf("no pin in %q", data)
 	return ""
+}
+
+// A page seen afresh shows from its top when its first link fits on the
+// screen below it, however many links follow.
+func TestGeminiPageShowsItsTop(t *testing.T) {
+	c := newCapsule(t)
+	h := geminiBrowser(t, c, filepath.Join(t.TempDir(), "known_hosts"), c.url("/"))
+	h.waitFor("# A test capsule")
+	long := "20 text/gemini\r\n# The top of a long page\n" + strings.Repeat("text\n", 20) + strings.Repeat("=> / Home\n", 20)
+	c.mu.Lock()
+	c.pages["/long.gmi"] = long
+	c.mu.Unlock()
+	h.typeText("g")
+	h.waitFor("Open URL:")
+	h.typeInput(c.url("/long.gmi"))
+	h.key(tcell.KeyEnter)
+	h.waitFor("# The top of a long page", "Home")
+}
+
+// typeInput types s into the prompt a key at a time, each key once the one
+// before it shows: a simulated screen drops keys that come faster than
+// the interface reads them.
+func (h *harness) typeInput(s string) {
+	h.t.Helper()
+	typed := ""
+	for _, r := range s {
+		typed += string(r)
+		h.screen.InjectKey(tcell.KeyRune, r, tcell.ModNone)
+		deadline := time.Now().Add(5 * time.Second)
+		for h.inputText() != typed {
+			if time.Now().After(deadline) {
+				h.t.Fatalf("the prompt holds %q, want %q", h.inputText(), typed)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// inputText is the prompt's text, read on the interface's goroutine.
+func (h *harness) inputText() string {
+	ch := make(chan string, 1)
+	h.b.app.QueueUpdate(func() { ch <- h.b.input.GetText() })
+	return <-ch
 }

@@ -63,7 +63,9 @@ func (b *Browser) fillTable(p *page) {
 		row = 0
 	}
 	t.Select(row, 0)
-	if row < 10 {
+	if row < 10 || p.row <= 0 {
+		// A page seen afresh shows from its top, as far as its first
+		// item allows (a gemini page's first link may come late).
 		t.ScrollToBeginning()
 	}
 }
