@@ -13,6 +13,7 @@ import (
 
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/gemini"
 )
 
 // Client is what the browser fetches through. *fetch.Client implements it;
@@ -75,7 +76,8 @@ type Browser struct {
 	inPrompt    bool
 	inForm      bool
 	onInput     func(text string, ok bool)
-	warning     string // the last warning, kept for the next page's status
+	onYesNo     func(yes bool) // a y/n question is asked (askCert)
+	warning     string         // the last warning, kept for the next page's status
 	lastFocus   tview.Primitive
 }
 
@@ -203,11 +205,31 @@ func (b *Browser) goFetch(f func(ctx context.Context)) {
 
 // fetchThen says status, fetches req off the interface's goroutine and
 // hands the response to then, closing it after; a failure goes to the
-// status line instead.
+// status line instead. A gemini server whose certificate changed is
+// asked about first (askCert): accepted, the fetch runs again.
 func (b *Browser) fetchThen(req fetch.Request, status string, then func(ctx context.Context, resp *fetch.Response)) {
+	b.fetchAfter(nil, req, status, then)
+}
+
+// fetchAfter is fetchThen running first, when not nil, before the fetch,
+// on the fetch's goroutine.
+func (b *Browser) fetchAfter(first func() error, req fetch.Request, status string, then func(ctx context.Context, resp *fetch.Response)) {
 	b.setStatus(status)
 	b.goFetch(func(ctx context.Context) {
+		if first != nil {
+			if err := first(); err != nil {
+				b.fail(ctx, err)
+				return
+			}
+		}
 		resp, err := b.cfg.Client.Do(ctx, &req)
+		var cc *gemini.CertChangedError
+		if errors.As(err, &cc) && ctx.Err() == nil {
+			b.ui(func() {
+				b.askCert(cc, func() { b.fetchAfter(cc.Accept, req, status, then) })
+			})
+			return
+		}
 		if err != nil {
 			b.fail(ctx, err)
 			return
@@ -250,7 +272,7 @@ func (b *Browser) Prompt(question string, secret bool) (string, error) {
 	}
 	ch := make(chan answer, 1)
 	if !b.ui(func() {
-		b.prompt(question, "", secret, func(t string, ok bool) { ch <- answer{t, ok} })
+		b.prompt(strings.TrimRight(question, " "), "", secret, func(t string, ok bool) { ch <- answer{t, ok} })
 	}) {
 		return "", schemes.Errorf(schemes.ErrInterrupted, "the browser is closing")
 	}
@@ -339,6 +361,18 @@ func (b *Browser) endPrompt(text string, ok bool) {
 	}
 }
 
+// showPage shows the current page's view again, and gives it the keys,
+// after something drawn over it (a form, a question) is gone.
+func (b *Browser) showPage() {
+	if b.cur != nil && b.cur.kind == kindText {
+		b.pages.SwitchToPage("pager")
+		b.focus(b.pager)
+	} else {
+		b.pages.SwitchToPage("listing")
+		b.focus(b.table)
+	}
+}
+
 // focus gives p the keys, or, while a prompt has them, gives them to p
 // when the prompt ends.
 func (b *Browser) focus(p tview.Primitive) {
@@ -357,6 +391,10 @@ func (b *Browser) key(ev *tcell.EventKey) *tcell.EventKey {
 	}
 	if b.inPrompt {
 		return ev
+	}
+	if b.onYesNo != nil {
+		b.yesNo(ev.Rune(), ev.Key() == tcell.KeyEscape)
+		return nil
 	}
 	if b.inForm {
 		if ev.Key() == tcell.KeyEscape {

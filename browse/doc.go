@@ -1,9 +1,17 @@
 // Package browse is gofer's full-screen terminal client (gofer browse):
 // one navigable view for Gopher and Gopher+ menus (RFC 1436 and the
-// University of Minnesota's Gopher+ document), FTP and file: directories,
+// University of Minnesota's Gopher+ document), Gemini pages (text/gemini,
+// one row a line, links selectable), FTP and file: directories,
 // newsgroups and group lists, a pager for text items and articles, real
-// forms for Gopher+ +ASK blocks, type-7 search prompts, downloads, history
-// and bookmarks.
+// forms for Gopher+ +ASK blocks, type-7 search prompts and Gemini input
+// requests, downloads, history and bookmarks.
+//
+// A Gemini input request (status 10, or 11 for sensitive input, masked)
+// reaches the browser through the fetch client's Prompt, which gofer sets
+// to Browser.Prompt. A gemini server that presents another certificate
+// than the one pinned for it (a *gemini.CertChangedError) is shown with
+// both fingerprints and a y/n question; y pins the new certificate and
+// fetches again.
 //
 // It draws with github.com/rivo/tview on github.com/gdamore/tcell/v2:
 // tview gives the table, pager, form and input widgets, and tcell's

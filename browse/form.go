@@ -157,13 +157,7 @@ func (b *Browser) closeForm() {
 	}
 	b.inForm = false
 	b.pages.RemovePage("form")
-	if b.cur != nil && b.cur.kind == kindText {
-		b.pages.SwitchToPage("pager")
-		b.app.SetFocus(b.pager)
-	} else {
-		b.pages.SwitchToPage("listing")
-		b.app.SetFocus(b.table)
-	}
+	b.showPage()
 }
 
 // showInfo shows the URL of the selected item (or the page) and, for a

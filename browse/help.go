@@ -40,6 +40,8 @@ func helpText() string {
 	b.WriteString("\nSearch items (type 7) ask for their words; Gopher+ items marked ? open a form.\n")
 	b.WriteString("Binary items and images are saved in the download directory, never over an existing file.\n")
 	b.WriteString("telnet and tn3270 items suspend the browser for the session.\n")
+	b.WriteString("Gemini pages show one row a line, their links to open; an input page asks on the bottom line;\n")
+	b.WriteString("a server whose certificate changed asks y (pin the new one) or n (refuse it).\n")
 	return b.String()
 }
 

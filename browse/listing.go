@@ -9,6 +9,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/gemini"
 )
 
 // fillTable draws a listing: one row an entry, with its type, name, size
@@ -20,9 +21,16 @@ func (b *Browser) fillTable(p *page) {
 	first := -1
 	for i, e := range p.entries {
 		name := displayName(e)
+		if e.Gemini != "" {
+			name = gemtextRow(e)
+		}
 		if e.Type == schemes.TypeInfo {
+			cell := tview.NewTableCell(clean(name)).SetSelectable(false).SetExpansion(1)
+			if e.Gemini == gemini.LineHeading {
+				cell.SetAttributes(tcell.AttrBold)
+			}
 			t.SetCell(i, 0, tview.NewTableCell("").SetSelectable(false))
-			t.SetCell(i, 1, tview.NewTableCell(clean(name)).SetSelectable(false).SetExpansion(1))
+			t.SetCell(i, 1, cell)
 			t.SetCell(i, 2, tview.NewTableCell("").SetSelectable(false))
 			t.SetCell(i, 3, tview.NewTableCell("").SetSelectable(false))
 			continue
@@ -55,7 +63,9 @@ func (b *Browser) fillTable(p *page) {
 		row = 0
 	}
 	t.Select(row, 0)
-	if row < 10 {
+	if row < 10 || p.row <= 0 {
+		// A page seen afresh shows from its top, as far as its first
+		// item allows (a gemini page's first link may come late).
 		t.ScrollToBeginning()
 	}
 }

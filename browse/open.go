@@ -11,6 +11,7 @@ import (
 
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/gemini"
 	"github.com/goferurl/gofer/schemes/gopher"
 )
 
@@ -40,7 +41,7 @@ type page struct {
 // others (http, mailto, ...) have their URL shown.
 func browsed(scheme string) bool {
 	switch scheme {
-	case "gopher", "gophers", "ftp", "ftps", "file", "news", "nntp", "nntps", "wais", "prospero":
+	case "gopher", "gophers", "gemini", "ftp", "ftps", "file", "news", "nntp", "nntps", "wais", "prospero":
 		return true
 	}
 	return false
@@ -111,10 +112,29 @@ func (b *Browser) openRow(row int) {
 	b.openEntry(b.cur.entries[row])
 }
 
+// linkEntry is the entry a gemtext link opens as: a link to another
+// scheme (a gopher item, say) opens as that URL typed would, its kind read
+// from the URL; a gemini link stays as it is, its server's media type
+// deciding how it shows.
+func linkEntry(e schemes.Entry) schemes.Entry {
+	if e.Gemini != gemini.LineLink || e.URL == "" {
+		return e
+	}
+	u, err := fetch.ParseURL(e.URL)
+	if err != nil || u.Scheme == "gemini" {
+		return e
+	}
+	if le, err := entryFor(e.URL, e.Name); err == nil {
+		return le
+	}
+	return e
+}
+
 // openEntry opens what an entry names: a search asks for its words, a
 // Gopher+ form opens as a form, downloads go to the download directory,
 // sessions suspend the interface, other schemes show their URL.
 func (b *Browser) openEntry(e schemes.Entry) {
+	e = linkEntry(e)
 	if e.URL == "" {
 		if e.Type == schemes.TypeInfo || e.Type == schemes.TypeError {
 			return
@@ -140,6 +160,9 @@ func (b *Browser) openEntry(e schemes.Entry) {
 		})
 	case e.Plus == "?":
 		b.openForm(e)
+	case u.Scheme == "gemini":
+		// Only the response's media type says what a gemini URL is.
+		b.fetchPage(fetch.Request{URL: e.URL}, displayName(e))
 	case e.Type == schemes.TypeBinary || e.Type == schemes.TypeImage || e.Type == schemes.TypeAudio:
 		b.download(fetch.Request{URL: e.URL}, e.Name)
 	default:
@@ -154,33 +177,7 @@ func (b *Browser) fetchPage(req fetch.Request, title string) {
 		p := &page{req: req, title: title, match: -1, wrap: true}
 		switch resp.Kind {
 		case schemes.KindListing:
-			p.kind = kindListing
-			var lerr error
-			for {
-				if len(p.entries) == b.cfg.MaxItems {
-					lerr = fmt.Errorf("the listing was cut at %d items", b.cfg.MaxItems)
-					break
-				}
-				e, err := resp.Listing.Next()
-				if err != nil {
-					if err != io.EOF {
-						lerr = err
-					}
-					break
-				}
-				if e.NNTPURL != "" {
-					// An article by number on the server the listing
-					// came from, not by message-id on $NNTPSERVER's.
-					e.URL = e.NNTPURL
-				}
-				p.entries = append(p.entries, e)
-			}
-			b.ui(func() {
-				b.push(p)
-				if lerr != nil {
-					b.showError(lerr)
-				}
-			})
+			b.showListing(p, resp.Listing)
 		case schemes.KindInfo:
 			p.kind = kindText
 			p.text = infoText(resp)
@@ -190,7 +187,43 @@ func (b *Browser) fetchPage(req fetch.Request, title string) {
 		case schemes.KindRedirect:
 			b.ui(func() { b.setStatus("redirected to " + resp.Location + " (not followed)") })
 		default:
+			if isGemini(resp) {
+				b.geminiPage(ctx, resp, p)
+				return
+			}
 			b.readText(ctx, resp, p)
+		}
+	})
+}
+
+// showListing reads a listing's entries, at most Config.MaxItems, and
+// shows them as p.
+func (b *Browser) showListing(p *page, l schemes.Listing) {
+	p.kind = kindListing
+	var lerr error
+	for {
+		if len(p.entries) == b.cfg.MaxItems {
+			lerr = fmt.Errorf("the listing was cut at %d items", b.cfg.MaxItems)
+			break
+		}
+		e, err := l.Next()
+		if err != nil {
+			if err != io.EOF {
+				lerr = err
+			}
+			break
+		}
+		if e.NNTPURL != "" {
+			// An article by number on the server the listing
+			// came from, not by message-id on $NNTPSERVER's.
+			e.URL = e.NNTPURL
+		}
+		p.entries = append(p.entries, e)
+	}
+	b.ui(func() {
+		b.push(p)
+		if lerr != nil {
+			b.showError(lerr)
 		}
 	})
 }

@@ -15,19 +15,27 @@ func (c *cli) browseCommand() *cobra.Command {
 	var downloadDir string
 	cmd := &cobra.Command{
 		Use:   "browse [flags] [URL]",
-		Short: "Browse Gopher, Gopher+, FTP, file: and news listings in a full-screen terminal client",
-		Long: `Browse URLs in a full-screen terminal client: Gopher menus, FTP and file:
-directories, newsgroups and group lists as one listing, a pager for text
-(/ search, n next, w wrap, r raw bytes), type-7 searches, Gopher+ +ASK
-forms, downloads into --download-dir (never over an existing file), back
-and forward history, and bookmarks in $XDG_CONFIG_HOME/gofer/bookmarks
-(a adds, v views). Without a URL it opens the bookmarks. ? lists every key.
+		Short: "Browse Gopher, Gopher+, Gemini, FTP, file: and news listings in a full-screen terminal client",
+		Long: `Browse URLs in a full-screen terminal client: Gopher menus, Gemini pages,
+FTP and file: directories, newsgroups and group lists as one listing, a
+pager for text (/ search, n next, w wrap, r raw bytes), type-7 searches,
+Gopher+ +ASK forms and Gemini input pages, downloads into --download-dir
+(never over an existing file), back and forward history, and bookmarks in
+$XDG_CONFIG_HOME/gofer/bookmarks (a adds, v views). Without a URL it opens
+the bookmarks. ? lists every key.
+
+Gemini servers are trusted on first use as gofer get trusts them (the
+--tofu, --gemini-verify, --known-hosts, --client-cert and --client-key
+flags apply); a server that presents another certificate than the one
+pinned for it shows both fingerprints and asks whether to accept the new
+one.
 
 Every URL goes through the same security guard as gofer get; its warnings
 and refusals show on the status line. telnet and tn3270 items suspend the
 browser for the session.`,
 		Example: `  gofer browse gopher://gopher.floodgap.com/
   gofer browse --download-dir ~/Downloads gophers://gopher.example.org/
+  gofer browse gemini://geminiprotocol.net/
   gofer browse ftp://ftp.funet.fi/pub/`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 1 {
