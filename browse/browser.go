@@ -230,6 +230,13 @@ func (b *Browser) fetchAfter(first func() error, req fetch.Request, status strin
 			})
 			return
 		}
+		var cr *gemini.CertRequiredError
+		if errors.As(err, &cr) && ctx.Err() == nil {
+			b.ui(func() {
+				b.askIdentity(cr, func() { b.fetchAfter(cr.NewIdentity, req, status, then) })
+			})
+			return
+		}
 		if err != nil {
 			b.fail(ctx, err)
 			return

@@ -85,6 +85,29 @@ func (b *Browser) askCert(cc *gemini.CertChangedError, retry func()) {
 	b.setStatus("accept the new certificate? (y/n)")
 }
 
+// askIdentity says a server asks for a client certificate and offers to
+// make one for it (an identity of this host's own, kept for later runs):
+// y makes it and runs retry, n leaves the request refused.
+func (b *Browser) askIdentity(cr *gemini.CertRequiredError, retry func()) {
+	var t strings.Builder
+	fmt.Fprintf(&t, "The gemini server %s asks for a client certificate:\n\n  %s\n\n", cr.Server, cr.Prompt)
+	t.WriteString("A new certificate made now is an identity of your own for this server: it\n")
+	t.WriteString("is offered to it alone, from now on, and to no other server.\n")
+	view := tview.NewTextView().SetDynamicColors(false).SetWrap(true).SetText(clean(t.String()))
+	view.SetBorder(true).SetTitle(" Client certificate ")
+	b.pages.AddPage("cert", view, true, true)
+	b.onYesNo = func(yes bool) {
+		b.pages.RemovePage("cert")
+		b.showPage()
+		if !yes {
+			b.pageStatus(fmt.Sprintf("error: %s asks for a client certificate; none was made", cr.Server))
+			return
+		}
+		retry()
+	}
+	b.setStatus("make a new client certificate for " + cr.Server + "? (y/n)")
+}
+
 // brief is a fingerprint's first 12 hex digits.
 func brief(fp string) string {
 	if len(fp) > len("SHA256:")+12 {

@@ -90,6 +90,7 @@ func newCapsule(t *testing.T) *capsule {
 		// Every connection presents the certificate of the moment: no
 		// resumed session carries an older one.
 		SessionTicketsDisabled: true,
+		ClientAuth:             tls.RequestClientCert,
 	}
 	ln, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
 	if err != nil {
@@ -130,6 +131,15 @@ func (c *capsule) serve(conn net.Conn) {
 	u, err := url.Parse(line)
 	if err != nil {
 		conn.Write([]byte("59 bad request\r\n"))
+		return
+	}
+	if u.Path == "/members" {
+		// A certificate zone: 60 without a client certificate.
+		if tc, ok := conn.(*tls.Conn); ok && len(tc.ConnectionState().PeerCertificates) > 0 {
+			conn.Write([]byte("20 text/gemini\r\n# Members only\r\n"))
+			return
+		}
+		conn.Write([]byte("60 Certificate please\r\n"))
 		return
 	}
 	c.mu.Lock()
@@ -192,6 +202,7 @@ func geminiBrowser(t *testing.T, c *capsule, knownHosts, start string) *harness 
 	t.Helper()
 	f := gemini.New()
 	f.KnownHosts = &gemini.KnownHosts{Path: knownHosts}
+	f.Identities = filepath.Join(filepath.Dir(knownHosts), "identities")
 	var b atomic.Pointer[Browser]
 	ready := make(chan struct{})
 	client := fetch.NewClient(fetch.Options{
@@ -359,6 +370,32 @@ func TestGeminiChangedCertificate(t *testing.T) {
 	h.typeInput(c.url("/plain.txt"))
 	h.key(tcell.KeyEnter)
 	h.waitFor("plain text from the capsule")
+}
+
+// A server that asks for a client certificate (60) gets an identity of
+// its own when the person says so; n sends nothing more.
+func TestGeminiNewIdentity(t *testing.T) {
+	c := newCapsule(t)
+	kh := filepath.Join(t.TempDir(), "known_hosts")
+	h := geminiBrowser(t, c, kh, c.url("/members"))
+	h.waitFor("Client certificate", "Certificate please", "make a new client certificate for "+c.ln.Addr().String()+"? (y/n)")
+	served := len(c.requests())
+	h.typeText("n")
+	h.waitFor("error: " + c.ln.Addr().String() + " asks for a client certificate; none was made")
+	if n := len(c.requests()); n != served {
+		t.Errorf("%d requests sent after no", n-served)
+	}
+	h.typeText("g")
+	h.waitFor("Open URL:")
+	h.typeInput(c.url("/members"))
+	h.key(tcell.KeyEnter)
+	h.waitFor("make a new client certificate")
+	h.typeText("y")
+	h.waitFor("# Members only")
+	ids, _ := os.ReadDir(filepath.Join(filepath.Dir(kh), "identities"))
+	if len(ids) != 1 || ids[0].Name() != c.ln.Addr().String()+".pem" {
+		t.Errorf("identities kept: %v", ids)
+	}
 }
 
 // pinned is the fingerprint a known-hosts file pins for 127.0.0.1.

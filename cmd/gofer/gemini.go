@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
@@ -48,6 +49,8 @@ func (c *cli) geminiFetcher() (*gemini.Fetcher, error) {
 	}
 	if path != "" {
 		f.KnownHosts = &gemini.KnownHosts{Path: path}
+		// Servers' own identities (browse makes them) live beside the pins.
+		f.Identities = filepath.Join(filepath.Dir(path), "identities")
 	}
 	switch {
 	case g.clientCert != "" && g.clientKey != "":
@@ -78,11 +81,14 @@ var settingHints = map[string]string{
 // line, where the library's message names no flag.
 func hinted(err error) error {
 	var cc *gemini.CertChangedError
+	var cr *gemini.CertRequiredError
 	var se *schemes.SettingError
 	var pe *security.PortError
 	switch {
 	case errors.As(err, &cc):
 		return hint{err, "if the change is expected, run again with --tofu=accept-new"}
+	case errors.As(err, &cr):
+		return hint{err, "give one with --client-cert FILE --client-key FILE (gofer browse can make one)"}
 	case errors.As(err, &se) && settingHints[se.Setting] != "":
 		return hint{err, settingHints[se.Setting]}
 	case errors.As(err, &pe):

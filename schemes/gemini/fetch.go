@@ -51,8 +51,13 @@ type Fetcher struct {
 	// instead of refusing it.
 	AcceptNew bool
 	// Identity is the client certificate offered to every server that
-	// asks for one; nil offers none unless Identities names one.
+	// asks for one; nil offers none unless the server has its own.
 	Identity *tls.Certificate
+	// Identities is a directory of servers' own identities, one PEM file
+	// (certificate and key) per server, named HOST:PORT.pem; a server's
+	// own is offered in place of Identity, and CertRequiredError's
+	// NewIdentity keeps the ones it makes there. "" means none.
+	Identities string
 
 	mu         sync.Mutex
 	identities map[string]*tls.Certificate // "host:port"
@@ -76,10 +81,8 @@ func (f *Fetcher) SetIdentity(hostport string, cert *tls.Certificate) {
 	if f.identities == nil {
 		f.identities = map[string]*tls.Certificate{}
 	}
-	if cert == nil {
-		delete(f.identities, hostport)
-		return
-	}
+	// nil is kept: the server has no identity of its own, not even a
+	// stored one.
 	f.identities[hostport] = cert
 }
 
@@ -88,6 +91,17 @@ func (f *Fetcher) identityFor(hostport string) *tls.Certificate {
 	defer f.mu.Unlock()
 	if c := f.identities[hostport]; c != nil {
 		return c
+	}
+	if _, tried := f.identities[hostport]; !tried {
+		// The stored one, read once: nil is remembered as "none".
+		if f.identities == nil {
+			f.identities = map[string]*tls.Certificate{}
+		}
+		c := f.storedIdentity(hostport)
+		f.identities[hostport] = c
+		if c != nil {
+			return c
+		}
 	}
 	return f.Identity
 }
@@ -480,6 +494,10 @@ func (f *Fetcher) respond(req *schemes.Request, u *schemes.URL, c *conn, st stat
 	case 5:
 		return nil, schemes.Errorf(schemes.ErrRefused, "gemini server: %s", st.text())
 	case 6:
+		addr := net.JoinHostPort(u.Host, strconv.Itoa(u.EffectivePort()))
+		if st.code == 60 && f.identityFor(addr) == nil {
+			return nil, &CertRequiredError{Server: addr, Prompt: lineproto.ServerText(st.meta), f: f}
+		}
 		what := "refused the client certificate"
 		if st.code == 60 {
 			what = "asks for a client certificate"

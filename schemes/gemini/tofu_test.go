@@ -5,6 +5,8 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -327,4 +329,45 @@ func TestIdentity(t *testing.T) {
 	if c := sawCert(s, f); !same(c, shared) {
 		t.Errorf("after SetIdentity(nil) the server saw %s, want the shared identity again", name(c))
 	}
+}
+
+// TestIdentityStoredAndMade: a 60 to a fetcher with no identity for the
+// server is a CertRequiredError; NewIdentity makes one, keeps it in the
+// Identities directory and offers it; a new fetcher over the same
+// directory offers it too, and a 60 with it offered is a plain refusal.
+func TestIdentityStoredAndMade(t *testing.T) {
+	asks := func(c net.Conn, _ string) {
+		certs := c.(*tls.Conn).ConnectionState().PeerCertificates
+		if len(certs) == 0 {
+			io.WriteString(c, "60 Certificate please\r\n")
+			return
+		}
+		io.WriteString(c, "20 text/plain\r\nmember "+certs[0].Subject.CommonName)
+	}
+	s := newServer(t, newCert(t, "server", inAnHour), asks, askClientCert)
+	dir := t.TempDir()
+	f := &Fetcher{Identities: dir}
+	_, _, err := get(t, f, request(t, s.URL("/private/"), nil))
+	var cr *CertRequiredError
+	if !errors.As(err, &cr) || !errors.Is(err, schemes.ErrAuth) || cr.Server != s.addr || cr.Prompt != "Certificate please" {
+		t.Fatalf("err %v, want a CertRequiredError for %s", err, s.addr)
+	}
+	s.next(t)
+	if err := cr.NewIdentity(); err != nil {
+		t.Fatal(err)
+	}
+	_, body, err := get(t, f, request(t, s.URL("/private/"), nil))
+	if err != nil || string(body) != "member gofer identity for "+s.addr {
+		t.Fatalf("with the new identity: %q, %v", body, err)
+	}
+	s.next(t)
+	if fi, err := os.Stat(identityFile(dir, s.addr)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("identity file: %v %v", fi, err)
+	}
+	// A later run reads it from the directory.
+	_, body, err = get(t, &Fetcher{Identities: dir}, request(t, s.URL("/private/"), nil))
+	if err != nil || !strings.HasPrefix(string(body), "member gofer identity") {
+		t.Fatalf("a new fetcher: %q, %v", body, err)
+	}
+	s.next(t)
 }
