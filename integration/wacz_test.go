@@ -3,7 +3,8 @@ package integration_test
 // WACZ packing (gofer warc pack) of WARC files captured from the real
 // servers: FTP (vsftpd) files and listings, a Gopher (gophernicus) menu and
 // item, HTTP (nginx) pages and a file, a Gemini (molly-brown) page and
-// file, and the segments of an FTP mirror. Every hash in the package
+// file, and the segments of FTP and HTTP mirrors run twice (the second
+// run's records revisits). Every hash in the package
 // checks out; and when integration/test installed js-wacz ($GOFER_JSWACZ)
 // the same WARC files are packed by it too and the two indexes and page
 // lists compared.
@@ -141,10 +142,14 @@ func TestWACZ(t *testing.T) {
 			t.Fatalf("get --warc %s: exit %d (%s)", name, r.Code, r.Reason())
 		}
 	}
-	mirrorWARC(t, "ftp://"+itest.FTPHost+"/archive/text/", filepath.Join(warcs, "mirror"), filepath.Join(work, "tree"), "--warc-only")
+	// Mirrors run twice: the second run's segment holds revisit records.
+	for range 2 {
+		mirrorWARC(t, "ftp://"+itest.FTPHost+"/archive/text/", filepath.Join(warcs, "mirror"), filepath.Join(work, "tree"), "--warc-only")
+		mirrorWARC(t, "http://"+itest.HTTPHost+"/archive/text/", filepath.Join(warcs, "web"), filepath.Join(work, "web"), "--warc-only")
+	}
 	inputs, _ := filepath.Glob(filepath.Join(warcs, "*.warc.gz"))
-	if len(inputs) != 5 {
-		t.Fatalf("WARC files %q, want 5", inputs)
+	if len(inputs) != 8 {
+		t.Fatalf("WARC files %q, want 8", inputs)
 	}
 
 	out := filepath.Join(work, "gofer.wacz")
@@ -152,7 +157,7 @@ func TestWACZ(t *testing.T) {
 	for name := range gets {
 		args = append(args, filepath.Join(warcs, name))
 	}
-	args = append(args, filepath.Join(warcs, "mirror")) // a segment prefix
+	args = append(args, filepath.Join(warcs, "mirror"), filepath.Join(warcs, "web")) // segment prefixes
 	if r := itest.Run(t, nil, nil, args...); r.Code != 0 {
 		t.Fatalf("warc pack: exit %d (%s)", r.Code, r.Reason())
 	}
@@ -228,6 +233,15 @@ func TestWACZ(t *testing.T) {
 	}
 	if len(lines) != want {
 		t.Errorf("%d index lines, %d records", len(lines), want)
+	}
+	revisits := 0
+	for _, c := range idx {
+		if c.Mime == "warc/revisit" {
+			revisits++
+		}
+	}
+	if revisits == 0 {
+		t.Error("no revisit record indexed")
 	}
 
 	// The pages: every root, menu, listing and page, with its title.

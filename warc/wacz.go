@@ -164,10 +164,12 @@ func PackFile(path string, warcs []string, opt PackOptions) error {
 		return fmt.Errorf("warc: pack: %w", err)
 	}
 	bw := bufio.NewWriterSize(f, 256<<10)
-	err = Pack(bw, warcs, opt)
-	if err == nil {
-		err = bw.Flush()
+	if err := Pack(bw, warcs, opt); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
 	}
+	err = bw.Flush()
 	if err == nil {
 		err = f.Sync()
 	}
@@ -179,10 +181,7 @@ func PackFile(path string, warcs []string, opt PackOptions) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
-		if !strings.HasPrefix(err.Error(), "warc:") {
-			err = fmt.Errorf("warc: pack: %w", err)
-		}
-		return err
+		return fmt.Errorf("warc: pack: %w", err)
 	}
 	return nil
 }
