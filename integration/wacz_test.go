@@ -4,14 +4,15 @@ package integration_test
 // servers: FTP (vsftpd) files and listings, a Gopher (gophernicus) menu and
 // item, HTTP (nginx) pages and a file, a Gemini (molly-brown) page and
 // file, and the segments of FTP and HTTP mirrors run twice (the second
-// run's records revisits). Every hash in the package
-// checks out; and when integration/test installed js-wacz ($GOFER_JSWACZ)
-// the same WARC files are packed by it too and the two indexes and page
-// lists compared.
+// run's records revisits), and a mirror of the whole FTP archive, whose
+// index is a ZipNum one. Every hash in the package checks out; and when
+// integration/test installed js-wacz ($GOFER_JSWACZ) the same WARC files
+// are packed by it too and the two indexes and page lists compared.
 
 import (
 	"archive/zip"
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -313,4 +314,98 @@ func TestWACZ(t *testing.T) {
 		}
 	}
 	t.Logf("pages: gofer %d, js-wacz %d (text/html responses only)", len(pages), len(jpages))
+}
+
+// TestWACZZipNum packs a mirror of the whole FTP archive, past 3000 index
+// lines, so that the index is a ZipNum one: index.cdx.gz in blocks that
+// index.idx names with their first key, where they lie and their SHA-256.
+// js-wacz (when installed) must index the same lines and cut the blocks at
+// the same keys.
+func TestWACZZipNum(t *testing.T) {
+	itest.Require(t, itest.FTPHost+":21")
+	work := t.TempDir()
+	warcs := filepath.Join(work, "warcs")
+	os.Mkdir(warcs, 0o755)
+	mirrorWARC(t, "ftp://"+itest.FTPHost+"/archive/", filepath.Join(warcs, "ftp"), filepath.Join(work, "tree"), "--warc-only")
+	out := filepath.Join(work, "gofer.wacz")
+	if r := itest.Run(t, nil, nil, "warc", "pack", "-o", out, filepath.Join(warcs, "ftp")); r.Code != 0 {
+		t.Fatalf("warc pack: exit %d (%s)", r.Code, r.Reason())
+	}
+	files, _ := waczFiles(t, out)
+	if _, ok := files["indexes/index.cdx"]; ok {
+		t.Fatal("indexes/index.cdx beside a ZipNum index")
+	}
+	lines, keys := zipNum(t, files, "gofer")
+	if len(lines) < 3000 || !slices.IsSorted(lines) {
+		t.Fatalf("%d index lines, sorted %v; want over 3000, sorted", len(lines), slices.IsSorted(lines))
+	}
+
+	jswacz := os.Getenv("GOFER_JSWACZ")
+	if jswacz == "" {
+		t.Skip("GOFER_JSWACZ is not set (integration/test installs js-wacz): no comparison")
+	}
+	jout := filepath.Join(work, "js.wacz")
+	cmd := exec.Command(jswacz, "create", "-f", filepath.Join(warcs, "*.warc.gz"), "-o", jout, "--log-level", "error")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("js-wacz create: %v\n%s", err, b)
+	}
+	jfiles, _ := waczFiles(t, jout)
+	jlines, jkeys := zipNum(t, jfiles, "js-wacz")
+	// js-wacz's blocks overlap by a line: each repeats the next one's first.
+	slices.Sort(jlines)
+	jlines = slices.Compact(jlines)
+	if !slices.Equal(lines, jlines) {
+		t.Errorf("index: gofer %d lines, js-wacz %d lines, not the same", len(lines), len(jlines))
+	}
+	if !slices.Equal(keys, jkeys) {
+		t.Errorf("blocks start at\n gofer   %q\n js-wacz %q", keys, jkeys)
+	}
+}
+
+// zipNum reads the ZipNum index of a WACZ: every line of its blocks, each
+// block read where index.idx says and checked against the digest there,
+// and the key each block starts with.
+func zipNum(t *testing.T, files map[string][]byte, who string) (lines, keys []string) {
+	t.Helper()
+	gz, ok := files["indexes/index.cdx.gz"]
+	idx, ok2 := files["indexes/index.idx"]
+	if !ok || !ok2 {
+		t.Fatalf("%s: no index.cdx.gz and index.idx", who)
+	}
+	for i, l := range strings.Split(strings.TrimSuffix(string(idx), "\n"), "\n") {
+		if i == 0 {
+			if !strings.HasPrefix(l, "!meta 0 ") {
+				t.Errorf("%s: index.idx starts %q", who, l)
+			}
+			continue
+		}
+		j := strings.Index(l, " {")
+		var m struct {
+			Offset, Length int
+			Digest         string
+		}
+		if j < 0 || json.Unmarshal([]byte(l[j+1:]), &m) != nil || m.Offset+m.Length > len(gz) {
+			t.Fatalf("%s: index.idx line %q", who, l)
+		}
+		block := gz[m.Offset : m.Offset+m.Length]
+		if m.Digest != sha256Of(block) {
+			t.Errorf("%s: block at %d: digest %s, the block's %s", who, m.Offset, m.Digest, sha256Of(block))
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(block))
+		if err != nil {
+			t.Fatalf("%s: block at %d: %v", who, m.Offset, err)
+		}
+		b, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatalf("%s: block at %d: %v", who, m.Offset, err)
+		}
+		bl := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+		key, _, _ := strings.Cut(l, " ")
+		if first, _, _ := strings.Cut(bl[0], " "); first != key {
+			t.Errorf("%s: block at %d starts with %q, index.idx says %q", who, m.Offset, bl[0], key)
+		}
+		keys = append(keys, key)
+		lines = append(lines, bl...)
+	}
+	return lines, keys
 }
