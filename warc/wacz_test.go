@@ -325,3 +325,44 @@ func TestPackRefusesTwoOfOneName(t *testing.T) {
 		t.Error("a WACZ was left")
 	}
 }
+
+// TestPackPlain packs an uncompressed WARC: each index line spans its
+// record, header and block, and the CR LF CR LF after it is left out.
+func TestPackPlain(t *testing.T) {
+	dir := t.TempDir()
+	gz, err := os.Open(packSample(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gz.Close()
+	zr, err := gzip.NewReader(gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "plain.warc")
+	os.WriteFile(path, plain, 0o644)
+	var buf bytes.Buffer
+	if err := Pack(&buf, []string{path}, PackOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wz, _ := zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	idx := strings.Split(strings.TrimSuffix(string(zipMember(t, wz, "indexes/index.cdx")), "\n"), "\n")
+	if len(idx) != 6 {
+		t.Fatalf("%d index lines, want 6", len(idx))
+	}
+	for _, l := range idx {
+		var f cdxFields
+		json.Unmarshal([]byte(l[strings.IndexByte(l, '{'):]), &f)
+		off, _ := strconv.Atoi(f.Offset)
+		n, _ := strconv.Atoi(f.Length)
+		rec := string(plain[off : off+n])
+		if !strings.HasPrefix(rec, "WARC/1.1\r\n") || !strings.Contains(rec, "WARC-Target-URI: "+f.URL+"\r\n") ||
+			string(plain[off+n:off+n+4]) != "\r\n\r\n" {
+			t.Errorf("%q: spans %.60q ... %q", l, rec, plain[off+n:min(off+n+12, len(plain))])
+		}
+	}
+}

@@ -2,9 +2,11 @@ package warc
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -29,7 +31,8 @@ import (
 // revisit, else the record's Content-Type; status the HTTP status of a
 // response or of a revisit that keeps its header block; digest the
 // WARC-Payload-Digest without its "sha1:"; length and offset, as strings,
-// where the record lies in its file. Every record is indexed but requests,
+// where the record lies in its file (its gzip member; in an uncompressed
+// file, the record without the CR LF CR LF after it). Every record is indexed but requests,
 // warcinfo records and application/warc-fields records.
 //
 // A Gemini response, which warcio.js would read as HTTP, has its own
@@ -91,11 +94,23 @@ func waczIndex(path string, pages *pageList) ([]string, error) {
 		return nil, fmt.Errorf("warc: pack: %w", err)
 	}
 	name := fileBase(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("warc: pack: %w", err)
+	}
+	defer f.Close()
+	var magic [2]byte
+	f.ReadAt(magic[:], 0)
+	plain := magic != [2]byte{0x1f, 0x8b}
 	var lines []string
 	var pending *cdxPending // a record's line waits for where the next starts
 	flush := func(end int64) {
 		if pending != nil {
-			pending.f.Length = strconv.FormatInt(end-pending.offset, 10)
+			n := end - pending.offset
+			if plain {
+				n = min(n, plainLength(f, pending.offset, pending.contentLength))
+			}
+			pending.f.Length = strconv.FormatInt(n, 10)
 			lines = append(lines, pending.line())
 			pending = nil
 		}
@@ -116,7 +131,7 @@ func waczIndex(path string, pages *pageList) ([]string, error) {
 		case e.URI == "":
 			return nil
 		}
-		p := &cdxPending{offset: e.Offset, date: h.Get(gowarc.WarcDate)}
+		p := &cdxPending{offset: e.Offset, date: h.Get(gowarc.WarcDate), contentLength: e.Length}
 		p.f = cdxFields{URL: e.URI, Offset: strconv.FormatInt(e.Offset, 10), Filename: name}
 		if _, d, ok := strings.Cut(h.Get(gowarc.WarcPayloadDigest), ":"); ok {
 			p.f.Digest, _, _ = strings.Cut(d, ":")
@@ -154,9 +169,23 @@ func waczIndex(path string, pages *pageList) ([]string, error) {
 }
 
 type cdxPending struct {
-	f      cdxFields
-	offset int64
-	date   string
+	f             cdxFields
+	offset        int64
+	date          string
+	contentLength int64
+}
+
+// plainLength is the length of the record at offset of an uncompressed
+// WARC file without the CR LF CR LF that ends it (warcio.js's length): its
+// header, through the blank line, and its block.
+func plainLength(f *os.File, offset, contentLength int64) int64 {
+	buf := make([]byte, 64<<10)
+	n, _ := f.ReadAt(buf, offset)
+	i := bytes.Index(buf[:n], []byte("\r\n\r\n"))
+	if i < 0 {
+		return math.MaxInt64
+	}
+	return int64(i+4) + contentLength
 }
 
 // line is the index line: warcio.js's key and timestamp, then the JSON as
