@@ -1,0 +1,264 @@
+package warc
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/nlnwa/gowarc"
+)
+
+// The index in a WACZ is the one its readers expect, which is not the
+// one beside a segment (index.go): ReplayWeb.page looks a URL up by
+// warcio.js's key, and reads a record's media type and status from its
+// line. So its lines are those warcio.js's CDX indexer makes:
+//
+//	URLKEY TIMESTAMP {"url":..,"mime":..,"status":..,"digest":..,"length":..,"offset":..,"filename":..}
+//
+// URLKEY is the SURT of an http or https URL (WACZSURT), any other URL as
+// it is; TIMESTAMP the WARC-Date's first 14 digits; mime the HTTP
+// Content-Type of a response (its media type alone), "warc/revisit" for a
+// revisit, else the record's Content-Type; status the HTTP status of a
+// response or of a revisit that keeps its header block; digest the
+// WARC-Payload-Digest without its "sha1:"; length and offset, as strings,
+// where the record lies in its file (its gzip member; in an uncompressed
+// file, the record without the CR LF CR LF after it). Every record is indexed but requests,
+// warcinfo records and application/warc-fields records.
+//
+// A Gemini response, which warcio.js would read as HTTP, has its own
+// status (the two digits) and, for a success, the media type of its meta.
+
+// cdxFields is the JSON of one line, in warcio.js's field order.
+type cdxFields struct {
+	URL      string `json:"url"`
+	Mime     string `json:"mime,omitempty"`
+	Status   string `json:"status,omitempty"`
+	Digest   string `json:"digest,omitempty"`
+	Length   string `json:"length"`
+	Offset   string `json:"offset"`
+	Filename string `json:"filename"`
+}
+
+var wwwPrefix = regexp.MustCompile(`^(https?://)www\d*\.`)
+
+// WACZSURT returns the index key of uri as warcio.js makes it: for an
+// http or https URL, the URL folded to lower case, a leading "www." (or
+// "www2." ...) label dropped, host labels (an address's too) reversed and
+// joined by commas, a port other than the scheme's, ")", the path and the
+// query's parameters sorted; any other URL as it is.
+func WACZSURT(uri string) string {
+	if !strings.HasPrefix(uri, "http:") && !strings.HasPrefix(uri, "https:") {
+		return uri
+	}
+	lower := strings.ToLower(wwwPrefix.ReplaceAllString(uri, "$1"))
+	u, err := url.Parse(lower)
+	if err != nil || u.Host == "" {
+		return uri
+	}
+	labels := strings.Split(u.Hostname(), ".")
+	for i, j := 0, len(labels)-1; i < j; i, j = i+1, j-1 {
+		labels[i], labels[j] = labels[j], labels[i]
+	}
+	key := strings.Join(labels, ",")
+	if p := u.Port(); p != "" && !(u.Scheme == "http" && p == "80") && !(u.Scheme == "https" && p == "443") {
+		key += ":" + p
+	}
+	path := u.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	key += ")" + path
+	if u.RawQuery != "" {
+		args := strings.Split(u.RawQuery, "&")
+		sort.Strings(args)
+		key += "?" + strings.Join(args, "&")
+	}
+	return key
+}
+
+// waczIndex returns the WACZ index lines of the WARC file at path, and
+// notes its pages in pages.
+func waczIndex(path string, pages *pageList) ([]string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("warc: pack: %w", err)
+	}
+	name := fileBase(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("warc: pack: %w", err)
+	}
+	defer f.Close()
+	var magic [2]byte
+	f.ReadAt(magic[:], 0)
+	plain := magic != [2]byte{0x1f, 0x8b}
+	var lines []string
+	var pending *cdxPending // a record's line waits for where the next starts
+	flush := func(end int64) {
+		if pending != nil {
+			n := end - pending.offset
+			if plain {
+				n = min(n, plainLength(f, pending.offset, pending.contentLength))
+			}
+			pending.f.Length = strconv.FormatInt(n, 10)
+			lines = append(lines, pending.line())
+			pending = nil
+		}
+	}
+	err = Walk(path, false, func(e Entry, rec gowarc.WarcRecord) error {
+		flush(e.Offset)
+		h := rec.WarcHeader()
+		typ := rec.Type()
+		ct := h.Get(gowarc.ContentType)
+		switch {
+		case typ == gowarc.Warcinfo:
+			pages.addRoots(rec)
+			return nil
+		case typ == gowarc.Request:
+			return nil
+		case (typ == gowarc.Metadata || typ == gowarc.Resource) && ct == gowarc.ApplicationWarcFields:
+			return nil
+		case e.URI == "":
+			return nil
+		}
+		p := &cdxPending{offset: e.Offset, date: h.Get(gowarc.WarcDate), contentLength: e.Length}
+		p.f = cdxFields{URL: e.URI, Offset: strconv.FormatInt(e.Offset, 10), Filename: name}
+		if _, d, ok := strings.Cut(h.Get(gowarc.WarcPayloadDigest), ":"); ok {
+			p.f.Digest, _, _ = strings.Cut(d, ":")
+		}
+		var cand pageCandidate
+		switch {
+		case typ == gowarc.Revisit:
+			p.f.Mime = "warc/revisit"
+			if n, _ := h.GetInt64(gowarc.ContentLength); n > 0 && !isGeminiResponse(ct) {
+				if r, err := rec.Block().RawBytes(); err == nil {
+					if resp, err := http.ReadResponse(bufio.NewReader(r), nil); err == nil {
+						p.f.Status = strconv.Itoa(resp.StatusCode)
+					}
+				}
+			}
+		case typ == gowarc.Response && isGeminiResponse(ct):
+			cand = geminiFields(rec, &p.f)
+		case typ == gowarc.Response:
+			cand = httpFields(rec, &p.f)
+		default:
+			p.f.Mime = ct
+			cand = resourcePage(ct)
+		}
+		if typ == gowarc.Response || typ == gowarc.Resource {
+			pages.consider(e, p.date, cand)
+		}
+		pending = p
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("warc: pack: %w", err)
+	}
+	flush(fi.Size())
+	return lines, nil
+}
+
+type cdxPending struct {
+	f             cdxFields
+	offset        int64
+	date          string
+	contentLength int64
+}
+
+// plainLength is the length of the record at offset of an uncompressed
+// WARC file without the CR LF CR LF that ends it (warcio.js's length): its
+// header, through the blank line, and its block.
+func plainLength(f *os.File, offset, contentLength int64) int64 {
+	buf := make([]byte, 64<<10)
+	n, _ := f.ReadAt(buf, offset)
+	i := bytes.Index(buf[:n], []byte("\r\n\r\n"))
+	if i < 0 {
+		return math.MaxInt64
+	}
+	return int64(i+4) + contentLength
+}
+
+// line is the index line: warcio.js's key and timestamp, then the JSON as
+// JSON.stringify writes it (no HTML escapes).
+func (p *cdxPending) line() string {
+	ts := strings.NewReplacer("-", "", ":", "", "T", "").Replace(p.date)
+	if len(ts) > 14 {
+		ts = ts[:14]
+	}
+	var j strings.Builder
+	enc := json.NewEncoder(&j)
+	enc.SetEscapeHTML(false)
+	enc.Encode(p.f)
+	return WACZSURT(p.f.URL) + " " + ts + " " + j.String()
+}
+
+// maxTitleRead bounds how much of a page is read for its title.
+const maxTitleRead = 1 << 20
+
+// httpFields fills in an HTTP response's status and media type; a 200
+// text/html response is a page, titled by its <title>.
+func httpFields(rec gowarc.WarcRecord, f *cdxFields) pageCandidate {
+	r, err := rec.Block().RawBytes()
+	if err != nil {
+		return pageCandidate{}
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(r), nil)
+	if err != nil {
+		return pageCandidate{}
+	}
+	defer resp.Body.Close()
+	f.Status = strconv.Itoa(resp.StatusCode)
+	mt, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";")
+	f.Mime = strings.TrimSpace(mt)
+	if resp.StatusCode != http.StatusOK || !strings.EqualFold(f.Mime, "text/html") {
+		return pageCandidate{}
+	}
+	body, err := decodedBody(resp)
+	if err != nil {
+		return pageCandidate{page: true}
+	}
+	return pageCandidate{page: true, title: htmlTitle(io.LimitReader(body, maxTitleRead))}
+}
+
+// geminiFields fills in a Gemini response's status and, for a success,
+// its media type; a text/gemini success is a page, titled by its first
+// heading.
+func geminiFields(rec gowarc.WarcRecord, f *cdxFields) pageCandidate {
+	r, err := rec.Block().RawBytes()
+	if err != nil {
+		return pageCandidate{}
+	}
+	br := bufio.NewReader(r)
+	line, err := br.ReadString('\n')
+	if err != nil {
+		return pageCandidate{}
+	}
+	status, meta, _ := strings.Cut(strings.TrimRight(line, "\r\n"), " ")
+	f.Status = status
+	if !strings.HasPrefix(status, "2") {
+		return pageCandidate{}
+	}
+	mt, _, _ := strings.Cut(meta, ";")
+	f.Mime = strings.TrimSpace(mt)
+	if !strings.EqualFold(f.Mime, "text/gemini") {
+		return pageCandidate{}
+	}
+	return pageCandidate{page: true, title: gemtextTitle(io.LimitReader(br, maxTitleRead))}
+}
+
+// resourcePage says whether a resource of this type is a page: a Gopher
+// menu or an FTP listing.
+func resourcePage(ct string) pageCandidate {
+	return pageCandidate{page: ct == "application/gopher-menu" || strings.HasPrefix(ct, "text/x-ftp-list") ||
+		strings.HasPrefix(ct, "text/x-ftp-mlsd") || strings.HasPrefix(ct, "text/x-ftp-nlst")}
+}
