@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"strings"
@@ -13,6 +14,7 @@ import (
 // replayFlags are the flags of gofer replay.
 type replayFlags struct {
 	gopher string
+	ftp    string
 	at     string
 	hosts  []string
 }
@@ -46,6 +48,7 @@ stderr, one line each, and what is whole is served.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.gopher, "gopher", "127.0.0.1:7070", "address the Gopher replay listens on (\"\": none)")
+	fl.StringVar(&f.ftp, "ftp", "127.0.0.1:2121", "address the FTP replay listens on (\"\": none)")
 	fl.StringVar(&f.at, "at", "", "serve, of each URL captured more than once, the capture nearest this time (RFC 3339 or YYYYMMDDhhmmss; default: the latest)")
 	fl.StringArrayVar(&f.hosts, "host", nil, "captured server to replay, HOST[:PORT], when the archives hold several (default: the first captured)")
 	return cmd
@@ -60,45 +63,112 @@ func (c *cli) runReplay(cmd *cobra.Command, f replayFlags, args []string) error 
 		}
 		opt.At = t
 	}
+	if f.gopher == "" && f.ftp == "" {
+		return &usageError{msg: "replay: no listener: --gopher and --ftp are both empty"}
+	}
 	opt.Warn = c.warnf
 	a, err := replay.Open(args, opt)
 	if err != nil {
 		return err
 	}
-	if f.gopher == "" {
-		return &usageError{msg: "replay: no listener: --gopher is empty"}
+	type listener struct {
+		scheme string
+		ln     net.Listener
+		serve  func(context.Context, net.Listener) error
 	}
-	hosts := a.GopherHosts()
-	if len(hosts) == 0 {
-		return fmt.Errorf("replay: %s: no gopher capture to serve", strings.Join(args, " "))
-	}
-	host := ""
-	for _, h := range f.hosts {
-		if !strings.Contains(h, ":") {
-			h += ":70"
+	var lns []listener
+	var ready []string
+	matched := map[string]bool{}
+	defer func() {
+		for _, l := range lns {
+			l.ln.Close()
 		}
-		for _, g := range hosts {
+	}()
+	for _, p := range []struct {
+		scheme, addr string
+		hosts        []string
+		defPort      string
+	}{
+		{"gopher", f.gopher, a.GopherHosts(), "70"},
+		{"ftp", f.ftp, a.FTPHosts(), "21"},
+	} {
+		if p.addr == "" || len(p.hosts) == 0 {
+			continue
+		}
+		host := pickHost(p.hosts, f.hosts, p.defPort, matched)
+		if host == "" {
+			host = p.hosts[0]
+			if len(p.hosts) > 1 {
+				c.warnf(fmt.Sprintf("the archives hold captures of %d %s servers; replaying %s (--host picks another: %s)",
+					len(p.hosts), p.scheme, host, strings.Join(p.hosts[1:], ", ")))
+			}
+		}
+		var serve func(context.Context, net.Listener) error
+		var what string
+		switch p.scheme {
+		case "gopher":
+			gs, err := replay.NewGopherServer(a, host, c.warnf)
+			if err != nil {
+				return err
+			}
+			serve, what = gs.Serve, fmt.Sprintf("%d selectors", gs.Items())
+		case "ftp":
+			fs, err := replay.NewFTPServer(a, host, c.warnf)
+			if err != nil {
+				return err
+			}
+			serve, what = fs.Serve, fmt.Sprintf("%d files", fs.Files())
+		}
+		ln, err := net.Listen("tcp", p.addr)
+		if err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+		lns = append(lns, listener{p.scheme, ln, serve})
+		ready = append(ready, fmt.Sprintf("%s %s://%s/ %s %s", p.scheme, p.scheme, ln.Addr(), host, what))
+	}
+	for _, w := range f.hosts {
+		if !matched[w] {
+			return &usageError{msg: fmt.Sprintf("--host %s: no capture of it (gopher: %s; ftp: %s)", w,
+				strings.Join(a.GopherHosts(), ", "), strings.Join(a.FTPHosts(), ", "))}
+		}
+	}
+	if len(lns) == 0 {
+		return fmt.Errorf("replay: %s: nothing to serve: no gopher or ftp capture with a listener", strings.Join(args, " "))
+	}
+	ctx, cancel := context.WithCancel(cmd.Context())
+	defer cancel()
+	errs := make(chan error, len(lns))
+	for _, l := range lns {
+		go func() { errs <- l.serve(ctx, l.ln) }()
+	}
+	for _, line := range ready {
+		fmt.Fprintln(c.stdout, line)
+	}
+	var first error
+	for range lns {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+			cancel()
+		}
+	}
+	return first
+}
+
+// pickHost returns the captured server that --host names among
+// captured, "" when it names none of them; matched notes the --host
+// values used.
+func pickHost(captured, wanted []string, defPort string, matched map[string]bool) string {
+	for _, w := range wanted {
+		h := w
+		if !strings.Contains(h, ":") {
+			h += ":" + defPort
+		}
+		for _, g := range captured {
 			if strings.EqualFold(g, h) {
-				host = g
+				matched[w] = true
+				return g
 			}
 		}
 	}
-	if len(f.hosts) > 0 && host == "" {
-		return &usageError{msg: fmt.Sprintf("--host %s: no gopher capture of it (captured: %s)",
-			strings.Join(f.hosts, ", "), strings.Join(hosts, ", "))}
-	}
-	if host == "" && len(hosts) > 1 {
-		c.warnf(fmt.Sprintf("the archives hold captures of %d gopher servers; replaying %s (--host picks another: %s)",
-			len(hosts), hosts[0], strings.Join(hosts[1:], ", ")))
-	}
-	gs, err := replay.NewGopherServer(a, host, c.warnf)
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", f.gopher)
-	if err != nil {
-		return fmt.Errorf("replay: %w", err)
-	}
-	fmt.Fprintf(c.stdout, "gopher gopher://%s/ %s %d selectors\n", ln.Addr(), gs.Host(), gs.Items())
-	return gs.Serve(cmd.Context(), ln)
+	return ""
 }
