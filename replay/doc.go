@@ -22,5 +22,16 @@
 // address the client reached, so that a client following them stays on
 // the replay; every other byte is as captured. What was not captured is
 // answered with a Gopher error line (type 3), or a Gopher+ error reply to
-// a Gopher+ request. Nothing in this package opens a connection.
+// a Gopher+ request.
+//
+// The FTP server (FTPServer) accepts any login and offers passive data
+// connections only. Its tree is the captured files and the directories
+// that hold them or whose listings were captured: LIST of a directory
+// whose LIST was captured sends the captured bytes, every other listing
+// (MLSD, MLST, NLST, LIST) is generated from the capture, sizes from the
+// records, modification times from the MDTM replies in the captured
+// control conversations. Commands that would change the tree are refused.
+// Paths with a ".." segment name nothing.
+//
+// Nothing in this package opens a connection.
 package replay

@@ -191,13 +191,13 @@ func (f *ftpSession) run() {
 			}
 			f.rest = n
 			f.reply(350, fmt.Sprintf("Restarting at %d.", n))
-			continue // REST applies to the next command
 		case "SIZE":
 			f.size(arg)
 		case "MDTM":
 			f.mdtm(arg)
 		case "RETR":
 			f.retr(arg)
+			f.rest = 0 // REST holds for the next transfer only
 		case "LIST", "NLST", "MLSD":
 			f.list(verb, arg)
 		case "MLST":
@@ -213,7 +213,6 @@ func (f *ftpSession) run() {
 				f.reply(502, "Command not implemented.")
 			}
 		}
-		f.rest = 0
 	}
 }
 

@@ -23,19 +23,32 @@ func (c *cli) replayCommand() *cobra.Command {
 	var f replayFlags
 	cmd := &cobra.Command{
 		Use:   "replay [flags] ARCHIVE...",
-		Short: "Serve what WARC archives captured, read-only, to any Gopher client",
+		Short: "Serve what WARC archives captured, read-only, to any Gopher or FTP client",
 		Long: `Serve what gofer captured in WARC archives (get --warc FILE, mirror --warc
 PREFIX) back to any client, read-only, in the protocol it was fetched with.
-ARCHIVE is a WARC file or a segment prefix. Gopher and Gopher+ captures are
-served on --gopher: items and menus byte for byte, menu lines that name the
-captured server rewritten to name the replay, attribute requests ("!", "$")
-answered from the captured attribute blocks; anything not captured gets a
-Gopher error line. Nothing is fetched: the replay opens no connection.
+ARCHIVE is a WARC file or a segment prefix; the CDXJ indexes beside the
+segments say where each record lies, and a file without one is read once.
+Of a URL captured more than once the latest capture is served, or with --at
+the one nearest that time; a revisit record serves the record it refers to.
 
-One line per listener is printed on stdout once it accepts connections:
-"gopher gopher://127.0.0.1:7070/ HOST:PORT N selectors". Problems found in the
-archives (a segment without its index, records not whole) are reported on
-stderr, one line each, and what is whole is served.`,
+Gopher and Gopher+ (--gopher): items and menus byte for byte, except that
+menu lines naming the captured server are rewritten to name the replay;
+searches that were captured; attribute requests ("!", "$") from the captured
+attribute blocks. What was not captured gets a Gopher error line.
+
+FTP (--ftp): any USER and PASS, passive mode only (EPSV, PASV); RETR with
+REST, SIZE, MDTM (when the captured conversation holds it), LIST (the
+captured bytes, else generated), NLST, MLSD and MLST (generated); CWD, CDUP,
+PWD, TYPE, MODE S, STRU F. Commands that would change anything get 550.
+
+A listener starts for each protocol the archives hold captures of; with
+captures of several servers, --host picks the one replayed (default: the
+first captured). One line per listener is printed on stdout once it accepts
+connections: "gopher gopher://127.0.0.1:7070/ HOST:PORT N selectors",
+"ftp ftp://127.0.0.1:2121/ HOST:PORT N files". Problems found in the
+archives (a file without its index, records not whole) are reported on
+stderr, one line each, and what is whole is served. The replay opens no
+connection of its own.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return &usageError{msg: "replay needs at least one WARC file or segment prefix"}
