@@ -13,46 +13,63 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/goferurl/gofer/integration/itest"
 )
 
-// startReplay runs gofer replay with args on a free loopback port and
-// returns the host and port its ready line names; the replay is stopped
-// (SIGINT) when the test ends, and must then exit 0. stderr receives what
-// it reports.
-func startReplay(t *testing.T, stderr *bytes.Buffer, args ...string) (host, port string) {
+// startReplay runs gofer replay with args, its Gopher and FTP listeners
+// on free loopback ports, and returns the "host:port" each ready line
+// names by scheme, once a line has come for each of want, and a function
+// that stops the replay (SIGINT), which must then exit 0, and returns what
+// it printed on stderr. It is stopped when the test ends at the latest.
+func startReplay(t *testing.T, want []string, args ...string) (map[string]string, func() string) {
 	t.Helper()
-	cmd := itest.Command(t, nil, append([]string{"replay", "--gopher", "127.0.0.1:0"}, args...)...)
+	var stderr bytes.Buffer
+	cmd := itest.Command(t, nil, append([]string{"replay", "--gopher", "127.0.0.1:0", "--ftp", "127.0.0.1:0"}, args...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = stderr
+	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		if err := cmd.Wait(); err != nil {
-			t.Errorf("gofer replay: %v: %s", err, stderr)
+	var once sync.Once
+	stop := func() string {
+		once.Do(func() {
+			cmd.Process.Signal(os.Interrupt)
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("gofer replay: %v: %s", err, stderr.String())
+			}
+		})
+		return stderr.String()
+	}
+	t.Cleanup(func() { stop() })
+	br := bufio.NewReader(out)
+	addrs := map[string]string{}
+	for range want {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("gofer replay printed no ready line: %v: %s", err, stop())
 		}
-	})
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("gofer replay printed no ready line: %v: %s", err, stderr)
+		// "gopher gopher://127.0.0.1:PORT/ HOST:PORT N selectors"
+		f := strings.Fields(line)
+		if len(f) < 3 || !strings.HasPrefix(f[1], f[0]+"://127.0.0.1:") {
+			t.Fatalf("ready line %q", line)
+		}
+		addrs[f[0]] = strings.TrimSuffix(strings.TrimPrefix(f[1], f[0]+"://"), "/")
 	}
-	// "gopher gopher://127.0.0.1:PORT/ HOST:PORT N selectors"
-	f := strings.Fields(line)
-	if len(f) < 3 || f[0] != "gopher" || !strings.HasPrefix(f[1], "gopher://127.0.0.1:") {
-		t.Fatalf("ready line %q", line)
+	for _, s := range want {
+		if addrs[s] == "" {
+			t.Fatalf("no %s listener: %v", s, addrs)
+		}
 	}
-	hp := strings.TrimSuffix(strings.TrimPrefix(f[1], "gopher://"), "/")
-	host, port, _ = strings.Cut(hp, ":")
-	return host, port
+	return addrs, stop
 }
 
 // treeSums returns the SHA-256 of every file under dir but gofer's state,
@@ -138,11 +155,8 @@ func TestReplayGopher(t *testing.T) {
 		t.Fatalf("gofer get --warc: exit %d: %s", res.Code, res.Stderr)
 	}
 
-	var stderr bytes.Buffer
-	host, port := startReplay(t, &stderr, prefix, single)
-	if !strings.Contains(stderr.String(), "readme.warc.gz: no index beside it") {
-		t.Errorf("no word of the WARC file read without an index: %q", stderr.String())
-	}
+	addrs, stop := startReplay(t, []string{"gopher"}, prefix, single)
+	host, port, _ := strings.Cut(addrs["gopher"], ":")
 	base := "gopher://" + host + ":" + port
 
 	// (a) curl gets the captured bytes: those the server sends.
@@ -176,8 +190,8 @@ func TestReplayGopher(t *testing.T) {
 
 	// A Gopher+ capture: items, menus and "$" blocks, mirrored again
 	// through the replay with Gopher+ requests.
-	var plusErr bytes.Buffer
-	phost, pport := startReplay(t, &plusErr, plusPrefix)
+	addrs, stopPlus := startReplay(t, []string{"gopher"}, plusPrefix)
+	phost, pport, _ := strings.Cut(addrs["gopher"], ":")
 	again := filepath.Join(dir, "again-plus")
 	mirrorWARC(t, "gopher://"+phost+":"+pport+"/1/archive/text", filepath.Join(dir, "recap-plus"), again, "--no-parent")
 	compareTrees(t, "Gopher+", treeSums(t, filepath.Join(dir, "orig-plus"), "", ""),
@@ -192,5 +206,85 @@ func TestReplayGopher(t *testing.T) {
 	}
 	if !got.ModTime().Equal(want.ModTime()) || got.ModTime().After(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)) {
 		t.Errorf("mtime from the replayed attributes: %v, the original mirror's %v", got.ModTime(), want.ModTime())
+	}
+	if warned := stop(); strings.TrimSpace(warned) != "gofer: warning: "+single+": no index beside it; reading its records" {
+		t.Errorf("the replay's report: %q, want a word of the WARC file read without an index alone", warned)
+	}
+	if warned := stopPlus(); strings.TrimSpace(warned) != "" {
+		t.Errorf("the Gopher+ replay warned: %s", warned)
+	}
+}
+
+func TestReplayFTP(t *testing.T) {
+	itest.Require(t, itest.FTPHost+":21")
+	for _, tool := range []string{"curl", "lftp"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skip(tool + " is not installed")
+		}
+	}
+	dir := t.TempDir()
+	prefix := filepath.Join(dir, "cap")
+	mirrorWARC(t, "ftp://"+itest.FTPHost+"/archive/text/", prefix, filepath.Join(dir, "orig"))
+	if diffs := itest.DiffSubtree(t, filepath.Join(dir, "orig"), "text/", ".gofer"); len(diffs) > 0 {
+		t.Fatalf("the captured mirror differs from the archive: %v", diffs)
+	}
+	addrs, stop := startReplay(t, []string{"ftp"}, prefix)
+	base := "ftp://" + addrs["ftp"]
+	mtime := time.Date(1994, 12, 20, 12, 0, 0, 0, time.UTC)
+	checkTimes := func(what, dir string) {
+		t.Helper()
+		fi, err := os.Stat(filepath.Join(dir, "plain.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fi.ModTime().Equal(mtime) {
+			t.Errorf("%s: plain.txt modified %v, want %v (MDTM as captured)", what, fi.ModTime().UTC(), mtime)
+		}
+	}
+
+	// curl: a file's bytes, its SIZE and MDTM.
+	got, err := exec.Command("curl", "-sS", "--max-time", "30", base+"/archive/text/plain.txt").Output()
+	if err != nil {
+		t.Fatalf("curl: %v", err)
+	}
+	want, err := os.ReadFile(filepath.Join(itest.ArchiveDir(), "text", "plain.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("curl of the replayed plain.txt: %d bytes, want the archive's %d", len(got), len(want))
+	}
+	head, err := exec.Command("curl", "-sS", "-I", "--max-time", "30", base+"/archive/text/plain.txt").Output()
+	if err != nil {
+		t.Fatalf("curl -I: %v", err)
+	}
+	if h := string(head); !strings.Contains(h, "Content-Length: "+strconv.Itoa(len(want))) ||
+		!strings.Contains(h, "Last-Modified: Tue, 20 Dec 1994 12:00:00 GMT") {
+		t.Errorf("curl -I: %q", h)
+	}
+	if err := exec.Command("curl", "-sS", "--max-time", "30", "-T", filepath.Join(itest.ArchiveDir(), "text", "plain.txt"),
+		base+"/archive/text/upload.txt").Run(); err == nil {
+		t.Error("an upload to the replay succeeded")
+	}
+
+	// lftp mirror (MLSD, MDTM) and gofer mirror give the archive's tree.
+	ldir := filepath.Join(dir, "lftp")
+	lftp := exec.Command("lftp", "-e", "set net:max-retries 1; set net:timeout 20; mirror /archive/text "+ldir+"; quit", base)
+	lftp.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	if out, err := lftp.CombinedOutput(); err != nil {
+		t.Fatalf("lftp mirror: %v: %s", err, out)
+	}
+	if diffs := itest.DiffSubtree(t, ldir, "text/"); len(diffs) > 0 {
+		t.Errorf("lftp mirror of the replay: %v", diffs)
+	}
+	checkTimes("lftp", ldir)
+	gdir := filepath.Join(dir, "gofer")
+	mirrorWARC(t, base+"/archive/text/", filepath.Join(dir, "recap"), gdir)
+	if diffs := itest.DiffSubtree(t, gdir, "text/", ".gofer"); len(diffs) > 0 {
+		t.Errorf("gofer mirror of the replay: %v", diffs)
+	}
+	checkTimes("gofer mirror", gdir)
+	if warned := stop(); strings.TrimSpace(warned) != "" {
+		t.Errorf("the replay warned: %s", warned)
 	}
 }
