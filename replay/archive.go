@@ -177,9 +177,6 @@ func (a *Archive) add(seg string, e warc.IndexEntry) {
 	}
 }
 
-// URIs returns every captured target URI, in the order first captured.
-func (a *Archive) URIs() []string { return slices.Clone(a.uris) }
-
 // pick returns the capture of uri nearest the archive's time among those
 // keep accepts, nil when none.
 func (a *Archive) pick(uri string, keep func(*capture) bool) *capture {

@@ -1,7 +1,9 @@
 // Package replay serves what gofer captured in WARC archives (package
 // warc) back to any client, read-only, in the protocol it was fetched
 // with: a Gopher (RFC 1436) and Gopher+ server answers from the captured
-// items, menus and attribute blocks of one captured server.
+// items, menus and attribute blocks of one captured server, and an FTP
+// server (RFC 959, RFC 2428, RFC 3659) from the captured files, listings
+// and control conversations of one.
 //
 // An Archive is built from the CDXJ indexes beside the segments, never by
 // reading whole archives: each target URI maps to its captures (segment,

@@ -280,9 +280,15 @@ func (s *GopherServer) answer(w *bufio.Writer, r request, local net.Addr) {
 	defer p.Close()
 	rewrite := strings.IndexByte(menuTypes, g.typ) >= 0
 	if plus {
-		if rewrite {
+		// The Gopher+ header frames the bytes as captured: those of a
+		// plain (RFC 1436) reply of text or a menu end in the "." line,
+		// those of a Gopher+ reply are the data alone.
+		switch {
+		case !g.hasPlus && strings.IndexByte("017", g.typ) >= 0:
+			w.WriteString("+-1\r\n")
+		case rewrite:
 			w.WriteString("+-2\r\n")
-		} else {
+		default:
 			fmt.Fprintf(w, "+%d\r\n", p.Size)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/base32"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -149,6 +150,7 @@ func writeHole(t *testing.T, dir string) string {
 	record(t, w, schemes.CaptureRecord{Type: "resource", URI: "gopher://127.0.0.71/9/dir", ContentType: "application/octet-stream"}, menu)
 	record(t, w, schemes.CaptureRecord{Type: "resource", URI: "gopher://127.0.0.71/0/dir/about.txt%09%09+", ContentType: "text/plain"}, about)
 	record(t, w, schemes.CaptureRecord{Type: "resource", URI: "gopher://127.0.0.71/9/dir/b.bin", ContentType: "application/octet-stream"}, binary)
+	record(t, w, schemes.CaptureRecord{Type: "resource", URI: "gopher://127.0.0.71/0/dir/plain.txt", ContentType: "text/plain"}, "plain\r\n.\r\n")
 	record(t, w, schemes.CaptureRecord{Type: "resource", URI: "gopher://127.0.0.71/7/find%09gopher", ContentType: "text/x-gopher-menu"}, menu)
 	record(t, w, schemes.CaptureRecord{Type: "metadata", URI: "gopher://127.0.0.71/1/dir%09%09$", ContentType: warc.TypeGopherPlusAttrs}, attrs)
 	record(t, w, schemes.CaptureRecord{Type: "resource", URI: "gopher://127.0.0.71/0/a/../secret", ContentType: "text/plain"}, "secret\r\n")
@@ -183,7 +185,9 @@ func TestGopherReplay(t *testing.T) {
 		{"climbing selector", "/a/../secret", "3'/a/../secret' was not captured\tfake\t(NULL)\t0\r\n.\r\n"},
 		{"other host's selector", "/other", "3'/other' was not captured\tfake\t(NULL)\t0\r\n.\r\n"},
 		{"Gopher+ item", "/dir/about.txt\t+", "+21\r\n" + about},
-		{"Gopher+ menu", "/dir\t+", "+-2\r\n" + rewritten},
+		{"Gopher+ text, captured plain", "/dir/plain.txt\t+", "+-1\r\nplain\r\n.\r\n"},
+		{"Gopher+ binary, captured plain", "/dir/b.bin\t+", fmt.Sprintf("+%d\r\n", len(binary)) + binary},
+		{"Gopher+ menu, captured plain", "/dir\t+", "+-1\r\n" + rewritten},
 		{"Gopher+ $", "/dir\t$", "+-2\r\n" + strings.ReplaceAll(attrs, "\t127.0.0.71\t70\t", "\t"+here+"\t")},
 		{"Gopher+ ! from a $ block", "/dir/sub\t!", "+-2\r\n+INFO: 1Sub\t/dir/sub\t" + here + "\t+\r\n+ADMIN:\r\n Admin: else\r\n"},
 		{"Gopher+ uncaptured", "/nosuch\t\t+", "--2\r\n1 gofer replay\r\n'/nosuch' was not captured\r\n"},
