@@ -1,8 +1,6 @@
 package replay
 
 import (
-	"bufio"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -96,10 +94,16 @@ func (a *Archive) addSegment(seg string) error {
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
-	indexed := true
 	if _, err := os.Stat(warc.IndexName(seg)); err != nil {
-		indexed = false
 		a.warn(fmt.Sprintf("%s: no index beside it; reading its records", seg))
+		problems, err := scanSegment(seg, func(e warc.IndexEntry) { a.add(seg, e) })
+		if err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+		for _, p := range problems {
+			a.warn(p)
+		}
+		return nil
 	}
 	err = warc.Index(seg, func(_ string, e warc.IndexEntry) {
 		if e.Offset < 0 || e.Length <= 0 || e.Offset+e.Length > fi.Size() {
@@ -112,46 +116,7 @@ func (a *Archive) addSegment(seg string) error {
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
-	if !indexed {
-		// warc.Index stops at the first gzip member that does not hold a
-		// whole record: what follows it is not served.
-		if good := wholeMembers(seg); good < fi.Size() {
-			a.warn(fmt.Sprintf("%s: %d bytes from offset %d are not whole records; left out", seg, fi.Size()-good, good))
-		}
-	}
 	return nil
-}
-
-// wholeMembers returns where the last of the leading gzip members of seg
-// that decompress whole ends.
-func wholeMembers(seg string) int64 {
-	f, err := os.Open(seg)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	cr := &countReader{r: f}
-	br := bufio.NewReaderSize(cr, 64<<10)
-	var zr *gzip.Reader
-	var good int64
-	for {
-		if _, err := br.Peek(1); err != nil {
-			return good
-		}
-		if zr == nil {
-			zr, err = gzip.NewReader(br)
-		} else {
-			err = zr.Reset(br)
-		}
-		if err != nil {
-			return good
-		}
-		zr.Multistream(false)
-		if _, err := io.Copy(io.Discard, zr); err != nil {
-			return good
-		}
-		good = cr.n - int64(br.Buffered())
-	}
 }
 
 type countReader struct {

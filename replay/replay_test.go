@@ -274,7 +274,7 @@ func TestTruncated(t *testing.T) {
 	}
 	var warnings []string
 	a := open(t, Options{Warn: func(s string) { warnings = append(warnings, s) }}, path)
-	if len(warnings) != 2 || !strings.Contains(warnings[0], "no index") || !strings.Contains(warnings[1], "not whole records") {
+	if len(warnings) != 2 || !strings.Contains(warnings[0], "no index") || !strings.Contains(warnings[1], "not a whole record") {
 		t.Errorf("warnings: %q", warnings)
 	}
 	addr := serve(t, a, "")
@@ -283,6 +283,55 @@ func TestTruncated(t *testing.T) {
 	}
 	if got := ask(t, addr, "/lost.txt"); !strings.HasPrefix(got, "3'/lost.txt' was not captured") {
 		t.Errorf("record cut short: %q", got)
+	}
+}
+
+// TestDamaged serves the records of a WARC on both sides of a damaged
+// gzip member and reports that member.
+func TestDamaged(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "damaged.warc.gz")
+	w, err := warc.Create(path, warc.Info{Software: "gofer test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"one", "two", "three"} {
+		record(t, w, schemes.CaptureRecord{Type: "resource", URI: "gopher://127.0.0.71/0/" + name, ContentType: "text/plain"},
+			strings.Repeat(name+" ", 200))
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var offsets []int64
+	if err := warc.Walk(path, false, func(e warc.Entry, _ gowarc.WarcRecord) error {
+		offsets = append(offsets, e.Offset)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(offsets) != 4 {
+		t.Fatalf("%d records, want a warcinfo and three", len(offsets))
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mid := (offsets[2] + offsets[3]) / 2 // within the member of "two"
+	b[mid] ^= 0xff
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warnings []string
+	a := open(t, Options{Warn: func(s string) { warnings = append(warnings, s) }}, path)
+	want := fmt.Sprintf("%s: %d bytes at offset %d are not a whole record; left out", path, offsets[3]-offsets[2], offsets[2])
+	if len(warnings) != 2 || warnings[1] != want {
+		t.Errorf("warnings: %q\nwant the second %q", warnings, want)
+	}
+	addr := serve(t, a, "")
+	for name, whole := range map[string]bool{"one": true, "two": false, "three": true} {
+		got := ask(t, addr, "/"+name)
+		if whole && got != strings.Repeat(name+" ", 200) || !whole && !strings.HasPrefix(got, "3'/two' was not captured") {
+			t.Errorf("/%s: %.40q", name, got)
+		}
 	}
 }
 
