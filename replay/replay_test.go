@@ -286,6 +286,41 @@ func TestTruncated(t *testing.T) {
 	}
 }
 
+// TestIndexPastEnd leaves out what an index names beyond the end of its
+// segment (a segment cut short after it was indexed).
+func TestIndexPastEnd(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "seg")
+	w, err := warc.CreateSegments(prefix, 0, warc.Info{Software: "gofer test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	record(t, w, schemes.CaptureRecord{Type: "resource", URI: "gopher://127.0.0.71/0/kept.txt", ContentType: "text/plain"}, "kept\r\n")
+	record(t, w, schemes.CaptureRecord{Type: "resource", URI: "gopher://127.0.0.71/0/lost.txt", ContentType: "text/plain"}, "lost\r\n")
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	seg := warc.SegmentName(prefix, 0)
+	fi, err := os.Stat(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(seg, fi.Size()-5); err != nil {
+		t.Fatal(err)
+	}
+	var warnings []string
+	a := open(t, Options{Warn: func(s string) { warnings = append(warnings, s) }}, prefix)
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "record of gopher://127.0.0.71/0/lost.txt at offset") {
+		t.Errorf("warnings: %q", warnings)
+	}
+	addr := serve(t, a, "")
+	if got := ask(t, addr, "/kept.txt"); got != "kept\r\n" {
+		t.Errorf("whole record: %q", got)
+	}
+	if got := ask(t, addr, "/lost.txt"); !strings.HasPrefix(got, "3'/lost.txt' was not captured") {
+		t.Errorf("record past the end: %q", got)
+	}
+}
+
 // TestDamaged serves the records of a WARC on both sides of a damaged
 // gzip member and reports that member.
 func TestDamaged(t *testing.T) {
