@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -57,33 +56,11 @@ func (s *FTPServer) Files() int { return len(s.tree.files) }
 
 // Serve answers the connections ln accepts until ctx ends or ln fails.
 func (s *FTPServer) Serve(ctx context.Context, ln net.Listener) error {
-	var wg sync.WaitGroup
-	stop := context.AfterFunc(ctx, func() { ln.Close() })
-	defer stop()
-	defer wg.Wait()
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
-			return fmt.Errorf("replay: ftp: %w", err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer c.Close()
-			stop := context.AfterFunc(ctx, func() { c.Close() })
-			defer stop()
-			sess := &ftpSession{s: s, c: c, br: bufio.NewReaderSize(c, 4096), cwd: "/"}
-			sess.run()
-			sess.closePassive()
-		}()
-	}
+	return serveConns(ctx, ln, "ftp", func(c net.Conn) {
+		sess := &ftpSession{s: s, c: c, br: bufio.NewReaderSize(c, 4096), cwd: "/"}
+		defer sess.closePassive()
+		sess.run()
+	})
 }
 
 // ftpSession is one control connection.

@@ -115,6 +115,13 @@ func (s *GopherServer) Items() int { return len(s.items) }
 
 // Serve answers the connections ln accepts until ctx ends or ln fails.
 func (s *GopherServer) Serve(ctx context.Context, ln net.Listener) error {
+	return serveConns(ctx, ln, "gopher", s.serveConn)
+}
+
+// serveConns runs handle on each connection ln accepts, each in its own
+// goroutine, until ctx ends (closing ln and every connection) or ln fails;
+// it returns once every handler has.
+func serveConns(ctx context.Context, ln net.Listener, scheme string, handle func(net.Conn)) error {
 	var wg sync.WaitGroup
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
@@ -129,7 +136,7 @@ func (s *GopherServer) Serve(ctx context.Context, ln net.Listener) error {
 			if errors.As(err, &ne) && ne.Timeout() {
 				continue
 			}
-			return fmt.Errorf("replay: gopher: %w", err)
+			return fmt.Errorf("replay: %s: %w", scheme, err)
 		}
 		wg.Add(1)
 		go func() {
@@ -137,7 +144,7 @@ func (s *GopherServer) Serve(ctx context.Context, ln net.Listener) error {
 			defer c.Close()
 			stop := context.AfterFunc(ctx, func() { c.Close() })
 			defer stop()
-			s.serveConn(c)
+			handle(c)
 		}()
 	}
 }
