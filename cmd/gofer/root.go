@@ -145,7 +145,7 @@ refused, 6 authentication failed, 7 timed out, 8 transfer interrupted.`,
 	pf.StringVar(&c.gemini.knownHosts, "known-hosts", "", "gemini: pinned certificates `FILE` (default $XDG_CONFIG_HOME/gofer/known_hosts)")
 	pf.DurationVar(&c.linger, "linger", 0, "telnet without a terminal: end this long after stdin ends (default 5s)")
 
-	root.AddCommand(c.getCommand(), c.mirrorCommand(), c.parseCommand(), c.extractCommand(), c.versionCommand(), c.warcCommand(), c.browseCommand(), c.manCommand())
+	root.AddCommand(c.getCommand(), c.mirrorCommand(), c.parseCommand(), c.extractCommand(), c.versionCommand(), c.warcCommand(), c.replayCommand(), c.browseCommand(), c.manCommand())
 	return root
 }
 

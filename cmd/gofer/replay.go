@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/goferurl/gofer/replay"
+)
+
+// replayFlags are the flags of gofer replay.
+type replayFlags struct {
+	gopher string
+	ftp    string
+	at     string
+	hosts  []string
+}
+
+func (c *cli) replayCommand() *cobra.Command {
+	var f replayFlags
+	cmd := &cobra.Command{
+		Use:   "replay [flags] ARCHIVE...",
+		Short: "Serve what WARC archives captured, read-only, to any Gopher or FTP client",
+		Long: `Serve what gofer captured in WARC archives (get --warc FILE, mirror --warc
+PREFIX) back to any client, read-only, in the protocol it was fetched with.
+ARCHIVE is a WARC file or a segment prefix; the CDXJ indexes beside the
+segments say where each record lies, and a file without one is read once.
+Of a URL captured more than once the latest capture is served, or with --at
+the one nearest that time; a revisit record serves the record it refers to.
+
+Gopher and Gopher+ (--gopher): items and menus byte for byte, except that
+menu lines naming the captured server are rewritten to name the replay;
+searches that were captured; attribute requests ("!", "$") from the captured
+attribute blocks. What was not captured gets a Gopher error line.
+
+FTP (--ftp): any USER and PASS, passive mode only (EPSV, PASV); RETR with
+REST, SIZE, MDTM (when the captured conversation holds it), LIST (the
+captured bytes, else generated), NLST, MLSD and MLST (generated); CWD, CDUP,
+PWD, TYPE, MODE S, STRU F. Commands that would change anything get 550.
+
+A listener starts for each protocol the archives hold captures of; with
+captures of several servers, --host picks the one replayed (default: the
+first captured). One line per listener is printed on stdout once it accepts
+connections: "gopher gopher://127.0.0.1:7070/ HOST:PORT N selectors",
+"ftp ftp://127.0.0.1:2121/ HOST:PORT N files". Problems found in the
+archives (a file without its index, records not whole) are reported on
+stderr, one line each, and what is whole is served. The replay opens no
+connection of its own.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return &usageError{msg: "replay needs at least one WARC file or segment prefix"}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return c.runReplay(cmd, f, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.gopher, "gopher", "127.0.0.1:7070", "address the Gopher replay listens on (\"\": none)")
+	fl.StringVar(&f.ftp, "ftp", "127.0.0.1:2121", "address the FTP replay listens on (\"\": none)")
+	fl.StringVar(&f.at, "at", "", "serve, of each URL captured more than once, the capture nearest this time (RFC 3339 or YYYYMMDDhhmmss; default: the latest)")
+	fl.StringArrayVar(&f.hosts, "host", nil, "captured server to replay, HOST[:PORT], when the archives hold several (default: the first captured)")
+	return cmd
+}
+
+func (c *cli) runReplay(cmd *cobra.Command, f replayFlags, args []string) error {
+	var opt replay.Options
+	if f.at != "" {
+		t, err := replay.ParseTime(f.at)
+		if err != nil {
+			return &usageError{msg: "--at: " + err.Error()}
+		}
+		opt.At = t
+	}
+	if f.gopher == "" && f.ftp == "" {
+		return &usageError{msg: "replay: no listener: --gopher and --ftp are both empty"}
+	}
+	opt.Warn = c.warnf
+	a, err := replay.Open(args, opt)
+	if err != nil {
+		return err
+	}
+	type listener struct {
+		scheme string
+		ln     net.Listener
+		serve  func(context.Context, net.Listener) error
+	}
+	var lns []listener
+	var ready []string
+	matched := map[string]bool{}
+	defer func() {
+		for _, l := range lns {
+			l.ln.Close()
+		}
+	}()
+	for _, p := range []struct {
+		scheme, addr string
+		hosts        []string
+		defPort      string
+	}{
+		{"gopher", f.gopher, a.GopherHosts(), "70"},
+		{"ftp", f.ftp, a.FTPHosts(), "21"},
+	} {
+		if p.addr == "" || len(p.hosts) == 0 {
+			continue
+		}
+		host := pickHost(p.hosts, f.hosts, p.defPort, matched)
+		if host == "" {
+			host = p.hosts[0]
+			if len(p.hosts) > 1 {
+				c.warnf(fmt.Sprintf("the archives hold captures of %d %s servers; replaying %s (--host picks another: %s)",
+					len(p.hosts), p.scheme, host, strings.Join(p.hosts[1:], ", ")))
+			}
+		}
+		var serve func(context.Context, net.Listener) error
+		var what string
+		switch p.scheme {
+		case "gopher":
+			gs, err := replay.NewGopherServer(a, host, c.warnf)
+			if err != nil {
+				return err
+			}
+			serve, what = gs.Serve, fmt.Sprintf("%d selectors", gs.Items())
+		case "ftp":
+			fs, err := replay.NewFTPServer(a, host, c.warnf)
+			if err != nil {
+				return err
+			}
+			serve, what = fs.Serve, fmt.Sprintf("%d files", fs.Files())
+		}
+		ln, err := net.Listen("tcp", p.addr)
+		if err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+		lns = append(lns, listener{p.scheme, ln, serve})
+		ready = append(ready, fmt.Sprintf("%s %s://%s/ %s %s", p.scheme, p.scheme, ln.Addr(), host, what))
+	}
+	for _, w := range f.hosts {
+		if !matched[w] {
+			return &usageError{msg: fmt.Sprintf("--host %s: no capture of it (gopher: %s; ftp: %s)", w,
+				strings.Join(a.GopherHosts(), ", "), strings.Join(a.FTPHosts(), ", "))}
+		}
+	}
+	if len(lns) == 0 {
+		return fmt.Errorf("replay: %s: nothing to serve: no gopher or ftp capture with a listener", strings.Join(args, " "))
+	}
+	ctx, cancel := context.WithCancel(cmd.Context())
+	defer cancel()
+	errs := make(chan error, len(lns))
+	for _, l := range lns {
+		go func() { errs <- l.serve(ctx, l.ln) }()
+	}
+	for _, line := range ready {
+		fmt.Fprintln(c.stdout, line)
+	}
+	var first error
+	for range lns {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+			cancel()
+		}
+	}
+	return first
+}
+
+// pickHost returns the captured server that --host names among
+// captured, "" when it names none of them; matched notes the --host
+// values used.
+func pickHost(captured, wanted []string, defPort string, matched map[string]bool) string {
+	for _, w := range wanted {
+		h := w
+		if !strings.Contains(h, ":") {
+			h += ":" + defPort
+		}
+		for _, g := range captured {
+			if strings.EqualFold(g, h) {
+				matched[w] = true
+				return g
+			}
+		}
+	}
+	return ""
+}

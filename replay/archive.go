@@ -1,0 +1,195 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goferurl/gofer/warc"
+)
+
+// ErrNotCaptured is the error of a lookup for a URI the archive holds no
+// usable capture of.
+var ErrNotCaptured = errors.New("not captured")
+
+// Options are what Open needs besides the archives.
+type Options struct {
+	// At picks, for each URI captured more than once, the capture nearest
+	// this time; the zero time picks the latest.
+	At time.Time
+	// Warn receives one line per problem found in the archives (a
+	// segment without an index, records not whole); nil discards them.
+	Warn func(string)
+}
+
+// Archive is the index of one or more WARC files: every captured target
+// URI and where its records lie.
+type Archive struct {
+	at    time.Time
+	warn  func(string)
+	byURI map[string][]*capture // in date order
+	byID  map[string]*capture
+	uris  []string // in the order first seen
+}
+
+// capture is one record as the index names it.
+type capture struct {
+	seg   string // the segment's path
+	entry warc.IndexEntry
+	date  time.Time
+	seq   int // order across the archives
+}
+
+// Open indexes the archives: each is a WARC file, or a segment prefix as
+// gofer mirror --warc writes them (warc.Segments).
+func Open(archives []string, opt Options) (*Archive, error) {
+	a := &Archive{at: opt.At, warn: opt.Warn, byURI: map[string][]*capture{}, byID: map[string]*capture{}}
+	if a.warn == nil {
+		a.warn = func(string) {}
+	}
+	for _, name := range archives {
+		segs, err := segmentsOf(name)
+		if err != nil {
+			return nil, err
+		}
+		for _, seg := range segs {
+			if err := a.addSegment(seg); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, cs := range a.byURI {
+		slices.SortStableFunc(cs, func(x, y *capture) int { return x.date.Compare(y.date) })
+	}
+	return a, nil
+}
+
+// segmentsOf returns the WARC files an archive argument names.
+func segmentsOf(name string) ([]string, error) {
+	if fi, err := os.Stat(name); err == nil {
+		if fi.IsDir() {
+			return nil, fmt.Errorf("replay: %s is a directory, not a WARC file or segment prefix", name)
+		}
+		return []string{name}, nil
+	}
+	segs, err := warc.Segments(name)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %s: %w", name, err)
+	}
+	if len(segs) == 0 {
+		return nil, fmt.Errorf("replay: %s: no WARC file or segments %s-NNNNN.warc.gz", name, name)
+	}
+	return segs, nil
+}
+
+// addSegment reads the index of one segment, or its records when it has
+// none, and checks that every record it names lies whole in the file.
+func (a *Archive) addSegment(seg string) error {
+	fi, err := os.Stat(seg)
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	if _, err := os.Stat(warc.IndexName(seg)); err != nil {
+		a.warn(fmt.Sprintf("%s: no index beside it; reading its records", seg))
+		problems, err := scanSegment(seg, func(e warc.IndexEntry) { a.add(seg, e) })
+		if err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+		for _, p := range problems {
+			a.warn(p)
+		}
+		return nil
+	}
+	err = warc.Index(seg, func(_ string, e warc.IndexEntry) {
+		if e.Offset < 0 || e.Length <= 0 || e.Offset+e.Length > fi.Size() {
+			a.warn(fmt.Sprintf("%s: record of %s at offset %d lies past the end of the file (%d bytes); left out",
+				seg, e.URL, e.Offset, fi.Size()))
+			return
+		}
+		a.add(seg, e)
+	})
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	return nil
+}
+
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (a *Archive) add(seg string, e warc.IndexEntry) {
+	c := &capture{seg: seg, entry: e, seq: len(a.byID)}
+	c.date, _ = time.Parse(time.RFC3339Nano, e.Date)
+	if _, ok := a.byURI[e.URL]; !ok {
+		a.uris = append(a.uris, e.URL)
+	}
+	a.byURI[e.URL] = append(a.byURI[e.URL], c)
+	if e.ID != "" {
+		a.byID[e.ID] = c
+	}
+}
+
+// pick returns the capture of uri nearest the archive's time among those
+// keep accepts, nil when none.
+func (a *Archive) pick(uri string, keep func(*capture) bool) *capture {
+	var best *capture
+	for _, c := range a.byURI[uri] {
+		if !keep(c) {
+			continue
+		}
+		if best == nil || a.nearer(c, best) {
+			best = c
+		}
+	}
+	return best
+}
+
+// nearer reports whether c is nearer the archive's time than d (the later
+// of two as near).
+func (a *Archive) nearer(c, d *capture) bool {
+	if a.at.IsZero() {
+		return !c.date.Before(d.date)
+	}
+	dc, dd := absDuration(c.date.Sub(a.at)), absDuration(d.date.Sub(a.at))
+	return dc < dd || dc == dd && !c.date.Before(d.date)
+}
+
+func absDuration(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
+
+// ParseTime reads a time as --at gives it: RFC 3339, or the 14 digits
+// YYYYMMDDhhmmss of a WARC index (UTC), or a prefix of them (20260101).
+func ParseTime(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	if _, err := strconv.ParseUint(s, 10, 64); err == nil && len(s) >= 4 && len(s) <= 14 && len(s)%2 == 0 {
+		layout := "20060102150405"[:len(s)]
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("replay: time %q: want RFC 3339 (2006-01-02T15:04:05Z) or YYYYMMDDhhmmss", s)
+}
+
+// hostKey is the "host:port" a URI's server is known by, lower case.
+func hostKey(host string, port int) string {
+	return strings.ToLower(host) + ":" + strconv.Itoa(port)
+}

@@ -1,0 +1,39 @@
+// Package replay serves what gofer captured in WARC archives (package
+// warc) back to any client, read-only, in the protocol it was fetched
+// with: a Gopher (RFC 1436) and Gopher+ server answers from the captured
+// items, menus and attribute blocks of one captured server, and an FTP
+// server (RFC 959, RFC 2428, RFC 3659) from the captured files, listings
+// and control conversations of one.
+//
+// An Archive is built from the CDXJ indexes beside the segments, never by
+// reading whole archives: each target URI maps to its captures (segment,
+// offset, length, date). A segment without an index is read once to list
+// its whole records, and what is not whole (a segment cut short, a
+// damaged gzip member) is reported and left out. When a URI was captured
+// more than once, the capture nearest the chosen time is served (the
+// latest by default); a revisit record stands for the record it refers
+// to. A record is read by seeking to its gzip member and streaming its
+// block, so no payload is ever held in memory whole.
+//
+// The Gopher server (GopherServer) answers a request line
+// "selector[TAB search][TAB Gopher+ string]" with the captured bytes of
+// the item with that selector: the type character is not sent by
+// clients, so the captures of every type with that selector are
+// candidates, menus first. Menu lines (and the +INFO lines of attribute
+// blocks) that name the captured server are rewritten to name the
+// address the client reached, so that a client following them stays on
+// the replay; every other byte is as captured. What was not captured is
+// answered with a Gopher error line (type 3), or a Gopher+ error reply to
+// a Gopher+ request.
+//
+// The FTP server (FTPServer) accepts any login and offers passive data
+// connections only. Its tree is the captured files and the directories
+// that hold them or whose listings were captured: LIST of a directory
+// whose LIST was captured sends the captured bytes, every other listing
+// (MLSD, MLST, NLST, LIST) is generated from the capture, sizes from the
+// records, modification times from the MDTM replies in the captured
+// control conversations. Commands that would change the tree are refused.
+// Paths with a ".." segment name nothing.
+//
+// Nothing in this package opens a connection.
+package replay

@@ -1,0 +1,172 @@
+package replay
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/nlnwa/gowarc"
+
+	"github.com/goferurl/gofer/warc"
+)
+
+// Payload is the captured payload of one record, streamed from its
+// segment. Close it when done.
+type Payload struct {
+	io.Reader
+	// URI, Type and ContentType are the record's (a revisit's: the record
+	// it refers to).
+	URI         string
+	Type        string
+	ContentType string
+	// Size is the length of the payload in bytes.
+	Size int64
+	// Date is the capture's WARC-Date (a revisit's own date).
+	Date time.Time
+
+	rec gowarc.WarcRecord
+	f   *os.File
+	u   gowarc.Unmarshaler // its gzip reader is the record's until Close
+}
+
+// Close releases the record and its segment.
+func (p *Payload) Close() error {
+	if p.rec != nil {
+		p.rec.Close()
+		p.rec = nil
+		unmarshalers.Put(p.u)
+	}
+	return p.f.Close()
+}
+
+// Lookup returns the payload of uri's capture nearest the archive's time
+// whose record type is one of types (all when none is given); a revisit
+// is followed to the record it refers to. It is ErrNotCaptured, wrapped,
+// when no such capture exists.
+func (a *Archive) Lookup(uri string, types ...string) (*Payload, error) {
+	c := a.pick(uri, func(c *capture) bool {
+		if c.entry.Type == "revisit" || len(types) == 0 {
+			return true
+		}
+		for _, t := range types {
+			if c.entry.Type == t {
+				return true
+			}
+		}
+		return false
+	})
+	if c == nil {
+		return nil, fmt.Errorf("%s: %w", uri, ErrNotCaptured)
+	}
+	orig := c
+	if c.entry.Type == "revisit" {
+		var err error
+		if c, err = a.revisited(c); err != nil {
+			return nil, err
+		}
+	}
+	p, err := a.open(c)
+	if err != nil {
+		return nil, err
+	}
+	p.Date = orig.date
+	return p, nil
+}
+
+// revisited returns the capture a revisit record stands for: the
+// capture of the same URI with the same payload digest made before it (as
+// the writer links them), else the record its WARC-Refers-To names, else
+// the capture of its WARC-Refers-To-Target-URI at its
+// WARC-Refers-To-Date.
+func (a *Archive) revisited(rv *capture) (*capture, error) {
+	var found *capture
+	for _, c := range a.byURI[rv.entry.URL] {
+		if c.entry.Type != "revisit" && c.entry.Digest == rv.entry.Digest && rv.entry.Digest != "" && !c.date.After(rv.date) {
+			found = c
+		}
+	}
+	if found != nil {
+		return found, nil
+	}
+	h, err := a.header(rv)
+	if err != nil {
+		return nil, err
+	}
+	if c := a.byID[h.Get(gowarc.WarcRefersTo)]; c != nil && c.entry.Type != "revisit" {
+		return c, nil
+	}
+	target, date := h.Get(gowarc.WarcRefersToTargetURI), h.Get(gowarc.WarcRefersToDate)
+	for _, c := range a.byURI[target] {
+		if c.entry.Type != "revisit" && c.entry.Date == date {
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: revisit record at %s offset %d refers to a record not in the archive: %w",
+		rv.entry.URL, rv.seg, rv.entry.Offset, ErrNotCaptured)
+}
+
+// header reads the WARC header of a capture's record.
+func (a *Archive) header(c *capture) (*gowarc.WarcFields, error) {
+	p, err := a.open(c)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	return p.rec.WarcHeader(), nil
+}
+
+// unmarshalers are reused: each holds a gzip reader. gowarc's options
+// are made under a lock, as making them writes a package global of the
+// uuid package.
+var (
+	unmarshalers sync.Pool
+	optionsMu    sync.Mutex
+)
+
+func getUnmarshaler() gowarc.Unmarshaler {
+	if u, ok := unmarshalers.Get().(gowarc.Unmarshaler); ok {
+		return u
+	}
+	optionsMu.Lock()
+	defer optionsMu.Unlock()
+	// Policies ErrIgnore: the block is streamed, never cached to check
+	// its digest first.
+	return gowarc.NewUnmarshaler(gowarc.WithSyntaxErrorPolicy(gowarc.ErrIgnore),
+		gowarc.WithSpecViolationPolicy(gowarc.ErrIgnore), gowarc.WithUnknownRecordTypePolicy(gowarc.ErrIgnore))
+}
+
+// open reads the header of c's record, by seeking to its gzip member, and
+// returns its payload unread.
+func (a *Archive) open(c *capture) (*Payload, error) {
+	f, err := os.Open(c.seg)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	if _, err := f.Seek(c.entry.Offset, io.SeekStart); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	u := getUnmarshaler()
+	rec, _, _, err := u.Unmarshal(bufio.NewReaderSize(io.LimitReader(f, c.entry.Length), 32<<10))
+	if err != nil {
+		if rec != nil {
+			rec.Close()
+		}
+		f.Close()
+		return nil, fmt.Errorf("replay: %s: record of %s at offset %d: %w", c.seg, c.entry.URL, c.entry.Offset, err)
+	}
+	h := rec.WarcHeader()
+	p := &Payload{URI: h.Get(gowarc.WarcTargetURI), Type: rec.Type().String(), ContentType: h.Get(gowarc.ContentType),
+		rec: rec, f: f, u: u}
+	p.Size, _ = h.GetInt64(gowarc.ContentLength)
+	r, err := warc.Payload(rec)
+	if err != nil {
+		p.Close()
+		return nil, fmt.Errorf("replay: %s: record of %s at offset %d: %w", c.seg, c.entry.URL, c.entry.Offset, err)
+	}
+	p.Reader = r
+	return p, nil
+}
