@@ -197,6 +197,11 @@ func (c *Client) Register(scheme string, f schemes.Fetcher) {
 	c.fetchers[scheme] = f
 }
 
+// Fetcher returns the fetcher registered for scheme, nil when none is.
+func (c *Client) Fetcher(scheme string) schemes.Fetcher {
+	return c.fetchers[strings.ToLower(scheme)]
+}
+
 // Get retrieves rawURL.
 func (c *Client) Get(ctx context.Context, rawURL string) (*Response, error) {
 	return c.Do(ctx, &Request{URL: rawURL})

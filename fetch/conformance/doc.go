@@ -1,14 +1,17 @@
-// Package conformance holds the one test every scheme gofer ships must
-// pass, TestConformance, the way every backend of a storage library passes
-// one shared suite.
+// Package conformance is the suite every scheme gofer ships must pass, and
+// any scheme a program registers can: Run(t, scheme, adapter), called
+// from a test, the way every backend of a storage library passes one
+// shared suite. A program gives its own fetcher as Adapter.Fetcher (an
+// "x-" scheme: see the example).
 //
 // Each registered scheme has an adapter (one file of this package's tests
 // per scheme family): a scripted server for that scheme, and the URLs on it
 // of a small object, a missing object, a listing, an object larger than the
 // size limit, a server that stalls, a server that closes in the middle of a
 // transfer, and an object whose tail the server holds back until the test
-// lets it go. The same checks then run against every scheme, through the
-// front door (fetch.Client), as a program using the library would:
+// lets it go. The same checks then run against every scheme, in parallel,
+// through the front door (fetch.Client), as a program using the library
+// would, and against the scheme's Fetcher itself:
 //
 //   - Do returns a Response exactly when it returns no error, and
 //     Response.Body is never nil, whatever the kind;
@@ -22,11 +25,15 @@
 //   - Options.MaxBytes holds: no more bytes than the limit are delivered and
 //     the fetch ends with schemes.ErrTooLarge;
 //   - a server that closes mid-transfer ends it with schemes.ErrInterrupted;
+//   - a listing yields well-formed entries to its clean end, and its text
+//     form names every one;
+//   - the Fetcher called directly, with no Client, keeps the same contract;
 //   - Client.Plan dials nothing;
 //   - every error matches one of the error kinds, and no password of the URL
 //     appears in any error text.
 //
-// TestConformance fails for a registered scheme that has no adapter, so a
-// scheme is registered only if it passes. The suite needs no real server and
-// runs in plain `go test ./...`.
+// This package's TestConformance runs it on every scheme fetch.NewClient
+// registers and fails for one that has no adapter, so a scheme is
+// registered only if it passes. The suite needs no real server and runs in
+// plain `go test ./...`.
 package conformance

@@ -3,11 +3,10 @@ package conformance
 import (
 	"io"
 	"net"
-	"os"
-	"path/filepath"
-	"testing"
+	"os/exec"
 
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/telnet"
 )
 
 // telnetAdapter: a telnet URL designates an interactive service (RFC 1738
@@ -30,21 +29,18 @@ func telnetAdapter() Adapter {
 }
 
 // handoffAdapter: rlogin and tn3270 URLs are handed to a program (RFC
-// 1630); a fetch dials nothing and answers with the command. Stub programs
-// on PATH stand in for rlogin and c3270, which need not be installed.
+// 1630); a fetch dials nothing and answers with the command. The fetcher
+// under test finds stand-ins for rlogin and c3270, which need not be
+// installed, by its LookPath.
 func handoffAdapter(scheme string) Adapter {
 	return Adapter{
 		Kind: schemes.KindHandoff,
-		Setup: func(t *testing.T, addr string) string {
-			dir := t.TempDir()
-			for _, prog := range []string{"rlogin", "c3270"} {
-				if err := os.WriteFile(filepath.Join(dir, prog), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
-					t.Fatal(err)
-				}
+		Fetcher: &telnet.Fetcher{LookPath: func(name string) (string, error) {
+			if name == "rlogin" || name == "c3270" {
+				return "/usr/local/bin/" + name, nil
 			}
-			t.Setenv("PATH", dir)
-			return addr
-		},
+			return "", exec.ErrNotFound
+		}},
 		URL: func(addr string, o Object) string {
 			if o != Small {
 				return ""

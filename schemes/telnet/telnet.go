@@ -38,7 +38,18 @@ import (
 
 // Fetcher connects telnet URLs and hands rlogin and tn3270 URLs to a local
 // program. It holds no state; the zero value is usable.
-type Fetcher struct{}
+type Fetcher struct {
+	// LookPath finds the program a URL is handed to (rlogin, c3270,
+	// x3270); nil means exec.LookPath, the PATH of the environment.
+	LookPath func(name string) (string, error)
+}
+
+func (f *Fetcher) lookPath(name string) (string, error) {
+	if f != nil && f.LookPath != nil {
+		return f.LookPath(name)
+	}
+	return exec.LookPath(name)
+}
 
 // New returns a Fetcher.
 func New() *Fetcher { return &Fetcher{} }
@@ -89,7 +100,7 @@ func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 	}
 	switch u.Scheme {
 	case "rlogin", "tn3270":
-		if cmd, err := handoffCommand(u); err == nil {
+		if cmd, err := handoffCommand(u, f.lookPath); err == nil {
 			plan.Notes["command"] = strings.Join(cmd, " ")
 		} else {
 			plan.Notes["command"] = err.Error()
@@ -107,7 +118,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	}
 	switch u.Scheme {
 	case "rlogin", "tn3270":
-		return handoff(req)
+		return f.handoff(req)
 	case "telnet":
 	default:
 		return nil, schemes.Errorf(schemes.ErrUnsupportedScheme, "unsupported scheme %q", u.Scheme)
@@ -155,12 +166,12 @@ func suggestLogin(req *schemes.Request) {
 }
 
 // handoff returns the program to run for an rlogin or tn3270 URL.
-func handoff(req *schemes.Request) (*schemes.Response, error) {
+func (f *Fetcher) handoff(req *schemes.Request) (*schemes.Response, error) {
 	u := req.URL
 	if err := checkLogin(u, false); err != nil {
 		return nil, err
 	}
-	cmd, err := handoffCommand(u)
+	cmd, err := handoffCommand(u, f.lookPath)
 	if err != nil {
 		return nil, err
 	}
@@ -174,14 +185,14 @@ func handoff(req *schemes.Request) (*schemes.Response, error) {
 
 // handoffCommand finds the program and builds its arguments, one URL part
 // per argument.
-func handoffCommand(u *schemes.URL) ([]string, error) {
+func handoffCommand(u *schemes.URL, lookPath func(string) (string, error)) ([]string, error) {
 	// An argument starting with '-' would be read as an option.
 	if u.Host == "" || strings.HasPrefix(u.Host, "-") {
 		return nil, schemes.Errorf(schemes.ErrUsage, "%s: %q is not a host name", u.Scheme, u.Host)
 	}
 	switch u.Scheme {
 	case "rlogin":
-		path, err := exec.LookPath("rlogin")
+		path, err := lookPath("rlogin")
 		if err != nil {
 			return nil, notInstalled("rlogin", "rlogin", "rsh-client")
 		}
@@ -195,7 +206,7 @@ func handoffCommand(u *schemes.URL) ([]string, error) {
 		return append(cmd, u.Host), nil
 	case "tn3270":
 		for _, prog := range []string{"c3270", "x3270"} {
-			path, err := exec.LookPath(prog)
+			path, err := lookPath(prog)
 			if err != nil {
 				continue
 			}

@@ -87,6 +87,10 @@ type Adapter struct {
 	Options func(o *fetch.Options, addr string)
 	// NoCredentials says URLs of the scheme carry no user and password.
 	NoCredentials bool
+	// Fetcher is the fetcher under test, registered for the scheme in
+	// every client the suite makes (fetch.Options.Fetchers); nil means
+	// the one fetch.NewClient registers for it.
+	Fetcher schemes.Fetcher
 }
 
 // Env is what a scripted server shares with the check that runs it.
@@ -302,21 +306,35 @@ type check struct {
 	pool    *x509.CertPool
 }
 
-// Run runs every check of the suite for adapter a of scheme.
+// Run runs every check of the suite for adapter a of scheme, as a test
+// of the program that calls it (a scheme a program registers, "x-..."
+// included: give its fetcher as a.Fetcher). The checks run in parallel,
+// each with a scripted server and a client of its own; once all have
+// ended, no goroutine any of them started may be left.
 func Run(t *testing.T, scheme string, a Adapter) {
 	cert, pool := selfSigned(t)
 	c := &check{t: t, scheme: scheme, a: a, tlsConf: &tls.Config{Certificates: []tls.Certificate{cert}}, pool: pool}
-	t.Run("small", c.small)
+	ignore := goleak.IgnoreCurrent()
+	// oneoff sets the environment, which a parallel test may not.
 	t.Run("oneoff", c.oneoff)
-	t.Run("missing", c.missing)
-	t.Run("listing", c.listing)
-	t.Run("stream", c.stream)
-	t.Run("cancel-during-fetch", c.cancelFetch)
-	t.Run("cancel-during-body", c.cancelBody)
-	t.Run("stall", c.stall)
-	t.Run("size-limit", c.sizeLimit)
-	t.Run("cut", c.cut)
-	t.Run("plan", c.plan)
+	t.Run("checks", func(t *testing.T) {
+		for _, ch := range []struct {
+			name string
+			run  func(*testing.T)
+		}{
+			{"small", c.small}, {"direct", c.direct}, {"missing", c.missing}, {"listing", c.listing},
+			{"stream", c.stream}, {"cancel-during-fetch", c.cancelFetch}, {"cancel-during-body", c.cancelBody},
+			{"stall", c.stall}, {"size-limit", c.sizeLimit}, {"cut", c.cut}, {"plan", c.plan},
+		} {
+			t.Run(ch.name, func(t *testing.T) {
+				t.Parallel()
+				ch.run(t)
+			})
+		}
+	})
+	if err := goleak.Find(ignore); err != nil {
+		t.Errorf("a goroutine outlived the checks: %v", err)
+	}
 }
 
 // fixture is one check's server, its URLs and a client for them.
@@ -330,9 +348,8 @@ type fixture struct {
 }
 
 // setup starts a server and a client; cleanup stops both and checks that
-// every connection ended and no goroutine outlived the check.
+// every connection ended (Run checks the goroutines once all checks ended).
 func (c *check) setup(t *testing.T, tweak func(*fetch.Options)) *fixture {
-	ignore := goleak.IgnoreCurrent()
 	srv := startServer(t, c.a, c.tlsConf)
 	f := &fixture{t: t, srv: srv, a: c.a, addr: srv.addr}
 	if c.a.Setup != nil {
@@ -344,6 +361,9 @@ func (c *check) setup(t *testing.T, tweak func(*fetch.Options)) *fixture {
 		Dialer:      &dial.Dialer{ConnectTimeout: 5 * time.Second},
 		TLSConfig:   &tls.Config{RootCAs: c.pool},
 		Netrc:       "",
+	}
+	if c.a.Fetcher != nil {
+		f.opts.Fetchers = map[string]schemes.Fetcher{c.scheme: c.a.Fetcher}
 	}
 	if c.a.Options != nil {
 		c.a.Options(&f.opts, f.addr)
@@ -360,9 +380,6 @@ func (c *check) setup(t *testing.T, tweak func(*fetch.Options)) *fixture {
 			t.Errorf("after the response and the client were closed: %v", err)
 		}
 		srv.stop()
-		if err := goleak.Find(ignore); err != nil {
-			t.Errorf("a goroutine outlived the fetch: %v", err)
-		}
 	})
 	return f
 }
@@ -462,7 +479,7 @@ func (c *check) small(t *testing.T) {
 // oneoff fetches the small object with the package-level fetch.Get, whose
 // response alone must free everything when closed.
 func (c *check) oneoff(t *testing.T) {
-	if c.a.Options != nil || c.a.TLS {
+	if c.a.Options != nil || c.a.TLS || c.a.Fetcher != nil {
 		t.Skip("the scheme needs client options fetch.Get does not take")
 	}
 	f := c.setup(t, nil)
@@ -505,26 +522,104 @@ func (c *check) listing(t *testing.T) {
 	if resp.Kind != schemes.KindListing || resp.Listing == nil {
 		t.Fatalf("kind %d, listing %v; want a listing", resp.Kind, resp.Listing)
 	}
-	e, err := resp.Listing.Next()
-	if err != nil {
-		t.Fatalf("first entry: %v", err)
-	}
-	if e.Name == "" || e.Type == "" {
-		t.Errorf("first entry %+v has no name or type", e)
-	}
-	if e.URL != "" {
-		if _, err := schemes.Parse(e.URL); err != nil {
-			t.Errorf("entry URL %q does not parse: %v", e.URL, err)
+	// Every entry, to the listing's clean end.
+	var entries []schemes.Entry
+	for {
+		e, err := resp.Listing.Next()
+		if err == io.EOF {
+			break
 		}
+		if err != nil {
+			checkKind(t, err)
+			t.Fatalf("entry %d: %v", len(entries)+1, err)
+		}
+		if e.Type == "" || e.Name == "" && e.Type != schemes.TypeInfo {
+			t.Errorf("entry %d %+v has no name or type", len(entries)+1, e)
+		}
+		if e.URL != "" {
+			if _, err := schemes.Parse(e.URL); err != nil {
+				t.Errorf("entry URL %q does not parse: %v", e.URL, err)
+			}
+		}
+		entries = append(entries, e)
+	}
+	if len(entries) == 0 {
+		t.Fatal("the listing has no entry")
 	}
 
-	// The same listing read as text, through the Body alone.
+	// The same listing read as text, through the Body alone, names them all.
 	text, err := f.drain(context.Background(), f.url(Listing))
 	if err != nil || len(text) == 0 {
 		t.Fatalf("the listing's text form: %q, %v", text, err)
 	}
-	if !bytes.Contains(text, []byte(e.Name)) {
-		t.Errorf("the listing's text form does not name its first entry %q:\n%s", e.Name, text)
+	for _, e := range entries {
+		if !bytes.Contains(text, []byte(schemes.Printable(e.Name))) {
+			t.Errorf("the listing's text form does not name the entry %q:\n%s", e.Name, text)
+		}
+	}
+}
+
+// direct fetches the small and the missing object from the scheme's
+// Fetcher itself, as a program that holds one would, with no fetch.Client
+// in between: the contract holds there too.
+func (c *check) direct(t *testing.T) {
+	f := c.setup(t, nil)
+	fetcher := f.client.Fetcher(c.scheme)
+	if fetcher == nil {
+		t.Fatalf("no fetcher registered for %s", c.scheme)
+	}
+	for _, o := range []Object{Small, Missing} {
+		u, err := schemes.Parse(f.url(o))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := fetcher.Fetch(context.Background(), requestFor(&f.opts, u))
+		switch {
+		case err == nil && resp == nil:
+			t.Fatalf("%s: Fetch returned neither a response nor an error", o)
+		case err != nil && resp != nil:
+			resp.Close()
+			t.Fatalf("%s: Fetch returned a response and an error: %v", o, err)
+		case err != nil:
+			checkKind(t, err)
+			noSecret(t, err)
+			if o == Small {
+				t.Fatalf("%s: %v", o, err)
+			}
+			if !errors.Is(err, schemes.ErrRefused) && !errors.Is(err, schemes.ErrAuth) {
+				t.Errorf("%s: %v; want the refused kind", o, err)
+			}
+			continue
+		}
+		if o == Missing && resp.Kind != schemes.KindRedirect {
+			resp.Close()
+			t.Fatalf("%s: fetched a missing object", o)
+		}
+		if o == Small && resp.Kind == schemes.KindFile && c.a.Kind == schemes.KindFile {
+			want := SmallBody
+			if c.a.SmallBody != nil {
+				want = c.a.SmallBody
+			}
+			if body, err := io.ReadAll(resp.Body); err != nil || !bytes.Equal(body, want) {
+				t.Errorf("%s: body %q, %v; want %q", o, body, err, want)
+			}
+		}
+		resp.Close()
+		if err := resp.Close(); err != nil {
+			t.Errorf("%s: a second Close failed: %v", o, err)
+		}
+	}
+}
+
+// requestFor is the request a fetcher gets for u under opts, as a program
+// would make it without a fetch.Client.
+func requestFor(o *fetch.Options, u *schemes.URL) *schemes.Request {
+	return &schemes.Request{
+		URL: u, Dialer: o.Dialer, Warn: o.Warn, Email: "conformance@example.org",
+		IdleTimeout: o.IdleTimeout, MaxBytes: o.MaxBytes, TLSConfig: o.TLSConfig,
+		NNTPServer: o.NNTPServer, SMTPServer: o.SMTPServer, From: o.From, SMTPUser: o.SMTPUser,
+		Prompt: o.Prompt, AutoLogin: o.AutoLogin, Linger: o.Linger,
+		Body: strings.NewReader("conformance\n"),
 	}
 }
 
