@@ -6,10 +6,7 @@ package integration_test
 
 import (
 	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"encoding/pem"
 	"io"
 	"os"
 	"path/filepath"
@@ -26,21 +23,6 @@ const geminiRoot = "gemini://" + itest.GeminiHost + "/"
 func geminiEnv(t *testing.T) (env []string, knownHosts string) {
 	dir := t.TempDir()
 	return []string{"XDG_CONFIG_HOME=" + dir}, filepath.Join(dir, "gofer", "known_hosts")
-}
-
-// geminiFingerprint is the server certificate's fingerprint as gofer pins it.
-func geminiFingerprint(t *testing.T) string {
-	t.Helper()
-	data, err := os.ReadFile(itest.GeminiCertPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := pem.Decode(data)
-	if b == nil {
-		t.Fatalf("no PEM in %s", itest.GeminiCertPath())
-	}
-	sum := sha256.Sum256(b.Bytes)
-	return "SHA256:" + hex.EncodeToString(sum[:])
 }
 
 func TestGeminiGet(t *testing.T) {
