@@ -57,7 +57,7 @@ func startWorker(t *testing.T, server, job, name, work, url string, atFiles int,
 	t.Helper()
 	w := &worker{name: name, dir: filepath.Join(work, name), atFiles: atFiles, at: make(chan struct{}), read: make(chan struct{})}
 	args := append([]string{"mirror", "-v", "--json", "--cluster", server, "--job", job, "--worker", name,
-		"--ack-wait", "3s", "--warc", filepath.Join(work, "warc", "seg")}, extra...)
+		"--warc", filepath.Join(work, "warc", "seg")}, extra...)
 	w.cmd = exec.Command(itest.Gofer(t), append(args, url, w.dir)...)
 	w.cmd.Env = append(os.Environ(), "EMAIL=gofer@example.org")
 	w.cmd.Stdout = &w.stdout
@@ -276,21 +276,27 @@ func jobStatus(t *testing.T, server, job string) map[string]any {
 func clusterKill9(t *testing.T, what, url, sub string, path func(warcRecord) string) {
 	work := t.TempDir()
 	os.MkdirAll(filepath.Join(work, "warc"), 0o755)
+	alone := aloneTime(t, natsURL, what, url, 3)
 	job := newJob(t, what)
 	k := 20 + rand.IntN(200)
+	began := time.Now()
 	victim := startWorker(t, natsURL, job, "w1", work, url, k)
 	others := []*worker{startWorker(t, natsURL, job, "w2", work, url, 0), startWorker(t, natsURL, job, "w3", work, url, 0)}
 	if !victim.waitFiles() {
 		t.Fatalf("w1 ended before its %d files, before the kill: %v: %s", k, victim.wait(), victim.stderr())
 	}
 	victim.cmd.Process.Kill() // SIGKILL
+	killed := time.Now()
 	victim.wait()
-	t.Logf("w1 killed after %d files", k)
 	for _, w := range others {
 		if err := w.wait(); err != nil {
 			t.Fatalf("worker %s: %v: %s", w.name, err, w.stderr())
 		}
 	}
+	ended := time.Now()
+	t.Logf("w1 killed after %d files, %v into the job; the job ended %v after the kill (%v in all; %v without a kill)",
+		k, killed.Sub(began).Round(time.Millisecond), ended.Sub(killed).Round(time.Millisecond),
+		ended.Sub(began).Round(time.Millisecond), alone.Round(time.Millisecond))
 	st := jobStatus(t, natsURL, job)
 	if st["state"] != "done" || st["queued"] != float64(0) || st["in_flight"] != float64(0) {
 		t.Errorf("status after the run: %v", st)
@@ -320,6 +326,28 @@ func clusterKill9(t *testing.T, what, url, sub string, path func(warcRecord) str
 		t.Errorf("rerun wrote no new segment")
 	}
 	checkMerged(t, work, path) // the rerun's records are revisits, if any
+}
+
+// aloneTime is how long workers (each started with extra) take for url
+// on server when nothing goes wrong: what a job with a kill or a restart
+// is measured against.
+func aloneTime(t *testing.T, server, what, url string, workers int, extra ...string) time.Duration {
+	t.Helper()
+	work := t.TempDir()
+	os.MkdirAll(filepath.Join(work, "warc"), 0o755)
+	job := newJob(t, what+"-alone")
+	itest.Gofer(t) // built before the clock starts
+	began := time.Now()
+	var ws []*worker
+	for i := range workers {
+		ws = append(ws, startWorker(t, server, job, fmt.Sprintf("a%d", i+1), work, url, 0, extra...))
+	}
+	for _, w := range ws {
+		if err := w.wait(); err != nil {
+			t.Fatalf("worker %s of the job alone: %v: %s", w.name, err, w.stderr())
+		}
+	}
+	return time.Since(began)
 }
 
 // TestClusterMirrorFTPKill9: three workers mirror the archive from
@@ -441,20 +469,27 @@ func TestClusterNATSRestart(t *testing.T) {
 	os.MkdirAll(filepath.Join(work, "warc"), 0o755)
 	job := newJob(t, "restart")
 	url := "ftp://" + itest.FTPHost + "/archive/"
+	alone := aloneTime(t, server, "restart", url, 2, "-j", "2")
+	began := time.Now()
 	w1 := startWorker(t, server, job, "w1", work, url, 300, "-j", "2")
 	w2 := startWorker(t, server, job, "w2", work, url, 0, "-j", "2")
 	if !w1.waitFiles() {
 		t.Fatalf("w1 ended before its 300 files, before the restart: %v: %s", w1.wait(), w1.stderr())
 	}
+	stopped := time.Now()
 	srv.Process.Signal(os.Interrupt)
 	srv.Wait()
-	t.Log("nats-server stopped after 300 files of w1; starting it again")
 	srv = start()
+	restarted := time.Now()
 	for _, w := range []*worker{w1, w2} {
 		if err := w.wait(); err != nil {
 			t.Fatalf("worker %s: %v: %s", w.name, err, w.stderr())
 		}
 	}
+	ended := time.Now()
+	t.Logf("nats-server stopped after 300 files of w1, %v into the job, ready again %v later; the job ended %v after the restart (%v in all; %v without a restart)",
+		stopped.Sub(began).Round(time.Millisecond), restarted.Sub(stopped).Round(time.Millisecond),
+		ended.Sub(restarted).Round(time.Millisecond), ended.Sub(began).Round(time.Millisecond), alone.Round(time.Millisecond))
 	if st := jobStatus(t, server, job); st["state"] != "done" {
 		t.Errorf("status after the restart: %v", st)
 	}
