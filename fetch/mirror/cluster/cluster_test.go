@@ -482,7 +482,9 @@ func TestMirrorStopAndResume(t *testing.T) {
 	start, want := srcTree(t, 60)
 	work := t.TempDir()
 	worker := func(name string, ctx context.Context, log func(string, ...any)) (*mirror.Summary, error) {
-		c, err := Open(context.Background(), Options{URL: url, Job: "resume", Worker: name})
+		// An ack wait longer than the test: only items given back reach
+		// the second worker in time.
+		c, err := Open(context.Background(), Options{URL: url, Job: "resume", Worker: name, AckWait: time.Minute})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -503,7 +505,7 @@ func TestMirrorStopAndResume(t *testing.T) {
 	if !errors.Is(err, schemes.ErrInterrupted) {
 		t.Fatalf("interrupted worker: %v", err)
 	}
-	// Its items were given back: no ack wait (30 s) stands in the way.
+	// Its items were given back: no ack wait (a minute) stands in the way.
 	sum, err := worker("second", ctxFor(t, 20*time.Second), nil)
 	if err != nil {
 		t.Fatalf("second worker: %v", err)
