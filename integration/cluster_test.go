@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -48,6 +49,7 @@ type worker struct {
 	read    chan struct{}
 	mu      sync.Mutex
 	errs    strings.Builder
+	written []time.Time // when each "new" line came
 }
 
 // startWorker starts a worker with -v, its stderr read as it comes (a
@@ -77,6 +79,9 @@ func startWorker(t *testing.T, server, job, name, work, url string, atFiles int,
 			l := sc.Text()
 			switch {
 			case strings.HasPrefix(l, "new "):
+				w.mu.Lock()
+				w.written = append(w.written, time.Now())
+				w.mu.Unlock()
 				if files++; files == w.atFiles {
 					close(w.at)
 				}
@@ -119,6 +124,42 @@ func (w *worker) waitFiles() bool {
 		default:
 			return false
 		}
+	}
+}
+
+// longestPause is the longest time between from and end in which none of
+// ws wrote a file: how long a kill or a restart left the job idle.
+func longestPause(ws []*worker, from, end time.Time) time.Duration {
+	var at []time.Time
+	for _, w := range ws {
+		w.mu.Lock()
+		for _, t := range w.written {
+			if t.After(from) && t.Before(end) {
+				at = append(at, t)
+			}
+		}
+		w.mu.Unlock()
+	}
+	slices.SortFunc(at, time.Time.Compare)
+	longest, last := time.Duration(0), from
+	for _, t := range append(at, end) {
+		longest = max(longest, t.Sub(last))
+		last = t
+	}
+	return longest
+}
+
+// maxPause bounds longestPause after a kill or a restart: the 4 s ack wait
+// and a missed heartbeat, with room for a loaded machine. A 30 s ack wait
+// (an item lost with its worker or its acknowledgement waiting it out)
+// leaves a pause of 30 s less the rest of the job: 14 to 16 s on the
+// loaded two-core test machine.
+const maxPause = 10 * time.Second
+
+func checkPause(t *testing.T, what string, pause time.Duration) {
+	t.Helper()
+	if pause > maxPause {
+		t.Errorf("after %s the workers wrote nothing for %v, want at most %v", what, pause.Round(time.Millisecond), maxPause)
 	}
 }
 
@@ -294,9 +335,11 @@ func clusterKill9(t *testing.T, what, url, sub string, path func(warcRecord) str
 		}
 	}
 	ended := time.Now()
-	t.Logf("w1 killed after %d files, %v into the job; the job ended %v after the kill (%v in all; %v without a kill)",
+	t.Logf("w1 killed after %d files, %v into the job; the job ended %v after the kill (%v in all; %v without a kill); longest pause in writing after the kill %v",
 		k, killed.Sub(began).Round(time.Millisecond), ended.Sub(killed).Round(time.Millisecond),
-		ended.Sub(began).Round(time.Millisecond), alone.Round(time.Millisecond))
+		ended.Sub(began).Round(time.Millisecond), alone.Round(time.Millisecond),
+		longestPause(others, killed, ended).Round(time.Millisecond))
+	checkPause(t, "the kill", longestPause(others, killed, ended))
 	st := jobStatus(t, natsURL, job)
 	if st["state"] != "done" || st["queued"] != float64(0) || st["in_flight"] != float64(0) {
 		t.Errorf("status after the run: %v", st)
@@ -487,9 +530,11 @@ func TestClusterNATSRestart(t *testing.T) {
 		}
 	}
 	ended := time.Now()
-	t.Logf("nats-server stopped after 300 files of w1, %v into the job, ready again %v later; the job ended %v after the restart (%v in all; %v without a restart)",
+	t.Logf("nats-server stopped after 300 files of w1, %v into the job, ready again %v later; the job ended %v after the restart (%v in all; %v without a restart); longest pause in writing after the stop %v",
 		stopped.Sub(began).Round(time.Millisecond), restarted.Sub(stopped).Round(time.Millisecond),
-		ended.Sub(restarted).Round(time.Millisecond), ended.Sub(began).Round(time.Millisecond), alone.Round(time.Millisecond))
+		ended.Sub(restarted).Round(time.Millisecond), ended.Sub(began).Round(time.Millisecond), alone.Round(time.Millisecond),
+		longestPause([]*worker{w1, w2}, stopped, ended).Round(time.Millisecond))
+	checkPause(t, "the restart", longestPause([]*worker{w1, w2}, stopped, ended))
 	if st := jobStatus(t, server, job); st["state"] != "done" {
 		t.Errorf("status after the restart: %v", st)
 	}
