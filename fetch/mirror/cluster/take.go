@@ -357,7 +357,9 @@ func (c *Crawl) Slot(ctx context.Context, host string, n int) (func(), error) {
 	for {
 		for i := range n {
 			key := fmt.Sprintf("%s%d", prefix, i)
-			rev, err := c.slots.Create(ctx, key, []byte(c.opts.Worker))
+			cctx, cancel := context.WithTimeout(ctx, tryTimeout)
+			rev, err := c.slots.Create(cctx, key, []byte(c.opts.Worker))
+			cancel()
 			if err != nil {
 				continue
 			}
