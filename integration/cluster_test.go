@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -48,6 +49,7 @@ type worker struct {
 	read    chan struct{}
 	mu      sync.Mutex
 	errs    strings.Builder
+	written []time.Time // when each "new" line came
 }
 
 // startWorker starts a worker with -v, its stderr read as it comes (a
@@ -57,7 +59,7 @@ func startWorker(t *testing.T, server, job, name, work, url string, atFiles int,
 	t.Helper()
 	w := &worker{name: name, dir: filepath.Join(work, name), atFiles: atFiles, at: make(chan struct{}), read: make(chan struct{})}
 	args := append([]string{"mirror", "-v", "--json", "--cluster", server, "--job", job, "--worker", name,
-		"--ack-wait", "3s", "--warc", filepath.Join(work, "warc", "seg")}, extra...)
+		"--warc", filepath.Join(work, "warc", "seg")}, extra...)
 	w.cmd = exec.Command(itest.Gofer(t), append(args, url, w.dir)...)
 	w.cmd.Env = append(os.Environ(), "EMAIL=gofer@example.org")
 	w.cmd.Stdout = &w.stdout
@@ -77,6 +79,9 @@ func startWorker(t *testing.T, server, job, name, work, url string, atFiles int,
 			l := sc.Text()
 			switch {
 			case strings.HasPrefix(l, "new "):
+				w.mu.Lock()
+				w.written = append(w.written, time.Now())
+				w.mu.Unlock()
 				if files++; files == w.atFiles {
 					close(w.at)
 				}
@@ -119,6 +124,42 @@ func (w *worker) waitFiles() bool {
 		default:
 			return false
 		}
+	}
+}
+
+// longestPause is the longest time between from and end in which none of
+// ws wrote a file: how long a kill or a restart left the job idle.
+func longestPause(ws []*worker, from, end time.Time) time.Duration {
+	var at []time.Time
+	for _, w := range ws {
+		w.mu.Lock()
+		for _, t := range w.written {
+			if t.After(from) && t.Before(end) {
+				at = append(at, t)
+			}
+		}
+		w.mu.Unlock()
+	}
+	slices.SortFunc(at, time.Time.Compare)
+	longest, last := time.Duration(0), from
+	for _, t := range append(at, end) {
+		longest = max(longest, t.Sub(last))
+		last = t
+	}
+	return longest
+}
+
+// maxPause bounds longestPause after a kill or a restart: the 4 s ack wait
+// and a missed heartbeat, with room for a loaded machine. A 30 s ack wait
+// (an item lost with its worker or its acknowledgement waiting it out)
+// leaves a pause of 30 s less the rest of the job: 14 to 16 s on the
+// loaded two-core test machine.
+const maxPause = 10 * time.Second
+
+func checkPause(t *testing.T, what string, pause time.Duration) {
+	t.Helper()
+	if pause > maxPause {
+		t.Errorf("after %s the workers wrote nothing for %v, want at most %v", what, pause.Round(time.Millisecond), maxPause)
 	}
 }
 
@@ -276,21 +317,29 @@ func jobStatus(t *testing.T, server, job string) map[string]any {
 func clusterKill9(t *testing.T, what, url, sub string, path func(warcRecord) string) {
 	work := t.TempDir()
 	os.MkdirAll(filepath.Join(work, "warc"), 0o755)
+	alone := aloneTime(t, natsURL, what, url, 3)
 	job := newJob(t, what)
 	k := 20 + rand.IntN(200)
+	began := time.Now()
 	victim := startWorker(t, natsURL, job, "w1", work, url, k)
 	others := []*worker{startWorker(t, natsURL, job, "w2", work, url, 0), startWorker(t, natsURL, job, "w3", work, url, 0)}
 	if !victim.waitFiles() {
 		t.Fatalf("w1 ended before its %d files, before the kill: %v: %s", k, victim.wait(), victim.stderr())
 	}
 	victim.cmd.Process.Kill() // SIGKILL
+	killed := time.Now()
 	victim.wait()
-	t.Logf("w1 killed after %d files", k)
 	for _, w := range others {
 		if err := w.wait(); err != nil {
 			t.Fatalf("worker %s: %v: %s", w.name, err, w.stderr())
 		}
 	}
+	ended := time.Now()
+	t.Logf("w1 killed after %d files, %v into the job; the job ended %v after the kill (%v in all; %v without a kill); longest pause in writing after the kill %v",
+		k, killed.Sub(began).Round(time.Millisecond), ended.Sub(killed).Round(time.Millisecond),
+		ended.Sub(began).Round(time.Millisecond), alone.Round(time.Millisecond),
+		longestPause(others, killed, ended).Round(time.Millisecond))
+	checkPause(t, "the kill", longestPause(others, killed, ended))
 	st := jobStatus(t, natsURL, job)
 	if st["state"] != "done" || st["queued"] != float64(0) || st["in_flight"] != float64(0) {
 		t.Errorf("status after the run: %v", st)
@@ -320,6 +369,28 @@ func clusterKill9(t *testing.T, what, url, sub string, path func(warcRecord) str
 		t.Errorf("rerun wrote no new segment")
 	}
 	checkMerged(t, work, path) // the rerun's records are revisits, if any
+}
+
+// aloneTime is how long workers (each started with extra) take for url
+// on server when nothing goes wrong: what a job with a kill or a restart
+// is measured against.
+func aloneTime(t *testing.T, server, what, url string, workers int, extra ...string) time.Duration {
+	t.Helper()
+	work := t.TempDir()
+	os.MkdirAll(filepath.Join(work, "warc"), 0o755)
+	job := newJob(t, what+"-alone")
+	itest.Gofer(t) // built before the clock starts
+	began := time.Now()
+	var ws []*worker
+	for i := range workers {
+		ws = append(ws, startWorker(t, server, job, fmt.Sprintf("a%d", i+1), work, url, 0, extra...))
+	}
+	for _, w := range ws {
+		if err := w.wait(); err != nil {
+			t.Fatalf("worker %s of the job alone: %v: %s", w.name, err, w.stderr())
+		}
+	}
+	return time.Since(began)
 }
 
 // TestClusterMirrorFTPKill9: three workers mirror the archive from
@@ -441,20 +512,29 @@ func TestClusterNATSRestart(t *testing.T) {
 	os.MkdirAll(filepath.Join(work, "warc"), 0o755)
 	job := newJob(t, "restart")
 	url := "ftp://" + itest.FTPHost + "/archive/"
+	alone := aloneTime(t, server, "restart", url, 2, "-j", "2")
+	began := time.Now()
 	w1 := startWorker(t, server, job, "w1", work, url, 300, "-j", "2")
 	w2 := startWorker(t, server, job, "w2", work, url, 0, "-j", "2")
 	if !w1.waitFiles() {
 		t.Fatalf("w1 ended before its 300 files, before the restart: %v: %s", w1.wait(), w1.stderr())
 	}
+	stopped := time.Now()
 	srv.Process.Signal(os.Interrupt)
 	srv.Wait()
-	t.Log("nats-server stopped after 300 files of w1; starting it again")
 	srv = start()
+	restarted := time.Now()
 	for _, w := range []*worker{w1, w2} {
 		if err := w.wait(); err != nil {
 			t.Fatalf("worker %s: %v: %s", w.name, err, w.stderr())
 		}
 	}
+	ended := time.Now()
+	t.Logf("nats-server stopped after 300 files of w1, %v into the job, ready again %v later; the job ended %v after the restart (%v in all; %v without a restart); longest pause in writing after the stop %v",
+		stopped.Sub(began).Round(time.Millisecond), restarted.Sub(stopped).Round(time.Millisecond),
+		ended.Sub(restarted).Round(time.Millisecond), ended.Sub(began).Round(time.Millisecond), alone.Round(time.Millisecond),
+		longestPause([]*worker{w1, w2}, stopped, ended).Round(time.Millisecond))
+	checkPause(t, "the restart", longestPause([]*worker{w1, w2}, stopped, ended))
 	if st := jobStatus(t, server, job); st["state"] != "done" {
 		t.Errorf("status after the restart: %v", st)
 	}

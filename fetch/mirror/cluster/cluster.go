@@ -9,13 +9,17 @@
 //     durable pull consumer all workers share. A message is one item of
 //     work (a directory, menu or page to read, a file to fetch), JSON. A
 //     worker acknowledges an item only after what it found there (the
-//     items it queued, the records of what it wrote) is stored; an item
-//     that is not acknowledged within the ack wait (the worker died, hung
-//     or lost the network) is delivered again to another. While it works
-//     on an item a worker tells the server so (in-progress) every third
-//     of the ack wait, so a long transfer keeps its item. An item
-//     delivered more than MaxDeliveries times is parked: recorded under
-//     x.RUN.ID with its deliveries, acknowledged, reported by --status.
+//     items it queued, the records of what it wrote) is stored, and waits
+//     for the server to confirm it (an acknowledgement lost in a server
+//     restart is sent again). An item that is not acknowledged within
+//     the ack wait (4 s by default: the worker died, hung or lost the
+//     network) is delivered again to another. While it works on an item
+//     a worker tells the server so (in-progress) and refreshes its claim
+//     (below) every quarter of the ack wait, from a goroutine of its own,
+//     so a long or stalled transfer keeps its item. An item taken
+//     MaxDeliveries times by workers that died or gave it back is parked
+//     at its next delivery: recorded under x.RUN.ID with its count,
+//     acknowledged, reported by --status.
 //     The crawl is finished when the stream is empty: items leave a
 //     work-queue stream only when acknowledged, and a worker queues an
 //     item's children before acknowledging it, so an empty stream means
@@ -27,8 +31,16 @@
 //     of an item (the stream drops copies queued within ten minutes of
 //     each other by message ID, RUN.ID; a later one, say from a listing
 //     read again after its worker died) finds the key and is dropped. The
-//     key says who holds the item, is taken over only by a redelivery of
-//     the item (its holder let it go), and says "done" once the item is.
+//     key says who holds the item and how often it was taken ("take
+//     WORKER N"), is taken over only by a redelivery of the item whose
+//     holder let it go (gave it back, or has not refreshed the claim for
+//     half the ack wait), and says "done" once the item is. A redelivery
+//     while the claim is fresh (its holder's in-progress came late) is
+//     left with the holder and not counted; a holder that finds its item
+//     taken over while it still works on it gives the count back. The
+//     claim's age is the server's time of its last write against the
+//     reader's clock: machines' clocks must agree to within a second or
+//     so (NTP).
 //     Per local path f.ID, the record of what was written (URL, size,
 //     time, sha256) and where (worker, host); per worker w.NAME, its
 //     progress.
@@ -51,6 +63,11 @@
 // unchanged file is not fetched again. A job whose workers all stopped
 // goes on when any worker joins: the items they held are delivered again
 // after the ack wait.
+//
+// A restarted server (or one the network hid) costs a few seconds: the
+// client reconnects every 250 ms, notices a silent server within about
+// 5 s (pings every 2 s), and each request to the server is given up and
+// sent again after 2 s, so none waits out a request lost in the restart.
 //
 // The features used (work-queue retention, pull consumers, message
 // deduplication, key-value create and update by revision, bucket age
@@ -81,9 +98,13 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultAckWait       = 30 * time.Second
+	DefaultAckWait       = 4 * time.Second
 	DefaultMaxDeliveries = 5
 )
+
+// tryTimeout bounds one request to the server: a request lost in a server
+// restart is sent again after it, not after the client's 5 s default.
+const tryTimeout = 2 * time.Second
 
 // slotTTL is how long a slot outlives a worker that stopped refreshing it.
 const slotTTL = 15 * time.Second
@@ -100,8 +121,9 @@ type Options struct {
 	// Worker names this process within the job (mirror.ValidWorker).
 	Worker string
 	// AckWait is how long an item taken by a silent worker waits before
-	// it is delivered again; MaxDeliveries how often an item is delivered
-	// before it is parked.
+	// it is delivered again (the job's is set by the worker that creates
+	// it); MaxDeliveries how often an item may be taken by a worker that
+	// died or gave it back before it is parked.
 	AckWait       time.Duration
 	MaxDeliveries int
 }
@@ -122,6 +144,11 @@ type Crawl struct {
 	slots  jetstream.KeyValue
 	subj   string
 	host   string
+	// ackWait is the consumer's, which the worker that created it chose.
+	ackWait time.Duration
+
+	heldMu sync.Mutex
+	held   map[string]bool // claim keys of this worker's tasks
 
 	run    uint64
 	runMu  sync.Mutex
@@ -168,11 +195,16 @@ func Open(ctx context.Context, opts Options) (*Crawl, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Crawl{opts: opts, nc: nc, js: js, subj: "gofer." + opts.Job + ".work", work: make(chan *pending, 1024)}
+	c := &Crawl{opts: opts, nc: nc, js: js, subj: "gofer." + opts.Job + ".work", work: make(chan *pending, 1024),
+		held: map[string]bool{}}
 	c.host, _ = os.Hostname()
 	if err := c.ensure(ctx); err != nil {
 		nc.Close()
 		return nil, err
+	}
+	c.ackWait = opts.AckWait
+	if ci := c.cons.CachedInfo(); ci != nil && ci.Config.AckWait > 0 {
+		c.ackWait = ci.Config.AckWait
 	}
 	c.stat = WorkerStatus{Worker: opts.Worker, Host: c.host, PID: os.Getpid(), State: "running"}
 	bg, stop := context.WithCancel(context.Background())
@@ -196,8 +228,11 @@ func connect(opts Options, name string) (*nats.Conn, jetstream.JetStream, error)
 			return nil, nil, schemes.Errorf(schemes.ErrUsage, "cluster %s: want nats://HOST:PORT or tls://HOST:PORT", security.RedactURL(u))
 		}
 	}
+	// A server that went silent (no FIN: a machine or network gone) is
+	// noticed after two unanswered pings.
 	nopts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond),
-		nats.Timeout(5 * time.Second), nats.NoCallbacksAfterClientClose(),
+		nats.Timeout(5 * time.Second), nats.PingInterval(2 * time.Second), nats.MaxPingsOutstanding(2),
+		nats.NoCallbacksAfterClientClose(),
 		// The client's own reports would go to stderr with the server URL.
 		nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {})}
 	if opts.Creds != "" {
@@ -256,7 +291,7 @@ func (c *Crawl) ensure(ctx context.Context) error {
 	step := func(what string, fn func(context.Context) error) error {
 		sctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
-		if err := retry(sctx, func() error { return fn(sctx) }); err != nil {
+		if err := retry(sctx, fn); err != nil {
 			return schemes.Errorf(schemes.ErrConnect, "cluster %s: %s: %s", redactList(c.opts.URL), what, scrub(err.Error(), c.opts.URL))
 		}
 		return nil
@@ -326,7 +361,7 @@ type jobMeta struct {
 // Join enters the job (mirror.Shared).
 func (c *Crawl) Join(ctx context.Context, startURL, key string, root []byte) (uint64, error) {
 	var run uint64
-	err := retry(ctx, func() error {
+	err := retry(ctx, func(ctx context.Context) error {
 		e, err := c.kv.Get(ctx, "job")
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
 			b, _ := json.Marshal(jobMeta{URL: startURL, Run: 1, State: "running", Started: time.Now().UTC()})
@@ -371,7 +406,7 @@ func (c *Crawl) Join(ctx context.Context, startURL, key string, root []byte) (ui
 	c.statMu.Unlock()
 	// The root is queued by every worker that joins, under one message
 	// ID: the stream keeps one, and a claim already made skips a late one.
-	err = retry(ctx, func() error {
+	err = retry(ctx, func(ctx context.Context) error {
 		_, err := c.js.PublishMsg(ctx, c.itemMsg(key, root), jetstream.WithMsgID(c.msgID(key)))
 		return err
 	})
@@ -462,7 +497,7 @@ func (c *Crawl) storer(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case p := <-c.work:
-			if retry(ctx, func() error { return c.store(ctx, p) }) == nil {
+			if retry(ctx, func(ctx context.Context) error { return c.store(ctx, p) }) == nil {
 				close(p.stored)
 			}
 		}
@@ -501,7 +536,7 @@ func (c *Crawl) flush(ctx context.Context) error {
 func (c *Crawl) Lookup(ctx context.Context, path string) ([]byte, bool, error) {
 	var rec []byte
 	found := false
-	err := retry(ctx, func() error {
+	err := retry(ctx, func(ctx context.Context) error {
 		e, err := c.kv.Get(ctx, "f."+id(path))
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
 			return nil
@@ -547,12 +582,16 @@ type permanent struct{ err error }
 func (p permanent) Error() string { return p.err.Error() }
 
 // retry calls fn until it succeeds, returns a permanent error, or ctx
-// ends; between tries it waits, from 50 ms doubling to 2 s: a server
-// restarting is back within that, and the client reconnects by itself.
-func retry(ctx context.Context, fn func() error) error {
+// ends. Each try has tryTimeout; between tries it waits, from 50 ms
+// doubling to 1 s: a server restarting is back within that, and the
+// client reconnects by itself. fn must be safe to repeat: a try that
+// timed out may have been done by the server.
+func retry(ctx context.Context, fn func(context.Context) error) error {
 	wait := 50 * time.Millisecond
 	for {
-		err := fn()
+		tctx, cancel := context.WithTimeout(ctx, tryTimeout)
+		err := fn(tctx)
+		cancel()
 		if err == nil {
 			return nil
 		}
@@ -566,6 +605,6 @@ func retry(ctx context.Context, fn func() error) error {
 		if !ctxwait.For(ctx, wait) {
 			return err
 		}
-		wait = min(wait*2, 2*time.Second)
+		wait = min(wait*2, time.Second)
 	}
 }

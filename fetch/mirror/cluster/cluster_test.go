@@ -105,34 +105,176 @@ func TestQueueOnceAckDone(t *testing.T) {
 }
 
 // TestRedeliveryToAnotherWorker: a worker that dies holding an item (its
-// connection gone, no heartbeat) has it given to another after the ack
-// wait; the claim passes to the new holder.
+// connection gone, no heartbeat) has it given to another within seconds,
+// with the default ack wait; the claim passes to the new holder.
 func TestRedeliveryToAnotherWorker(t *testing.T) {
 	url := runServer(t, "", "")
 	ctx := ctxFor(t, 30*time.Second)
-	dead := open(t, url, "j2", "dead", time.Second, 0)
+	dead := open(t, url, "j2", "dead", 0, 0)
 	if _, err := dead.Join(ctx, "ftp://h/", "Lroot", []byte("root")); err != nil {
+		t.Fatal(err)
+	}
+	alive := open(t, url, "j2", "alive", 0, 0)
+	if _, err := alive.Join(ctx, "ftp://h/", "Lroot", []byte("root")); err != nil {
 		t.Fatal(err)
 	}
 	held := take(t, dead)
 	held.(*task).end() // its heartbeat stops, as in a killed process
 	dead.nc.Close()
-
-	alive := open(t, url, "j2", "alive", time.Second, 0)
-	if _, err := alive.Join(ctx, "ftp://h/", "Lroot", []byte("root")); err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
+	killed := time.Now()
 	got := take(t, alive)
+	after := time.Since(killed)
 	if string(got.Item()) != "root" {
 		t.Fatalf("took %q, want the dead worker's root", got.Item())
 	}
-	t.Logf("redelivered after %v", time.Since(start))
+	t.Logf("redelivered %v after the kill (ack wait %v)", after, DefaultAckWait)
+	// The ack wait and one missed heartbeat, with room for a slow machine.
+	if after > 10*time.Second {
+		t.Errorf("redelivered %v after the kill, want within seconds", after)
+	}
+	if e, err := alive.kv.Get(ctx, "t.1."+id("Lroot")); err != nil || string(e.Value()) != "take alive 2" {
+		t.Errorf("claim after the takeover: %v", err)
+	}
 	if err := got.Done(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := alive.Take(ctx); !errors.Is(err, mirror.ErrDone) {
 		t.Fatalf("after the root: %v, want ErrDone", err)
+	}
+}
+
+// TestLiveHolderKeepsItem: a worker that holds an item for three times the
+// ack wait (a long transfer) keeps it: it is never delivered again, and
+// another worker waits until it is done.
+func TestLiveHolderKeepsItem(t *testing.T) {
+	url := runServer(t, "", "")
+	ctx := ctxFor(t, 30*time.Second)
+	const ackWait = time.Second
+	a := open(t, url, "j8", "a", ackWait, 1)
+	b := open(t, url, "j8", "b", ackWait, 1)
+	for _, c := range []*Crawl{a, b} {
+		if _, err := c.Join(ctx, "ftp://h/", "Lroot", []byte("root")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held := take(t, a)
+	if task, err := b.Take(ctxFor(t, 3*ackWait)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("b during a's long item: %v, %v; want to wait", task, err)
+	}
+	ci, err := a.cons.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ci.NumRedelivered != 0 || ci.NumAckPending != 1 {
+		t.Errorf("after 3 ack waits: %d redelivered, %d pending; want the item held, never redelivered", ci.NumRedelivered, ci.NumAckPending)
+	}
+	if err := held.Done(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Take(ctx); !errors.Is(err, mirror.ErrDone) {
+		t.Errorf("b after a's item: %v, want ErrDone", err)
+	}
+	if len(a.Parked())+len(b.Parked()) != 0 {
+		t.Errorf("parked %v %v", a.Parked(), b.Parked())
+	}
+}
+
+// stopHeartbeat stops a task's heartbeat (its in-progress and claim
+// refreshes) as if the server no longer heard them, the task still held.
+func stopHeartbeat(t *task) {
+	t.once.Do(func() {
+		close(t.stop)
+		t.wg.Wait()
+	})
+}
+
+// TestLateExtensionNotCounted: an item delivered again while its holder
+// still refreshes its claim (its in-progress lost) is neither taken over
+// nor counted towards parking, even at one delivery allowed.
+func TestLateExtensionNotCounted(t *testing.T) {
+	url := runServer(t, "", "")
+	ctx := ctxFor(t, 30*time.Second)
+	const ackWait = time.Second
+	a := open(t, url, "j9", "a", ackWait, 1)
+	b := open(t, url, "j9", "b", ackWait, 1)
+	for _, c := range []*Crawl{a, b} {
+		if _, err := c.Join(ctx, "ftp://h/", "Lroot", []byte("root")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held := take(t, a).(*task)
+	stopHeartbeat(held)
+	stop := make(chan struct{})
+	refreshed := make(chan struct{})
+	go func() {
+		defer close(refreshed)
+		tick := time.NewTicker(ackWait / 4)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				held.refresh(ctx)
+			}
+		}
+	}()
+	if task, err := b.Take(ctxFor(t, 4*ackWait)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("b while a refreshes its claim: %v, %v; want to wait", task, err)
+	}
+	close(stop)
+	<-refreshed
+	ci, err := a.cons.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ci.NumRedelivered == 0 {
+		t.Errorf("no redelivery without in-progress: the test shows nothing")
+	}
+	if len(b.Parked()) != 0 {
+		t.Errorf("b parked %v, delivered again while its holder worked on it", b.Parked())
+	}
+	if err := held.Done(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Take(ctx); !errors.Is(err, mirror.ErrDone) {
+		t.Errorf("b after a's item: %v, want ErrDone", err)
+	}
+}
+
+// TestTakenOverGivesCountBack: a holder cut off long enough for another
+// worker to take its item over, still working on it, gives the take back
+// (once), so that the item is not parked for a worker that did not die.
+func TestTakenOverGivesCountBack(t *testing.T) {
+	url := runServer(t, "", "")
+	ctx := ctxFor(t, 30*time.Second)
+	const ackWait = time.Second
+	a := open(t, url, "j10", "a", ackWait, 0)
+	b := open(t, url, "j10", "b", ackWait, 0)
+	for _, c := range []*Crawl{a, b} {
+		if _, err := c.Join(ctx, "ftp://h/", "Lroot", []byte("root")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held := take(t, a).(*task)
+	stopHeartbeat(held)
+	got := take(t, b).(*task)
+	if got.claim.takes != 2 {
+		t.Fatalf("b's claim %+v, want the second take", got.claim)
+	}
+	stopHeartbeat(got) // no refresh races the checks below
+	key := "t.1." + id("Lroot")
+	held.refresh(ctx)
+	held.refresh(ctx)
+	if e, err := a.kv.Get(ctx, key); err != nil || string(e.Value()) != "take b 1" || !held.gaveBack {
+		t.Fatalf("claim after a's refreshes: %v; want b's, counted once", err)
+	}
+	got.refresh(ctx)
+	if got.claim.takes != 1 {
+		t.Errorf("b's claim after its refresh: %+v, want the count given back", got.claim)
+	}
+	if e, err := b.kv.Get(ctx, key); err != nil || string(e.Value()) != "take b 1" {
+		t.Errorf("claim after b's refresh: %v", err)
 	}
 }
 
@@ -340,7 +482,9 @@ func TestMirrorStopAndResume(t *testing.T) {
 	start, want := srcTree(t, 60)
 	work := t.TempDir()
 	worker := func(name string, ctx context.Context, log func(string, ...any)) (*mirror.Summary, error) {
-		c, err := Open(context.Background(), Options{URL: url, Job: "resume", Worker: name})
+		// An ack wait longer than the test: only items given back reach
+		// the second worker in time.
+		c, err := Open(context.Background(), Options{URL: url, Job: "resume", Worker: name, AckWait: time.Minute})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -361,7 +505,7 @@ func TestMirrorStopAndResume(t *testing.T) {
 	if !errors.Is(err, schemes.ErrInterrupted) {
 		t.Fatalf("interrupted worker: %v", err)
 	}
-	// Its items were given back: no ack wait (30 s) stands in the way.
+	// Its items were given back: no ack wait (a minute) stands in the way.
 	sum, err := worker("second", ctxFor(t, 20*time.Second), nil)
 	if err != nil {
 		t.Fatalf("second worker: %v", err)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -55,17 +57,47 @@ func (c *Crawl) Take(ctx context.Context) (mirror.Task, error) {
 			if !ctxwait.For(ctx, wait) {
 				return nil, ctx.Err()
 			}
-			wait = min(wait*2, 2*time.Second)
+			wait = min(wait*2, 500*time.Millisecond)
 			continue
 		}
 		wait = 50 * time.Millisecond
-		info, err := c.stream.Info(ctx)
+		ictx, cancel := context.WithTimeout(ctx, tryTimeout)
+		info, err := c.stream.Info(ictx)
+		cancel()
 		if err == nil && info.State.Msgs == 0 {
 			c.finish(ctx)
 			return nil, mirror.ErrDone
 		}
 	}
 }
+
+// claim is a claim key's value: "take WORKER N" (WORKER holds the item,
+// taken N times), "drop WORKER N" (given back), "done" or "parked".
+type claim struct {
+	state  string
+	worker string
+	takes  int
+}
+
+func parseClaim(b []byte) claim {
+	f := strings.Fields(string(b))
+	cl := claim{state: "?"}
+	if len(f) > 0 {
+		cl.state = f[0]
+	}
+	if len(f) > 1 {
+		cl.worker = f[1]
+	}
+	cl.takes = 1
+	if len(f) > 2 {
+		if n, err := strconv.Atoi(f[2]); err == nil && n > 0 {
+			cl.takes = n
+		}
+	}
+	return cl
+}
+
+func (cl claim) value() []byte { return fmt.Appendf(nil, "%s %s %d", cl.state, cl.worker, cl.takes) }
 
 // claim makes m this worker's, or settles it: nil when the item is done
 // already, taken by another worker, parked, or could not be claimed now.
@@ -81,47 +113,73 @@ func (c *Crawl) claim(ctx context.Context, m jetstream.Msg) *task {
 		return nil
 	}
 	key := fmt.Sprintf("t.%d.%s", c.currentRun(), item)
-	if md.NumDelivered > uint64(c.opts.MaxDeliveries) {
-		c.park(ctx, m, key, md.NumDelivered)
+	if c.holds(key) {
+		// Delivered again while this worker works on it (an in-progress
+		// came late): left pending, the task's acknowledgement ends it.
 		return nil
 	}
-	mine := []byte("take " + c.opts.Worker)
-	rev, err := c.kv.Create(ctx, key, mine)
+	mine := claim{state: "take", worker: c.opts.Worker, takes: 1}
+	cctx, cancel := context.WithTimeout(ctx, tryTimeout)
+	defer cancel()
+	rev, err := c.kv.Create(cctx, key, mine.value())
 	if errors.Is(err, jetstream.ErrKeyExists) {
-		e, gerr := c.kv.Get(ctx, key)
-		switch {
-		case gerr != nil:
+		e, gerr := c.kv.Get(cctx, key)
+		if gerr != nil {
 			m.Nak()
 			return nil
-		case string(e.Value()) == "done" || string(e.Value()) == "parked":
+		}
+		cl := parseClaim(e.Value())
+		switch {
+		case cl.state == "done" || cl.state == "parked":
 			m.Ack() // done, its acknowledgement lost
 			return nil
 		case md.NumDelivered == 1:
-			// A second copy of an item another worker holds: the copy
-			// goes, the item stays with its worker.
+			// A second copy of an item another worker holds or held:
+			// the copy goes, the item stays (or is delivered again).
 			m.Ack()
+			return nil
+		case cl.state == "take" && cl.worker != c.opts.Worker && time.Since(e.Created()) < c.ackWait/2:
+			// Its holder refreshed the claim a moment ago: it works on
+			// the item, its in-progress came late. Left pending, not
+			// counted; the holder's acknowledgement ends it, and if the
+			// holder dies it is delivered again.
 			return nil
 		}
 		// Delivered again: whoever held it let it go.
-		rev, err = c.kv.Update(ctx, key, mine, e.Revision())
+		if cl.takes >= c.opts.MaxDeliveries {
+			c.park(ctx, m, key, cl.takes+1)
+			return nil
+		}
+		mine.takes = cl.takes + 1
+		rev, err = c.kv.Update(cctx, key, mine.value(), e.Revision())
 	}
 	if err != nil {
 		m.Nak()
 		return nil
 	}
-	t := &task{c: c, m: m, key: key, rev: rev, stop: make(chan struct{})}
+	t := &task{c: c, m: m, key: key, rev: rev, claim: mine, stop: make(chan struct{})}
+	c.heldMu.Lock()
+	c.held[key] = true
+	c.heldMu.Unlock()
 	t.wg.Go(t.heartbeat)
 	return t
 }
 
+// holds reports whether one of this worker's tasks holds the claim key.
+func (c *Crawl) holds(key string) bool {
+	c.heldMu.Lock()
+	defer c.heldMu.Unlock()
+	return c.held[key]
+}
+
 // park gives up on an item delivered too often: recorded, acknowledged.
-func (c *Crawl) park(ctx context.Context, m jetstream.Msg, key string, n uint64) {
-	p := Parked{Item: json.RawMessage(m.Data()), Deliveries: n, By: c.opts.Worker}
+func (c *Crawl) park(ctx context.Context, m jetstream.Msg, key string, n int) {
+	p := Parked{Item: json.RawMessage(m.Data()), Deliveries: uint64(n), By: c.opts.Worker}
 	if !json.Valid(m.Data()) {
 		p.Item, _ = json.Marshal(string(m.Data()))
 	}
 	b, _ := json.Marshal(p)
-	err := retry(ctx, func() error {
+	err := retry(ctx, func(ctx context.Context) error {
 		if _, err := c.kv.Put(ctx, "x."+key[2:], b); err != nil {
 			return err
 		}
@@ -141,7 +199,7 @@ func (c *Crawl) park(ctx context.Context, m jetstream.Msg, key string, n uint64)
 // finish marks the run done, once, when its stream is empty.
 func (c *Crawl) finish(ctx context.Context) {
 	run := c.currentRun()
-	retry(ctx, func() error {
+	retry(ctx, func(ctx context.Context) error {
 		e, err := c.kv.Get(ctx, "job")
 		if err != nil {
 			return err
@@ -162,21 +220,28 @@ func (c *Crawl) finish(ctx context.Context) {
 
 // task is a claimed item (mirror.Task).
 type task struct {
-	c    *Crawl
-	m    jetstream.Msg
-	key  string
-	rev  uint64
-	stop chan struct{}
-	wg   sync.WaitGroup
-	once sync.Once
+	c     *Crawl
+	m     jetstream.Msg
+	key   string
+	rev   uint64 // the claim's revision; the heartbeat's until it ends
+	claim claim
+	// gaveBack: the claim was taken over while this task still worked
+	// on the item, and its take was uncounted.
+	gaveBack bool
+	stop     chan struct{}
+	wg       sync.WaitGroup
+	once     sync.Once
 }
 
 func (t *task) Item() []byte { return t.m.Data() }
 
-// heartbeat tells the server the item is being worked on, every third of
-// the ack wait, until the task ends.
+// heartbeat tells the server the item is being worked on, and refreshes
+// the claim, every quarter of the ack wait until the task ends. It runs
+// beside the transfer, so a slow one keeps its item; a tick missed while
+// the last one waits on the server is dropped, not queued.
 func (t *task) heartbeat() {
-	tick := time.NewTicker(t.c.opts.AckWait / 3)
+	every := t.c.ackWait / 4
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
 		select {
@@ -184,6 +249,37 @@ func (t *task) heartbeat() {
 			return
 		case <-tick.C:
 			t.m.InProgress()
+			ctx, cancel := context.WithTimeout(context.Background(), every)
+			t.refresh(ctx)
+			cancel()
+		}
+	}
+}
+
+// refresh rewrites the claim, which tells other workers its holder is
+// alive. When the claim is no longer this task's (another worker took the
+// item over while this one was cut off from the server), the take is
+// given back once: the item was not lost, and must not be parked for it.
+func (t *task) refresh(ctx context.Context) {
+	rev, err := t.c.kv.Update(ctx, t.key, t.claim.value(), t.rev)
+	if err == nil {
+		t.rev = rev
+		return
+	}
+	e, err := t.c.kv.Get(ctx, t.key)
+	if err != nil {
+		return
+	}
+	cl := parseClaim(e.Value())
+	switch {
+	case cl.state == "take" && cl.worker == t.c.opts.Worker:
+		// The last refresh was done, its answer lost; or the count was
+		// given back by a worker this one took the item over from.
+		t.claim, t.rev = cl, e.Revision()
+	case cl.state == "take" && cl.worker != t.c.opts.Worker && cl.takes > 1 && !t.gaveBack:
+		cl.takes--
+		if _, err := t.c.kv.Update(ctx, t.key, cl.value(), e.Revision()); err == nil {
+			t.gaveBack = true
 		}
 	}
 }
@@ -192,38 +288,59 @@ func (t *task) end() {
 	t.once.Do(func() {
 		close(t.stop)
 		t.wg.Wait()
+		t.c.heldMu.Lock()
+		delete(t.c.held, t.key)
+		t.c.heldMu.Unlock()
 	})
+}
+
+// release marks the claim given back, so that the next delivery of the
+// item is taken at once, and gives the item back to the server.
+func (t *task) release(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), tryTimeout)
+	defer cancel()
+	cl := t.claim
+	cl.state = "drop"
+	t.c.kv.Update(ctx, t.key, cl.value(), t.rev)
+	t.m.Nak()
 }
 
 // Done acknowledges the item once what it queued and recorded is stored.
 func (t *task) Done(ctx context.Context) error {
 	defer t.end()
 	if err := t.c.flush(ctx); err != nil {
-		t.m.Nak()
+		t.end()
+		t.release(ctx)
 		return err
 	}
-	err := retry(ctx, func() error {
+	err := retry(ctx, func(ctx context.Context) error {
 		_, err := t.c.kv.Put(ctx, t.key, []byte("done"))
 		return err
 	})
 	if err != nil {
 		// Not recorded done: another worker does it again (at once; a
 		// worker ended by ctx must not hold it for the ack wait).
-		t.m.Nak()
+		t.end()
+		t.release(ctx)
 		return err
 	}
+	t.end()
 	t.c.statMu.Lock()
 	t.c.stat.Done++
 	t.c.statMu.Unlock()
-	// A lost acknowledgement only means a redelivery, which the claim
-	// ("done") settles.
-	return t.m.Ack()
+	// The server confirms the acknowledgement; one lost (the server
+	// restarting) is sent again, so that the item does not wait out the
+	// ack wait before the crawl can end. Given up on, it only means a
+	// redelivery, which the claim ("done") settles.
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 4*tryTimeout)
+	defer cancel()
+	return retry(actx, t.m.DoubleAck)
 }
 
 // Drop gives the item back for another worker, at once.
 func (t *task) Drop() {
 	t.end()
-	t.m.Nak()
+	t.release(context.Background())
 }
 
 // Slot waits for one of n connection slots to host (mirror.Shared). While
@@ -240,7 +357,9 @@ func (c *Crawl) Slot(ctx context.Context, host string, n int) (func(), error) {
 	for {
 		for i := range n {
 			key := fmt.Sprintf("%s%d", prefix, i)
-			rev, err := c.slots.Create(ctx, key, []byte(c.opts.Worker))
+			cctx, cancel := context.WithTimeout(ctx, tryTimeout)
+			rev, err := c.slots.Create(cctx, key, []byte(c.opts.Worker))
+			cancel()
 			if err != nil {
 				continue
 			}
