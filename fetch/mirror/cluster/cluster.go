@@ -27,7 +27,8 @@
 //   - a key-value bucket, GOFER_JOB: "job" (the starting URL, the run
 //     number, running or done); the seen set t.RUN.ID, one key per item
 //     taken in the run, made by atomic create when a worker takes the
-//     item, so two workers never work on one item at once: a second copy
+//     item, so two workers never work on one item at once while its
+//     holder is in touch with the server: a second copy
 //     of an item (the stream drops copies queued within ten minutes of
 //     each other by message ID, RUN.ID; a later one, say from a listing
 //     read again after its worker died) finds the key and is dropped. The
