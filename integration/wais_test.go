@@ -1,6 +1,6 @@
 package integration_test
 
-// WAIS against the harness's scripted server (integration/waisd on
+// WAIS against the harness's scripted server (schemes/wais/waistest on
 // 127.0.0.210:210, the database "test" of integration/LAYOUT.md): through
 // the library's front door (fetch.Get) and through the gofer command.
 
@@ -16,9 +16,9 @@ import (
 
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/integration/itest"
-	"github.com/goferurl/gofer/integration/waisd"
 	"github.com/goferurl/gofer/schemes"
 	"github.com/goferurl/gofer/schemes/wais"
+	"github.com/goferurl/gofer/schemes/wais/waistest"
 )
 
 const waisURL = "wais://" + itest.WAISHost + "/test"
@@ -57,12 +57,12 @@ func waisSearchJSON(t *testing.T, args ...string) waisListing {
 func TestWAISSearchCLI(t *testing.T) {
 	itest.Require(t, itest.WAISHost+":210")
 	l := waisSearchJSON(t, waisURL+"?fox")
-	docs := waisd.TestDocuments()
+	docs := waistest.TestDocuments()
 	if len(l.Entries) != 2 {
 		t.Fatalf("%d entries: %+v", len(l.Entries), l.Entries)
 	}
 	for i, want := range []struct {
-		doc   waisd.Document
+		doc   waistest.Document
 		score int64
 	}{{docs[0], 1000}, {docs[1], 666}} {
 		e := l.Entries[i]
@@ -135,7 +135,7 @@ func TestWAISNoHitsCLI(t *testing.T) {
 // with -o, and -C resumes a cut copy.
 func TestWAISLongDocumentCLI(t *testing.T) {
 	itest.Require(t, itest.WAISHost+":210")
-	long := waisd.TestDocuments()[3].Text
+	long := waistest.TestDocuments()[3].Text
 	if len(long) <= 3*wais.RangeSize {
 		t.Fatalf("long.txt is %d bytes", len(long))
 	}
@@ -181,7 +181,7 @@ func TestWAISLibrary(t *testing.T) {
 	}
 	defer resp.Close()
 	got, err := io.ReadAll(resp.Body)
-	if err != nil || !bytes.Equal(got, waisd.TestDocuments()[3].Text) {
+	if err != nil || !bytes.Equal(got, waistest.TestDocuments()[3].Text) {
 		t.Fatalf("%d bytes, %v", len(got), err)
 	}
 	if _, err := fetch.Get(ctx, "wais://"+itest.WAISHost+"/nosuch?fox"); err == nil ||

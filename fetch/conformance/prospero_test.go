@@ -8,12 +8,12 @@ import (
 	"strings"
 
 	"github.com/goferurl/gofer/fetch"
-	"github.com/goferurl/gofer/integration/prosperod"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/prospero/prosperotest"
 )
 
 // prosperoAdapter resolves every object through gofer's scripted Prospero
-// server (integration/prosperod) to the same object on the suite's
+// server (schemes/prospero/prosperotest) to the same object on the suite's
 // scripted Gopher server: a prospero fetch is a resolution, and the bytes,
 // stalls and cuts come from the target it resolves to. The Prospero server
 // speaks ARDP as over UDP but without a socket: the client's UDP dial gets
@@ -48,7 +48,7 @@ func prosperoAdapter() Adapter {
 				return fmt.Sprintf("ATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE GOPHER INTERNET-D %s(%s) ASCII %s %s", host, port, sel, typ)
 			}
 			const file = "ATTRIBUTE OBJECT FIELD BASE-TYPE FILE"
-			objects := map[string]*prosperod.Object{
+			objects := map[string]*prosperotest.Object{
 				"/" + string(Listing): {
 					Info: []string{"ATTRIBUTE OBJECT FIELD BASE-TYPE DIRECTORY"},
 					List: []string{"LINK L FILE small INTERNET-D " + prosperoHost + " ASCII /small 0"},
@@ -57,9 +57,9 @@ func prosperoAdapter() Adapter {
 					fmt.Sprintf("ATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE HTTP INTERNET-D %s(%s) ASCII /cut", host, port)}},
 			}
 			for _, obj := range []Object{Small, Large, Stall, Gated} {
-				objects["/"+string(obj)] = &prosperod.Object{Info: []string{file, method("9", "/"+string(obj))}}
+				objects["/"+string(obj)] = &prosperotest.Object{Info: []string{file, method("9", "/"+string(obj))}}
 			}
-			o.Dialer = &pipeDialer{srv: prosperod.New(objects, nil), next: o.Dialer}
+			o.Dialer = &pipeDialer{srv: prosperotest.New(objects, nil), next: o.Dialer}
 		},
 	}
 }
@@ -91,7 +91,7 @@ const prosperoHost = "127.0.0.1"
 // pipeDialer gives a UDP dial to the Prospero server the server's Pipe and
 // leaves every other dial to next.
 type pipeDialer struct {
-	srv  *prosperod.Server
+	srv  *prosperotest.Server
 	next schemes.Dialer
 }
 

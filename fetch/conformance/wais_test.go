@@ -5,11 +5,11 @@ import (
 	"io"
 	"net"
 
-	"github.com/goferurl/gofer/integration/waisd"
+	"github.com/goferurl/gofer/schemes/wais/waistest"
 )
 
 // waisAdapter serves the objects from the scripted WAIS server's building
-// blocks (integration/waisd): each object is a document whose id is the
+// blocks (schemes/wais/waistest): each object is a document whose id is the
 // single field 3=NAME, retrieved range by range on one connection; the
 // listing is a search whose one hit is the small object. The cut and gated
 // objects are one range whose answer announces the whole text and stops
@@ -32,38 +32,38 @@ func waisID(name string) string { return string(append([]byte{3, byte(len(name))
 
 func serveWAIS(c net.Conn, env *Env) {
 	for {
-		q, err := waisd.ReadRequest(c)
+		q, err := waistest.ReadRequest(c)
 		if err != nil {
 			return
 		}
 		if q.QueryType == "3" {
-			c.Write(waisd.SearchAnswer([]waisd.Hit{{DocID: []byte(waisID("small")), Score: 1000,
+			c.Write(waistest.SearchAnswer([]waistest.Hit{{DocID: []byte(waisID("small")), Score: 1000,
 				Length: int64(len(SmallBody)), Lines: 1, Type: "TEXT", Headline: "A small object"}}, q.ReferenceID))
 			continue
 		}
 		part := func(doc []byte) []byte { return doc[min(q.Start, int64(len(doc))):min(q.End, int64(len(doc)))] }
 		switch string(q.DocID) {
 		case waisID("small"):
-			c.Write(waisd.TextAnswer(q.DocID, part(SmallBody), q.ReferenceID))
+			c.Write(waistest.TextAnswer(q.DocID, part(SmallBody), q.ReferenceID))
 		case waisID("large"):
 			n := min(q.End, LargeSize) - min(q.Start, LargeSize)
-			c.Write(waisd.TextAnswer(q.DocID, bytes.Repeat([]byte{'L'}, int(n)), q.ReferenceID))
+			c.Write(waistest.TextAnswer(q.DocID, bytes.Repeat([]byte{'L'}, int(n)), q.ReferenceID))
 		case waisID("stall"):
 			env.Stall(c)
 			return
 		case waisID("cut"):
-			msg := waisd.TextAnswer(q.DocID, append(append([]byte{}, CutHead...), make([]byte, 1000)...), q.ReferenceID)
+			msg := waistest.TextAnswer(q.DocID, append(append([]byte{}, CutHead...), make([]byte, 1000)...), q.ReferenceID)
 			c.Write(msg[:len(msg)-1000])
 			return
 		case waisID("gated"):
-			msg := waisd.TextAnswer(q.DocID, part(append(append([]byte{}, GatedHead...), GatedTail...)), q.ReferenceID)
+			msg := waistest.TextAnswer(q.DocID, part(append(append([]byte{}, GatedHead...), GatedTail...)), q.ReferenceID)
 			c.Write(msg[:len(msg)-len(GatedTail)])
 			if waisRelease(c, env) {
 				c.Write(msg[len(msg)-len(GatedTail):])
 			}
 			return // the range was the document's last: no request follows
 		default:
-			c.Write(waisd.DiagnosticAnswer("S1", "Document not found in database "+q.Database, q.ReferenceID))
+			c.Write(waistest.DiagnosticAnswer("S1", "Document not found in database "+q.Database, q.ReferenceID))
 		}
 	}
 }

@@ -31,7 +31,7 @@ const (
 	SNHost          = "127.0.0.120" // sn's snntpd behind socat on 119 (group gofer.sn)
 	TelnetHost      = "127.0.0.23"  // inetutils-telnetd behind socat on 23
 	HTTPHost        = "127.0.0.80"  // nginx on 80 and 443 (self-signed)
-	WAISHost        = "127.0.0.210" // the scripted WAIS server (integration/waisd) on 210
+	WAISHost        = "127.0.0.210" // the scripted WAIS server (schemes/wais/waistest) on 210
 	ProsperoHost    = "127.0.0.15"  // scripted Prospero server (integration/cmd/prosperod), UDP 1525
 	NATSHost        = "127.0.0.42"  // nats-server with JetStream on 4222 (mirror --cluster)
 	GeminiHost      = "127.0.0.196" // molly-brown in its own network namespace, relayed on GeminiPort

@@ -1,5 +1,5 @@
 # WAIS: no WAIS server is packaged for Debian, so the scripted server of
-# integration/waisd (what freeWAIS-sf 2.2.10 was seen to send and accept)
+# schemes/wais/waistest (what freeWAIS-sf 2.2.10 was seen to send and accept)
 # serves the database "test" on 127.0.0.210:210. Sourced by integration/up.
 # integration/LAYOUT.md lists its documents.
 

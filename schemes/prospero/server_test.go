@@ -9,23 +9,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goferurl/gofer/integration/prosperod"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/prospero/prosperotest"
 )
 
 // testHosts are the targets the in-process catalogue names; nothing is
 // dialled there by these tests, which stop at the resolution.
-var testHosts = prosperod.Hosts{FTP: "127.0.0.21", Gopher: "127.0.0.71"}
+var testHosts = prosperotest.Hosts{FTP: "127.0.0.21", Gopher: "127.0.0.71"}
 
 // startServer serves the catalogue on a fresh loopback UDP port.
-func startServer(t *testing.T) (*prosperod.Server, string) {
+func startServer(t *testing.T) (*prosperotest.Server, string) {
 	t.Helper()
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := pc.LocalAddr().(*net.UDPAddr)
-	srv := prosperod.New(prosperod.Catalog(testHosts, addr.IP.String()+"("+strconv.Itoa(addr.Port)+")"), nil)
+	srv := prosperotest.New(prosperotest.Catalog(testHosts, addr.IP.String()+"("+strconv.Itoa(addr.Port)+")"), nil)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

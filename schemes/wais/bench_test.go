@@ -6,8 +6,8 @@ import (
 	"net"
 	"testing"
 
-	"github.com/goferurl/gofer/integration/waisd"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/wais/waistest"
 )
 
 // BenchmarkRetrieve retrieves a 16 MiB document, range by range, from a
@@ -32,11 +32,11 @@ func BenchmarkRetrieve(b *testing.B) {
 			go func() {
 				defer c.Close()
 				for {
-					q, err := waisd.ReadRequest(c)
+					q, err := waistest.ReadRequest(c)
 					if err != nil {
 						return
 					}
-					c.Write(waisd.TextAnswer(q.DocID, doc[min(q.Start, size):min(q.End, size)], nil))
+					c.Write(waistest.TextAnswer(q.DocID, doc[min(q.Start, size):min(q.End, size)], nil))
 				}
 			}()
 		}

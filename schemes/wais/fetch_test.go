@@ -12,20 +12,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goferurl/gofer/integration/waisd"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/wais/waistest"
 	"github.com/goferurl/gofer/security"
 )
 
 // startServer runs the scripted WAIS server with the database "test" on a
 // loopback port; requests counts the requests it answered.
-func startServer(t *testing.T) (addr string, srv *waisd.Server, requests func() int) {
+func startServer(t *testing.T) (addr string, srv *waistest.Server, requests func() int) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv = waisd.NewTestServer("waisd.gofer.test:210")
+	srv = waistest.NewTestServer("waisd.gofer.test:210")
 	var mu sync.Mutex
 	n := 0
 	srv.Log = func(string) { mu.Lock(); n++; mu.Unlock() }
@@ -102,7 +102,7 @@ func TestSearchSeveralHits(t *testing.T) {
 	if len(es) != 2 {
 		t.Fatalf("%d entries, want 2: %+v", len(es), es)
 	}
-	docs := waisd.TestDocuments()
+	docs := waistest.TestDocuments()
 	for i, want := range []struct {
 		doc   int
 		score int64
@@ -128,7 +128,7 @@ func TestSearchSeveralHits(t *testing.T) {
 // the ranges at the offset.
 func TestRetrieveMultiRange(t *testing.T) {
 	addr, srv, requests := startServer(t)
-	long := waisd.TestDocuments()[3].Text
+	long := waistest.TestDocuments()[3].Text
 	if len(long) <= 3*RangeSize {
 		t.Fatalf("long.txt has %d bytes, want more than three ranges", len(long))
 	}
@@ -164,7 +164,7 @@ func TestRetrieveMultiRange(t *testing.T) {
 	// A short document: one range, and its size is known at once.
 	wpath, _ = DocID(srv.DocID(0)).WPath()
 	resp, body = readAll(t, request(t, "wais://"+addr+"/test/TEXT/"+wpath))
-	if resp.Size != int64(len(body)) || !bytes.Equal(body, waisd.TestDocuments()[0].Text) {
+	if resp.Size != int64(len(body)) || !bytes.Equal(body, waistest.TestDocuments()[0].Text) {
 		t.Errorf("fox.txt: size %d, %q", resp.Size, body)
 	}
 }
@@ -340,7 +340,7 @@ func must(resp *schemes.Response, err error) *schemes.Response {
 
 // serveScript runs answer for every request on every connection of a
 // loopback listener.
-func serveScript(t *testing.T, answer func(c net.Conn, q *waisd.Request) bool) string {
+func serveScript(t *testing.T, answer func(c net.Conn, q *waistest.Request) bool) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -361,7 +361,7 @@ func serveScript(t *testing.T, answer func(c net.Conn, q *waisd.Request) bool) s
 				defer wg.Done()
 				defer c.Close()
 				for {
-					q, err := waisd.ReadRequest(c)
+					q, err := waistest.ReadRequest(c)
 					if err != nil || !answer(c, q) {
 						return
 					}
@@ -377,12 +377,12 @@ func serveScript(t *testing.T, answer func(c net.Conn, q *waisd.Request) bool) s
 // diagnostic for the first range is the server's refusal.
 func TestRangePastEndDiagnostic(t *testing.T) {
 	doc := bytes.Repeat([]byte("0123456789"), 2*RangeSize/10)
-	addr := serveScript(t, func(c net.Conn, q *waisd.Request) bool {
+	addr := serveScript(t, func(c net.Conn, q *waistest.Request) bool {
 		if q.Start >= int64(len(doc)) || string(q.DocID) != "\x03\x01d" {
-			c.Write(waisd.DiagnosticAnswer("S1", "no such range", q.ReferenceID))
+			c.Write(waistest.DiagnosticAnswer("S1", "no such range", q.ReferenceID))
 			return true
 		}
-		c.Write(waisd.TextAnswer(q.DocID, doc[q.Start:min(q.End, int64(len(doc)))], q.ReferenceID))
+		c.Write(waistest.TextAnswer(q.DocID, doc[q.Start:min(q.End, int64(len(doc)))], q.ReferenceID))
 		return true
 	})
 	_, body := readAll(t, request(t, "wais://"+addr+"/test/TEXT/3=d;"))
@@ -399,8 +399,8 @@ func TestRangePastEndDiagnostic(t *testing.T) {
 // transfer after the bytes that came.
 func TestCutMidRange(t *testing.T) {
 	doc := bytes.Repeat([]byte("x"), 3*RangeSize)
-	addr := serveScript(t, func(c net.Conn, q *waisd.Request) bool {
-		msg := waisd.TextAnswer(q.DocID, doc[q.Start:min(q.End, int64(len(doc)))], q.ReferenceID)
+	addr := serveScript(t, func(c net.Conn, q *waistest.Request) bool {
+		msg := waistest.TextAnswer(q.DocID, doc[q.Start:min(q.End, int64(len(doc)))], q.ReferenceID)
 		if q.Start > 0 {
 			c.Write(msg[:len(msg)-RangeSize/2])
 			return false
@@ -423,7 +423,7 @@ func TestCutMidRange(t *testing.T) {
 // ends the fetch with ErrTimeout after the idle timeout; cancelling the
 // context ends it with ErrInterrupted.
 func TestStalledServer(t *testing.T) {
-	addr := serveScript(t, func(net.Conn, *waisd.Request) bool { return true })
+	addr := serveScript(t, func(net.Conn, *waistest.Request) bool { return true })
 	req := request(t, "wais://"+addr+"/test?fox")
 	req.IdleTimeout = 200 * time.Millisecond
 	if _, err := fetch(t, req); !errors.Is(err, schemes.ErrTimeout) {
@@ -457,8 +457,8 @@ func TestJunkBeforeHeader(t *testing.T) {
 		junk string
 		ok   bool
 	}{{"\r\n", true}, {strings.Repeat("x", maxJunk+1), false}} {
-		addr := serveScript(t, func(c net.Conn, q *waisd.Request) bool {
-			c.Write(append([]byte(tc.junk), waisd.TextAnswer(q.DocID, []byte("text"), nil)...))
+		addr := serveScript(t, func(c net.Conn, q *waistest.Request) bool {
+			c.Write(append([]byte(tc.junk), waistest.TextAnswer(q.DocID, []byte("text"), nil)...))
 			return true
 		})
 		resp, err := fetch(t, request(t, "wais://"+addr+"/test/TEXT/3=d;"))

@@ -4,13 +4,13 @@ import (
 	"io"
 	"testing"
 
-	"github.com/goferurl/gofer/integration/waisd"
+	"github.com/goferurl/gofer/schemes/wais/waistest"
 )
 
 func searchSeeds(f *testing.F) {
-	f.Add(waisd.SearchAnswer([]waisd.Hit{{DocID: waisd.DocID("h:210", "/d", "0 1 /d/a"), Score: 1000, Length: 1, Lines: 1, Type: "TEXT", Headline: "a"}}, []byte("3")))
-	f.Add(waisd.DiagnosticAnswer("S1", "The following database is not available: x", nil))
-	f.Add(waisd.TextAnswer([]byte{1, 1, 'x'}, []byte("some text"), []byte("3")))
+	f.Add(waistest.SearchAnswer([]waistest.Hit{{DocID: waistest.DocID("h:210", "/d", "0 1 /d/a"), Score: 1000, Length: 1, Lines: 1, Type: "TEXT", Headline: "a"}}, []byte("3")))
+	f.Add(waistest.DiagnosticAnswer("S1", "The following database is not available: x", nil))
+	f.Add(waistest.TextAnswer([]byte{1, 1, 'x'}, []byte("some text"), []byte("3")))
 	f.Add([]byte("0000000002z2wais        0\x00\x00"))
 }
 

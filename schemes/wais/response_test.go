@@ -9,17 +9,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goferurl/gofer/integration/waisd"
 	"github.com/goferurl/gofer/schemes"
 	"github.com/goferurl/gofer/schemes/lineproto"
+	"github.com/goferurl/gofer/schemes/wais/waistest"
 )
 
 // The answers below are built by the scripted server's own encoder, which
 // is written apart from this package's decoder.
 
 func TestParseSearchResponseHits(t *testing.T) {
-	id1 := waisd.DocID("srv:210", "/db/test", "0 12 /db/a.txt")
-	msg := waisd.SearchAnswer([]waisd.Hit{
+	id1 := waistest.DocID("srv:210", "/db/test", "0 12 /db/a.txt")
+	msg := waistest.SearchAnswer([]waistest.Hit{
 		{DocID: id1, Score: 1000, Length: 12, Lines: 1, Type: "TEXT", Source: "test", Date: "941220", Headline: "a.txt /db/"},
 		{DocID: []byte{1, 1, 'x'}, Score: 300, Length: 70000, Lines: 900, Type: "HTML", Headline: "b"},
 	}, []byte("3"))
@@ -49,7 +49,7 @@ func TestParseSearchResponseHits(t *testing.T) {
 }
 
 func TestParseSearchResponseDiagnostic(t *testing.T) {
-	msg := waisd.DiagnosticAnswer("S1", "The following database is not available: nosuch", nil)
+	msg := waistest.DiagnosticAnswer("S1", "The following database is not available: nosuch", nil)
 	r, err := ParseSearchResponse(msg[HeaderSize:])
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +65,7 @@ func TestParseSearchResponseDiagnostic(t *testing.T) {
 
 func TestParseSearchResponseText(t *testing.T) {
 	text := bytes.Repeat([]byte("0123456789"), 300) // a length of two compressed bytes
-	msg := waisd.TextAnswer([]byte{1, 1, 'x'}, text, []byte("3"))
+	msg := waistest.TextAnswer([]byte{1, 1, 'x'}, text, []byte("3"))
 	r, err := ParseSearchResponse(msg[HeaderSize:])
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func TestParseSearchResponseText(t *testing.T) {
 }
 
 func TestParseSearchResponseMalformed(t *testing.T) {
-	good := waisd.SearchAnswer([]waisd.Hit{{DocID: []byte{1, 1, 'x'}, Type: "TEXT", Headline: "h"}}, nil)[HeaderSize:]
+	good := waistest.SearchAnswer([]waistest.Hit{{DocID: []byte{1, 1, 'x'}, Type: "TEXT", Headline: "h"}}, nil)[HeaderSize:]
 	for name, b := range map[string][]byte{
 		"empty":          nil,
 		"apdu too long":  {0xff, 0xff, 0x17},
@@ -104,7 +104,7 @@ func TestParseSearchResponseMalformed(t *testing.T) {
 // interrupted transfer, after the bytes that came.
 func TestStreamedTextCut(t *testing.T) {
 	text := bytes.Repeat([]byte("x"), 5000)
-	msg := waisd.TextAnswer([]byte{1, 1, 'x'}, text, nil)
+	msg := waistest.TextAnswer([]byte{1, 1, 'x'}, text, nil)
 	tr, _, err := scanMessage(msg[:len(msg)-1000])
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goferurl/gofer/integration/waisd"
+	"github.com/goferurl/gofer/schemes/wais/waistest"
 )
 
 // TestSearchRequestGolden: the search for database "test", words "fox" is
@@ -147,7 +147,7 @@ func TestFetchSendsObservedSearch(t *testing.T) {
 			return
 		}
 		got <- b
-		c.Write(waisd.SearchAnswer([]waisd.Hit{{DocID: []byte{3, 1, 'x'}, Type: "TEXT", Headline: "x"}}, nil))
+		c.Write(waistest.SearchAnswer([]waistest.Hit{{DocID: []byte{3, 1, 'x'}, Type: "TEXT", Headline: "x"}}, nil))
 	}()
 	resp, err := New().Fetch(context.Background(), request(t, "wais://"+l.Addr().String()+"/test?fox"))
 	if err != nil {

@@ -1,5 +1,5 @@
 // Command prosperod runs gofer's scripted Prospero server (package
-// integration/prosperod) on a loopback address for the integration tests
+// schemes/prospero/prosperotest) on a loopback address for the integration tests
 // and the demo; integration/up prospero starts it. It prints a "listening"
 // line once its socket is bound, then one line per request.
 package main
@@ -14,7 +14,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/goferurl/gofer/integration/prosperod"
+	"github.com/goferurl/gofer/schemes/prospero/prosperotest"
 )
 
 func main() {
@@ -34,7 +34,7 @@ func main() {
 		log.Fatalf("prosperod: %v", err)
 	}
 	self := host + "(" + port + ")"
-	srv := prosperod.New(prosperod.Catalog(prosperod.Hosts{FTP: *ftp, Gopher: *gopher}, self), os.Stdout)
+	srv := prosperotest.New(prosperotest.Catalog(prosperotest.Hosts{FTP: *ftp, Gopher: *gopher}, self), os.Stdout)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
 	go func() {

@@ -1,5 +1,5 @@
 // Command waisd runs gofer's scripted WAIS server (package
-// integration/waisd) with the database "test", for integration/up.
+// schemes/wais/waistest) with the database "test", for integration/up.
 package main
 
 import (
@@ -7,7 +7,7 @@ import (
 	"log"
 	"net"
 
-	"github.com/goferurl/gofer/integration/waisd"
+	"github.com/goferurl/gofer/schemes/wais/waistest"
 )
 
 func main() {
@@ -18,7 +18,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	s := waisd.NewTestServer(*self)
+	s := waistest.NewTestServer(*self)
 	s.Log = func(line string) { log.Print(line) }
 	log.Printf("waisd: database %q on %s", s.Database, l.Addr())
 	log.Fatal(s.Serve(l))

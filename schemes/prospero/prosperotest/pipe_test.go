@@ -1,4 +1,4 @@
-package prosperod
+package prosperotest
 
 import (
 	"errors"

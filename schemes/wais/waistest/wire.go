@@ -1,5 +1,7 @@
-// Package waisd is a scripted WAIS server (Z39.50-1988 with the WAIS
-// extensions, RFC 1738 §3.9) for gofer's tests and demo. No WAIS server is
+// Package waistest is a scripted WAIS server (Z39.50-1988 with the WAIS
+// extensions, RFC 1738 §3.9) for tests of WAIS clients, beside the client
+// it fakes as httptest sits beside net/http; gofer's integration servers
+// and demo run it too (integration/cmd/waisd). No WAIS server is
 // packaged for Debian, so it reproduces what freeWAIS-sf 2.2.10's
 // waisserver was seen to send and accept: the 25-byte header before every
 // message, searches (query type "3") answered with document headers,
@@ -13,7 +15,7 @@
 // building blocks (ReadRequest, SearchAnswer, TextAnswer,
 // DiagnosticAnswer) let a test script faults: an answer cut short, held
 // back, or never sent.
-package waisd
+package waistest
 
 import (
 	"errors"
@@ -55,7 +57,7 @@ const (
 	tTextGroup       = 153
 )
 
-var errFormat = errors.New("waisd: malformed request")
+var errFormat = errors.New("waistest: malformed request")
 
 // putVar writes a compressed integer: seven bits a byte, the high bit on
 // every byte but the last.

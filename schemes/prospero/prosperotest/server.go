@@ -1,5 +1,7 @@
-// Package prosperod is a scripted Prospero directory server for gofer's
-// tests and demo: Prospero protocol version 5 request lines over ARDP
+// Package prosperotest is a scripted Prospero directory server for tests
+// of Prospero clients, beside the client it fakes as httptest sits beside
+// net/http (gofer's integration servers and demo run it too, as
+// integration/cmd/prosperod): Prospero protocol version 5 request lines over ARDP
 // version 0 on UDP, written from the protocol documents ("The Prospero
 // Protocol", USC/ISI, and its appendix on the Asynchronous Reliable
 // Delivery Protocol). No Prospero server can be installed or built today,
@@ -19,7 +21,7 @@
 // ends the connection. Each object can carry a fault (lose a packet once,
 // stay silent, answer a broken packet or non-Prospero text, stop halfway,
 // send its packets last first) for the client's fault tests.
-package prosperod
+package prosperotest
 
 import (
 	"encoding/binary"

@@ -1,4 +1,4 @@
-package waisd
+package waistest
 
 import (
 	"fmt"
