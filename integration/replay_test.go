@@ -1,8 +1,9 @@
 package integration_test
 
 // gofer replay: what gofer mirror --warc and gofer get --warc captured of
-// the harness's Gopher servers, served again on a loopback port and
-// fetched back with curl and with gofer mirror.
+// the harness's Gopher, FTP, HTTP and NNTP servers, served again on a
+// loopback port and fetched back with curl, lftp, wget, gofer mirror and
+// gofer get.
 
 import (
 	"bufio"
