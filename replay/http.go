@@ -69,6 +69,7 @@ type HTTPServer struct {
 	host  string
 	warn  func(string)
 	paths map[string][]string // the replayed server's URIs by request URI
+	urls  map[string][]string // every server's URIs by host key and request URI
 }
 
 // NewHTTPServer returns the server of the captures of host ("host:port"
@@ -91,11 +92,16 @@ func NewHTTPServer(a *Archive, host string, warn func(string)) (*HTTPServer, err
 	if warn == nil {
 		warn = func(string) {}
 	}
-	s := &HTTPServer{a: a, host: host, warn: warn, paths: map[string][]string{}}
+	s := &HTTPServer{a: a, host: host, warn: warn, paths: map[string][]string{}, urls: map[string][]string{}}
 	for _, uri := range a.uris {
-		if h := parseHTTP(uri); h != nil && h.host == host {
+		h := parseHTTP(uri)
+		if h == nil {
+			continue
+		}
+		if h.host == host {
 			s.paths[h.requestURI] = append(s.paths[h.requestURI], uri)
 		}
+		s.urls[h.host+h.requestURI] = append(s.urls[h.host+h.requestURI], uri)
 	}
 	return s, nil
 }
@@ -147,14 +153,11 @@ func (s *HTTPServer) answer(w *bufio.Writer, req *http.Request) {
 	}
 	var cands []string
 	if req.URL.IsAbs() {
+		// The URL as sent first, then as captured URLs spell it (the
+		// host's case, a default port written out or left out).
 		cands = []string{req.RequestURI}
 		if h := parseHTTP(req.RequestURI); h != nil {
-			// The same URL spelled as a captured one may be.
-			for _, uri := range s.a.uris {
-				if g := parseHTTP(uri); g != nil && g.host == h.host && g.requestURI == h.requestURI && uri != req.RequestURI {
-					cands = append(cands, uri)
-				}
-			}
+			cands = append(cands, s.urls[h.host+h.requestURI]...)
 		}
 	} else {
 		cands = s.paths[req.RequestURI]

@@ -112,6 +112,7 @@ func TestHTTPReplay(t *testing.T) {
 		// A proxy's request names the URL, of any captured server.
 		{get("http://127.0.0.80/text/chunked.txt?x=1"), chunked},
 		{get("http://other.example:8000/"), page1},
+		{get("http://127.0.0.80:80/page"), page2},
 		{"GET /page HTTP/1.0\r\n\r\n", page2},
 	} {
 		if got := exchange(t, addr, tc.request); got != tc.want {
