@@ -1,15 +1,18 @@
 package integration_test
 
 // gofer replay: what gofer mirror --warc and gofer get --warc captured of
-// the harness's Gopher servers, served again on a loopback port and
-// fetched back with curl and with gofer mirror.
+// the harness's Gopher, FTP, HTTP and NNTP servers, served again on a
+// loopback port and fetched back with curl, lftp, wget, gofer mirror and
+// gofer get.
 
 import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -286,5 +289,162 @@ func TestReplayFTP(t *testing.T) {
 	checkTimes("gofer mirror", gdir)
 	if warned := stop(); strings.TrimSpace(warned) != "" {
 		t.Errorf("the replay warned: %s", warned)
+	}
+}
+
+// TestReplayHTTP replays a gofer mirror --warc of the archive's text
+// directory over HTTP: curl (direct and with the replay as its proxy),
+// wget -r and gofer mirror get the archive's bytes back.
+func TestReplayHTTP(t *testing.T) {
+	itest.Require(t, itest.HTTPHost+":80")
+	for _, tool := range []string{"curl", "wget"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skip(tool + " is not installed")
+		}
+	}
+	dir := t.TempDir()
+	prefix := filepath.Join(dir, "cap")
+	mirrorWARC(t, "http://"+itest.HTTPHost+"/archive/text/", prefix, filepath.Join(dir, "orig"))
+	addrs, stop := startReplay(t, []string{"http"}, "--http", "127.0.0.1:0", "--nntp", "", prefix)
+	base := "http://" + addrs["http"]
+	want, err := os.ReadFile(filepath.Join(itest.ArchiveDir(), "text", "plain.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{base + "/archive/text/plain.txt"},
+		{"-x", base, "http://" + itest.HTTPHost + "/archive/text/plain.txt"},
+	} {
+		got, err := exec.Command("curl", append([]string{"-sS", "--fail", "--max-time", "30"}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("curl %v: %v", args, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("curl %v: %d bytes, want the archive's %d", args, len(got), len(want))
+		}
+	}
+	head, err := exec.Command("curl", "-sS", "-I", "--max-time", "30", base+"/archive/text/plain.txt").Output()
+	if err != nil {
+		t.Fatalf("curl -I: %v", err)
+	}
+	if h := string(head); !strings.HasPrefix(h, "HTTP/1.1 200 ") || !strings.Contains(h, "Content-Length: "+strconv.Itoa(len(want))) {
+		t.Errorf("curl -I: %q", h)
+	}
+	for _, args := range [][]string{
+		{base + "/archive/README.txt"},
+		{"-x", base, "http://" + itest.HTTPHost + "/archive/README.txt"},
+	} {
+		out, _ := exec.Command("curl", append([]string{"-sS", "--max-time", "30", "-w", "\n%{http_code}"}, args...)...).Output()
+		if s := string(out); !strings.HasSuffix(s, "\n404") || !strings.Contains(s, "not captured") {
+			t.Errorf("curl %v of what was not captured: %q", args, s)
+		}
+	}
+
+	// wget -r and gofer mirror give the archive's tree (wget keeps the
+	// directory listings as index.html).
+	wdir := filepath.Join(dir, "wget")
+	if out, err := exec.Command("wget", "-q", "-r", "-np", "-nH", "--cut-dirs=2", "-e", "robots=off", "-P", wdir,
+		base+"/archive/text/").CombinedOutput(); err != nil {
+		t.Fatalf("wget -r: %v: %s", err, out)
+	}
+	if diffs := itest.DiffSubtree(t, wdir, "text/", "index.html"); len(diffs) > 0 {
+		t.Errorf("wget -r of the replay: %v", diffs)
+	}
+	gdir := filepath.Join(dir, "gofer")
+	if res := itest.Run(t, nil, nil, "mirror", "-q", base+"/archive/text/", gdir); res.Code != 0 {
+		t.Fatalf("gofer mirror of the replay: exit %d: %s", res.Code, res.Stderr)
+	}
+	if diffs := itest.DiffSubtree(t, gdir, "text/", ".gofer"); len(diffs) > 0 {
+		t.Errorf("gofer mirror of the replay: %v", diffs)
+	}
+	if warned := stop(); strings.TrimSpace(warned) != "" {
+		t.Errorf("the replay warned: %s", warned)
+	}
+}
+
+// TestReplayNNTP replays articles gofer get --warc captured from INN, by
+// number and by message-id: gofer get (nntp: and news: URLs) and a raw
+// NNTP conversation get the articles as INN served them.
+func TestReplayNNTP(t *testing.T) {
+	itest.Require(t, itest.NNTPHost+":119")
+	file := filepath.Join(t.TempDir(), "news.warc.gz")
+	args := []string{"get", "-q", "--warc", file}
+	for n := 1; n <= 30; n++ {
+		args = append(args, "nntp://"+itest.NNTPHost+"/gofer.test/"+strconv.Itoa(n))
+	}
+	if res := itest.Run(t, nil, nil, args...); res.Code != 0 {
+		t.Fatalf("gofer get --warc: exit %d: %s", res.Code, res.Stderr)
+	}
+	addrs, stop := startReplay(t, []string{"nntp"}, "--http", "", "--nntp", "127.0.0.1:0", file)
+	addr := addrs["nntp"]
+
+	code, out, errOut := newsGofer(t, nil, "get", "nntp://"+addr+"/gofer.test/13")
+	if code != 0 || out != newsServed(t, "gofer-test-13") {
+		t.Errorf("gofer get nntp://REPLAY/gofer.test/13: exit %d: %q (%s)", code, out, errOut)
+	}
+	code, out, errOut = newsGofer(t, nil, "get", "--nntp-server", addr, "news:gofer-test-7@gofer.test")
+	if code != 0 || out != newsServed(t, "gofer-test-7") {
+		t.Errorf("gofer get news:gofer-test-7@gofer.test: exit %d: %q (%s)", code, out, errOut)
+	}
+	code, out, errOut = newsGofer(t, nil, "get", "--nntp-server", addr, "news:gofer.test")
+	if code != 0 || !strings.Contains(out, "Test article 2") || !strings.Contains(out, "Test article 30") {
+		t.Errorf("gofer get news:gofer.test: exit %d: %q (%s)", code, out, errOut)
+	}
+
+	// A raw conversation: the block on the wire is dot-stuffed.
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	br := bufio.NewReader(c)
+	line := func() string {
+		l, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("reading from the replay: %v", err)
+		}
+		return l
+	}
+	if g := line(); !strings.HasPrefix(g, "201 ") {
+		t.Fatalf("greeting %q", g)
+	}
+	say := func(cmd string) string {
+		io.WriteString(c, cmd+"\r\n")
+		return line()
+	}
+	if r := say("GROUP gofer.test"); r != "211 30 1 30 gofer.test\r\n" {
+		t.Errorf("GROUP: %q", r)
+	}
+	if r := say("ARTICLE 13"); r != "220 13 <gofer-test-13@gofer.test>\r\n" {
+		t.Fatalf("ARTICLE 13: %q", r)
+	}
+	served, err := os.ReadFile(filepath.Join(itest.StateDir(), "news", "served", "gofer-test-13.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var block strings.Builder
+	for {
+		l := line()
+		if l == ".\r\n" {
+			break
+		}
+		block.WriteString(l)
+	}
+	stuffed := strings.ReplaceAll("\n"+string(served), "\n.", "\n..")[1:]
+	if block.String() != stuffed {
+		t.Errorf("ARTICLE 13 on the wire:\n%q\nwant\n%q", block.String(), stuffed)
+	}
+	if r := say("POST"); !strings.HasPrefix(r, "440 ") {
+		t.Errorf("POST: %q", r)
+	}
+	if r := say("QUIT"); !strings.HasPrefix(r, "205 ") {
+		t.Errorf("QUIT: %q", r)
+	}
+	// gofer get --warc writes no index: the replay reads the file once.
+	for _, w := range strings.Split(strings.TrimSpace(stop()), "\n") {
+		if w != "" && !strings.HasSuffix(w, "no index beside it; reading its records") {
+			t.Errorf("the replay warned: %s", w)
+		}
 	}
 }

@@ -1,9 +1,11 @@
 // Package replay serves what gofer captured in WARC archives (package
 // warc) back to any client, read-only, in the protocol it was fetched
 // with: a Gopher (RFC 1436) and Gopher+ server answers from the captured
-// items, menus and attribute blocks of one captured server, and an FTP
+// items, menus and attribute blocks of one captured server, an FTP
 // server (RFC 959, RFC 2428, RFC 3659) from the captured files, listings
-// and control conversations of one.
+// and control conversations of one, an HTTP/1.1 server (RFC 9112) from
+// the captured responses, and an NNTP server (RFC 3977) from the captured
+// news articles.
 //
 // An Archive is built from the CDXJ indexes beside the segments, never by
 // reading whole archives: each target URI maps to its captures (segment,
@@ -34,6 +36,21 @@
 // records, modification times from the MDTM replies in the captured
 // control conversations. Commands that would change the tree are refused.
 // Paths with a ".." segment name nothing.
+//
+// The HTTP server (HTTPServer) sends each captured response as it was
+// recorded, status line, header block and body with its transfer coding,
+// and closes the connection after it. A request for a path is answered
+// from the captures of one server; a request whose target is an absolute
+// URL, as a client sends to a proxy, from the capture of that URL. A
+// revisit of a response sends the revisit's header block and the payload
+// of the record it refers to. What was not captured is a 404.
+//
+// The NNTP server (NNTPServer) serves every captured article, found by
+// its message-id, and by number in the group of the nntp: URL that
+// fetched it (the record's Gofer-Fetched-Uri field), else of its Xref
+// header. Overviews are generated from the articles' headers; articles
+// are sent as captured, dot-stuffed (RFC 3977 §3.1.1). Posting is
+// refused.
 //
 // Nothing in this package opens a connection.
 package replay

@@ -2,9 +2,11 @@ package replay
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -169,4 +171,45 @@ func (a *Archive) open(c *capture) (*Payload, error) {
 	}
 	p.Reader = r
 	return p, nil
+}
+
+// lookupResponse returns the HTTP response of uri's capture nearest the
+// archive's time, as it was recorded: status line, header block and body,
+// transfer coding included. Of a revisit, the header block is the
+// revisit's own and the body the payload of the record it refers to.
+// head is the header block alone.
+func (a *Archive) lookupResponse(uri string) (p *Payload, head []byte, err error) {
+	c := a.pick(uri, func(c *capture) bool { return c.entry.Type == "response" || c.entry.Type == "revisit" })
+	if c == nil {
+		return nil, nil, fmt.Errorf("%s: %w", uri, ErrNotCaptured)
+	}
+	orig := c
+	if c.entry.Type == "revisit" {
+		rv, err := a.open(c)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ph, ok := rv.rec.Block().(gowarc.ProtocolHeaderBlock); ok {
+			head = slices.Clone(ph.ProtocolHeaderBytes())
+		}
+		rv.Close()
+		if c, err = a.revisited(c); err != nil {
+			return nil, nil, err
+		}
+	}
+	if p, err = a.open(c); err != nil {
+		return nil, nil, err
+	}
+	ph, ok := p.rec.Block().(gowarc.ProtocolHeaderBlock)
+	if !ok || p.Type != "response" {
+		p.Close()
+		return nil, nil, fmt.Errorf("%s: the record at %s offset %d is no HTTP response: %w", uri, c.seg, c.entry.Offset, ErrNotCaptured)
+	}
+	if head == nil {
+		head = ph.ProtocolHeaderBytes()
+	}
+	p.Reader = io.MultiReader(bytes.NewReader(head), p.Reader)
+	p.Size = int64(len(head)) + p.Size - int64(len(ph.ProtocolHeaderBytes()))
+	p.Date = orig.date
+	return p, head, nil
 }
