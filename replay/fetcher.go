@@ -187,17 +187,24 @@ func (f *Fetcher) gopher(req *schemes.Request) (*schemes.Response, error) {
 	}
 	host, port := u.Host, u.EffectivePort()
 	if g.HasPlus && (strings.HasPrefix(g.PlusString, "!") || strings.HasPrefix(g.PlusString, "$")) {
-		p, err := f.lookup(u, false, "metadata")
-		if err != nil {
-			return nil, err
+		var text string
+		if p, err := f.lookup(u, false, "metadata"); err == nil {
+			b, err := io.ReadAll(io.LimitReader(p, 1<<20))
+			p.Close()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", u.Redacted(), err)
+			}
+			text = string(b)
+		} else if g.PlusString == "!" {
+			// One item's block, as a captured "$" block of a menu
+			// of the same server gives it.
+			text = f.attributesFromMenus(u, g.Selector)
 		}
-		defer p.Close()
-		text, err := io.ReadAll(io.LimitReader(p, 1<<20))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", u.Redacted(), err)
+		if text == "" {
+			return nil, notCaptured(u)
 		}
 		return &schemes.Response{URL: u, Kind: schemes.KindInfo, Size: -1, Type: schemes.TypeInfo,
-			Info: gopher.ParseAttributes(string(text), host, port)}, nil
+			Info: gopher.ParseAttributes(text, host, port)}, nil
 	}
 	p, err := f.lookup(u, false, "resource")
 	if err != nil {
@@ -217,6 +224,28 @@ func (f *Fetcher) gopher(req *schemes.Request) (*schemes.Response, error) {
 		resp.Body = p
 	}
 	return resp, nil
+}
+
+// attributesFromMenus returns the attribute block of the item selector
+// of u's server as a captured "$" block gives it, "" when none does.
+func (f *Fetcher) attributesFromMenus(u *schemes.URL, selector string) string {
+	host := hostKey(u.Host, u.EffectivePort())
+	for _, uri := range f.a.uris {
+		g := parseGopher(uri)
+		if g == nil || g.host != host || !g.hasPlus || g.plus != "$" {
+			continue
+		}
+		p, err := f.a.Lookup(uri, "metadata")
+		if err != nil {
+			continue
+		}
+		block := itemAttributes(p, selector, g.name, g.port)
+		p.Close()
+		if block != "" {
+			return block
+		}
+	}
+	return ""
 }
 
 // ftp answers an ftp or ftps URL: a captured listing, a directory made of
