@@ -35,5 +35,12 @@
 // control conversations. Commands that would change the tree are refused.
 // Paths with a ".." segment name nothing.
 //
+// A Fetcher (NewFetcher) answers a client's fetches from the archive
+// instead of a server, for browsing a capture offline (gofer browse
+// --warc): it is a schemes.Fetcher for Gopher, FTP, HTTP, Gemini and news
+// URLs whose Responses are those a live fetch gives, the recorded bytes
+// read by the scheme packages' own parsers, and whose errors for what was
+// not captured wrap ErrNotCaptured.
+//
 // Nothing in this package opens a connection.
 package replay
