@@ -102,7 +102,7 @@ func testArchive(t *testing.T) (*fetch.Client, *replay.Fetcher, *dials) {
 	}
 	rf := replay.NewFetcher(a)
 	fetchers := map[string]schemes.Fetcher{}
-	for _, s := range replay.Schemes {
+	for _, s := range rf.Schemes() {
 		fetchers[s] = rf
 	}
 	d := &dials{}

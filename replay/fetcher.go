@@ -41,8 +41,10 @@ func NewFetcher(a *Archive) *Fetcher {
 	return &Fetcher{a: a, trees: map[string]*ftpTree{}}
 }
 
-// Schemes are the URL schemes a Fetcher answers for.
-var Schemes = []string{"gopher", "gophers", "ftp", "ftps", "http", "https", "gemini", "news", "nntp", "nntps"}
+// Schemes returns the URL schemes whose captures a Fetcher serves.
+func (f *Fetcher) Schemes() []string {
+	return []string{"gopher", "gophers", "ftp", "ftps", "http", "https", "gemini", "news", "nntp", "nntps"}
+}
 
 func notCaptured(u *schemes.URL) error {
 	return fmt.Errorf("%s: %w", u.Redacted(), ErrNotCaptured)
