@@ -57,3 +57,50 @@ func TestBrowseWARCOffline(t *testing.T) {
 		t.Errorf("browsing the archive reached gophernicus:\n%s", got)
 	}
 }
+
+// FTP, HTTP and Gemini captures (gofer get --warc, one WARC file each)
+// browsed together offline: each --warc adds an archive.
+func TestBrowseWARCOfflineFTPWebGemini(t *testing.T) {
+	for _, a := range []string{itest.FTPHost + ":21", itest.HTTPHost + ":80", geminiAddr} {
+		itest.Require(t, a)
+	}
+	dir := t.TempDir()
+	env, _ := geminiEnv(t)
+	gets := map[string][]string{
+		"ftp.warc.gz":    {"ftp://" + itest.FTPHost + "/archive/", "ftp://" + itest.FTPHost + "/archive/README.txt"},
+		"http.warc.gz":   {"http://" + itest.HTTPHost + "/archive/README.txt"},
+		"gemini.warc.gz": {geminiRoot},
+	}
+	var args []string
+	for name, urls := range gets {
+		file := filepath.Join(dir, name)
+		if r := itest.Run(t, nil, env, append([]string{"get", "-q", "--warc", file}, urls...)...); r.Code != 0 {
+			t.Fatalf("get --warc %s: exit %d (%s)", name, r.Code, r.Reason())
+		}
+		args = append(args, "--warc", file)
+	}
+	p := startBrowse(t, append(args, "ftp://"+itest.FTPHost+"/archive/")...)
+
+	p.waitFor("README.txt", "ftp://127.0.0.21/archive/", "captured 20")
+	p.open("README.txt")
+	p.waitFor("gofer sample archive", "captured 20")
+
+	p.typeText("g")
+	p.waitFor("Open URL:")
+	p.typeText("http://" + itest.HTTPHost + "/archive/README.txt")
+	p.keys("Enter")
+	p.waitFor("gofer sample archive", "http://127.0.0.80/archive/README.txt", "captured 20")
+
+	p.typeText("g")
+	p.waitFor("Open URL:")
+	p.typeText(geminiRoot)
+	p.keys("Enter")
+	p.waitFor("# gofer integration capsule", "The sample archive", "captured 20")
+	p.open("The sample archive")
+	p.waitFor("not captured")
+
+	p.typeText("q")
+	if rc, before, after := p.exit(); rc != "0" || before != after {
+		t.Errorf("exit %s, stty before %q after %q", rc, before, after)
+	}
+}
