@@ -138,16 +138,28 @@ func (f *Fetcher) uri(u *schemes.URL) string {
 		if want == nil {
 			return ""
 		}
-		best, rank := "", 99
+		// An item is captured as the request that fetched it: a
+		// Gopher+ server's items with their "+" data request.
+		wantAttrs := want.hasPlus && !strings.HasPrefix(want.plus, "+")
+		best, rank := "", 1<<30
 		for _, uri := range f.a.uris {
 			g := parseGopher(uri)
-			if g == nil || g.host != want.host || g.selector != want.selector || g.hasSearch != want.hasSearch ||
-				g.search != want.search || g.hasPlus != want.hasPlus || g.plus != want.plus {
+			// "%09%09+" has an empty search before its Gopher+
+			// string: an empty search is no search.
+			if g == nil || g.host != want.host || g.selector != want.selector || g.search != want.search ||
+				g.search == "" && g.hasSearch != want.hasSearch && !g.hasPlus && !want.hasPlus {
 				continue
 			}
-			r := typeRank(g.typ)
+			attrs := g.hasPlus && !strings.HasPrefix(g.plus, "+")
+			if attrs != wantAttrs || attrs && g.plus != want.plus {
+				continue
+			}
+			r := 4 * typeRank(g.typ)
 			if g.typ == want.typ {
-				r = -1
+				r = 0
+			}
+			if g.hasPlus != want.hasPlus || g.plus != want.plus {
+				r += 2
 			}
 			if r < rank {
 				best, rank = uri, r

@@ -64,6 +64,8 @@ func fetcherArchive(t *testing.T, at time.Time) *Fetcher {
 		{gowarc.Resource, "gopher://127.0.0.1/1/", "text/x-gopher-menu", early, "0Text\t/t.txt\t127.0.0.1\t70\r\n.\r\n"},
 		{gowarc.Resource, "gopher://127.0.0.1/0/t.txt", "text/plain", early, "the early text\r\n.\r\n"},
 		{gowarc.Resource, "gopher://127.0.0.1/0/t.txt", "text/plain", late, "the late text\r\n.\r\n"},
+		{gowarc.Resource, "gopher://127.0.0.1/0/plus.txt%09%09+", "text/plain", early, "a Gopher+ item\n"},
+		{gowarc.Resource, "gopher://127.0.0.1/9/plus.txt", "application/octet-stream", early, "not this one"},
 		{gowarc.Metadata, "gopher://127.0.0.1/1/%09%09$", warc.TypeGopherPlusAttrs, early,
 			"+INFO: 0Text\t/t.txt\t127.0.0.1\t70\t+\r\n+ADMIN:\r\n Admin: Someone <a@b.c>\r\n Mod-Date: <20260101000000>\r\n"},
 		{gowarc.Response, "http://127.0.0.1/old", "application/http;msgtype=response", early,
@@ -144,6 +146,11 @@ func TestFetcherAnswersAsTheServersDid(t *testing.T) {
 	}
 	if when, ok := f.CaptureTime("gopher://127.0.0.1/0/t.txt"); !ok || !when.Equal(late) {
 		t.Errorf("CaptureTime = %v, %v; want %v", when, ok, late)
+	}
+	// A Gopher+ server's item is captured with its "+" request.
+	resp, err = fetchURL(t, f, "gopher://127.0.0.1/0/plus.txt", nil)
+	if err != nil || body(t, resp) != "a Gopher+ item\n" {
+		t.Errorf("Gopher+ item: %v", err)
 	}
 	resp, err = fetchURL(t, f, "gopher://127.0.0.1/0/t.txt%09%09!", nil)
 	if err != nil || resp.Kind != schemes.KindInfo {
