@@ -104,3 +104,27 @@ func TestBrowseWARCOfflineFTPWebGemini(t *testing.T) {
 		t.Errorf("exit %s, stty before %q after %q", rc, before, after)
 	}
 }
+
+// A Gopher+ server's capture (pygopherd): its items, captured with their
+// "+" requests, open from the menu, and = shows an item's attributes from
+// the menu's captured "$" block.
+func TestBrowseWARCOfflineGopherPlus(t *testing.T) {
+	itest.Require(t, gopherPlusAddr)
+	dir := t.TempDir()
+	prefix := filepath.Join(dir, "plus")
+	mirrorWARC(t, "gopher://"+gopherPlusAddr+"/1/archive/text", prefix, filepath.Join(dir, "mirror"), "--no-parent")
+	p := startBrowse(t, "--warc", prefix)
+
+	p.waitFor("plain", "dots", "captured 20")
+	p.find("plain")
+	p.typeText("=")
+	p.waitFor("Gopher+ attributes:", "gofer integration <root@localhost>")
+	p.keys("Left")
+	p.open("plain")
+	p.waitFor("protocol protocol gopher text wais menu jughead", "2162 bytes", "captured 20")
+
+	p.typeText("q")
+	if rc, before, after := p.exit(); rc != "0" || before != after {
+		t.Errorf("exit %s, stty before %q after %q", rc, before, after)
+	}
+}
