@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -41,6 +42,11 @@ type Config struct {
 	MaxText int64
 	// MaxItems bounds what a listing page holds (0: DefaultMaxItems).
 	MaxItems int
+	// Captured, when set, says when the page of a URL was captured, false
+	// when it was not: the browser is browsing an archive (Client answers
+	// from it), shows each page's capture time in its title, and opens
+	// http and https pages as text.
+	Captured func(url string) (time.Time, bool)
 }
 
 // Defaults for Config's limits.

@@ -25,6 +25,11 @@
 // goroutine and end with the browser; telnet and tn3270 items suspend the
 // interface, run the session on the terminal, and restore it.
 //
+// With Config.Captured set the browser browses an archive (gofer browse
+// --warc): its Client answers from the captures and dials nothing, each
+// page's title says when the page was captured, and http and https pages
+// open in the pager as text.
+//
 // Keys follow Lynx and the UMN gopher client where they agree: arrows,
 // Enter or Right to open, Left, Backspace or u to go back; Help lists
 // every key.

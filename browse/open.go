@@ -150,7 +150,7 @@ func (b *Browser) openEntry(e schemes.Entry) {
 	switch {
 	case sessionScheme(u.Scheme):
 		b.runSession(e)
-	case !browsed(u.Scheme):
+	case !b.opens(u.Scheme):
 		b.setStatus(fmt.Sprintf("%s (gofer browse does not open %s URLs)", u.Redacted(), u.Scheme))
 	case e.Type == schemes.TypeSearch:
 		b.prompt("Search for:", "", false, func(q string, ok bool) {
@@ -357,7 +357,10 @@ func (b *Browser) step(from, to *[]*page, none string) {
 func (b *Browser) show(p *page) {
 	b.cur = p
 	title := p.title
-	if u := redacted(p.req.URL); p.req.URL != "" && u != title {
+	if note := b.capturedNote(p.req.URL); note != "" {
+		title += "  (" + note + ")"
+	}
+	if u := redacted(p.req.URL); p.req.URL != "" && u != p.title {
 		title += "  " + u
 	}
 	b.title.SetText(clean(title))

@@ -52,5 +52,12 @@
 // are sent as captured, dot-stuffed (RFC 3977 §3.1.1). Posting is
 // refused.
 //
+// A Fetcher (NewFetcher) answers a client's fetches from the archive
+// instead of a server, for browsing a capture offline (gofer browse
+// --warc): it is a schemes.Fetcher for Gopher, FTP, HTTP, Gemini and news
+// URLs whose Responses are those a live fetch gives, the recorded bytes
+// read by the scheme packages' own parsers, and whose errors for what was
+// not captured wrap ErrNotCaptured.
+//
 // Nothing in this package opens a connection.
 package replay

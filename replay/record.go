@@ -49,6 +49,12 @@ func (p *Payload) Close() error {
 // is followed to the record it refers to. It is ErrNotCaptured, wrapped,
 // when no such capture exists.
 func (a *Archive) Lookup(uri string, types ...string) (*Payload, error) {
+	return a.lookup(uri, false, types)
+}
+
+// lookup is Lookup; raw has the Payload read the record's whole block
+// rather than its payload.
+func (a *Archive) lookup(uri string, raw bool, types []string) (*Payload, error) {
 	c := a.pick(uri, func(c *capture) bool {
 		if c.entry.Type == "revisit" || len(types) == 0 {
 			return true
@@ -70,7 +76,7 @@ func (a *Archive) Lookup(uri string, types ...string) (*Payload, error) {
 			return nil, err
 		}
 	}
-	p, err := a.open(c)
+	p, err := a.open(c, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +118,7 @@ func (a *Archive) revisited(rv *capture) (*capture, error) {
 
 // header reads the WARC header of a capture's record.
 func (a *Archive) header(c *capture) (*gowarc.WarcFields, error) {
-	p, err := a.open(c)
+	p, err := a.open(c, false)
 	if err != nil {
 		return nil, err
 	}
@@ -141,8 +147,8 @@ func getUnmarshaler() gowarc.Unmarshaler {
 }
 
 // open reads the header of c's record, by seeking to its gzip member, and
-// returns its payload unread.
-func (a *Archive) open(c *capture) (*Payload, error) {
+// returns its payload unread, or its whole block when raw.
+func (a *Archive) open(c *capture, raw bool) (*Payload, error) {
 	f, err := os.Open(c.seg)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
@@ -164,7 +170,12 @@ func (a *Archive) open(c *capture) (*Payload, error) {
 	p := &Payload{URI: h.Get(gowarc.WarcTargetURI), Type: rec.Type().String(), ContentType: h.Get(gowarc.ContentType),
 		rec: rec, f: f, u: u}
 	p.Size, _ = h.GetInt64(gowarc.ContentLength)
-	r, err := warc.Payload(rec)
+	var r io.Reader
+	if raw {
+		r, err = rec.Block().RawBytes()
+	} else {
+		r, err = warc.Payload(rec)
+	}
 	if err != nil {
 		p.Close()
 		return nil, fmt.Errorf("replay: %s: record of %s at offset %d: %w", c.seg, c.entry.URL, c.entry.Offset, err)
@@ -185,7 +196,7 @@ func (a *Archive) lookupResponse(uri string) (p *Payload, head []byte, err error
 	}
 	orig := c
 	if c.entry.Type == "revisit" {
-		rv, err := a.open(c)
+		rv, err := a.open(c, false)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -197,7 +208,7 @@ func (a *Archive) lookupResponse(uri string) (p *Payload, head []byte, err error
 			return nil, nil, err
 		}
 	}
-	if p, err = a.open(c); err != nil {
+	if p, err = a.open(c, false); err != nil {
 		return nil, nil, err
 	}
 	ph, ok := p.rec.Block().(gowarc.ProtocolHeaderBlock)

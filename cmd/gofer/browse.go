@@ -12,7 +12,8 @@ import (
 )
 
 func (c *cli) browseCommand() *cobra.Command {
-	var downloadDir string
+	var downloadDir, at string
+	var archives []string
 	cmd := &cobra.Command{
 		Use:   "browse [flags] [URL]",
 		Short: "Browse Gopher, Gopher+, Gemini, FTP, file: and news listings in a full-screen terminal client",
@@ -32,11 +33,24 @@ one.
 
 Every URL goes through the same security guard as gofer get; its warnings
 and refusals show on the status line. telnet and tn3270 items suspend the
-browser for the session.`,
+browser for the session.
+
+With --warc ARCHIVE (a WARC file or segment prefix; repeat it for more)
+the browser browses what the archive captured, offline, with the same
+keys: every page and item comes from the archive and no connection is
+opened. Gopher menus, items and Gopher+ attribute blocks, FTP listings
+and files, HTTP pages (as text), news articles and Gemini pages and
+files are served; each page's title says when it was captured, and a
+link to what was not captured opens nothing and says "not captured". Of
+a URL captured more than once the latest capture is shown, or with --at
+the one nearest that time. Without a URL it opens the archive's first
+captured menu or listing.`,
 		Example: `  gofer browse gopher://gopher.floodgap.com/
   gofer browse --download-dir ~/Downloads gophers://gopher.example.org/
   gofer browse gemini://geminiprotocol.net/
-  gofer browse ftp://ftp.funet.fi/pub/`,
+  gofer browse ftp://ftp.funet.fi/pub/
+  gofer browse --warc hole.warc.gz
+  gofer browse --warc crawl --at 20261127 gopher://127.0.0.1/1/`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return &usageError{msg: "browse takes at most one URL"}
@@ -68,15 +82,31 @@ browser for the session.`,
 			var b *browse.Browser
 			c.warn = func(msg string) { b.Warn(msg) }
 			c.prompt = func(q string, secret bool) (string, error) { return b.Prompt(q, secret) }
-			client, err := c.client()
-			if err != nil {
-				return err
+			cfg := browse.Config{DownloadDir: downloadDir, Stdin: in, Stdout: out}
+			var client *fetch.Client
+			if len(archives) > 0 {
+				ac, err := c.archiveClient(archives, at, &start)
+				if err != nil {
+					return err
+				}
+				client, cfg.Captured = ac.client, ac.captured
+			} else {
+				if at != "" {
+					return &usageError{msg: "--at applies only with --warc"}
+				}
+				var err error
+				if client, err = c.client(); err != nil {
+					return err
+				}
 			}
 			defer client.Close()
-			b = browse.New(browse.Config{Client: client, DownloadDir: downloadDir, Stdin: in, Stdout: out})
+			cfg.Client = client
+			b = browse.New(cfg)
 			return b.Run(cmd.Context(), start)
 		},
 	}
 	cmd.Flags().StringVar(&downloadDir, "download-dir", ".", "save downloads in `DIR`")
+	cmd.Flags().StringArrayVar(&archives, "warc", nil, "browse what the WARC file or segment prefix `ARCHIVE` captured, offline (repeatable)")
+	cmd.Flags().StringVar(&at, "at", "", "with --warc, show of each URL captured more than once the capture nearest this time (RFC 3339 or YYYYMMDDhhmmss; default: the latest)")
 	return cmd
 }
