@@ -99,9 +99,9 @@ func (c *cli) closeWARC(err error) error {
 func (c *cli) warcCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "warc",
-		Short: "Read WARC archives: list records, print a payload, pack a WACZ",
+		Short: "Read WARC archives: list records, print a payload, check, pack a WACZ",
 		Args: func(_ *cobra.Command, args []string) error {
-			return &usageError{msg: "warc needs a subcommand: list, cat, merge or pack"}
+			return &usageError{msg: "warc needs a subcommand: list, cat, check, merge or pack"}
 		},
 		RunE: func(*cobra.Command, []string) error { return nil },
 	}
@@ -143,7 +143,7 @@ func (c *cli) warcCommand() *cobra.Command {
 			return warc.Cat(args[0], args[1], c.stdout)
 		},
 	}
-	cmd.AddCommand(list, cat, c.warcMergeCommand(), c.warcPackCommand())
+	cmd.AddCommand(list, cat, c.warcCheckCommand(), c.warcMergeCommand(), c.warcPackCommand())
 	return cmd
 }
 
