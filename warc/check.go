@@ -355,6 +355,14 @@ func readRecords(r io.Reader, fn func(fileRecord, string, *blockSums)) *readErro
 				return &readError{start, err.Error()}
 			}
 			got, framings, sums = append(got, fileRecord{n: n, offset: start, h: h}), append(framings, framing), append(sums, s)
+			if framing != "" {
+				// The next record of the member cannot be found: skip
+				// to the next member.
+				if _, err := io.Copy(io.Discard, mr); err != nil {
+					return &readError{start, "gzip member: " + err.Error()}
+				}
+				break
+			}
 			if _, err := mr.Peek(1); err != nil {
 				if !errors.Is(err, io.EOF) {
 					return &readError{start, "gzip member: " + err.Error()}
