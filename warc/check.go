@@ -409,9 +409,9 @@ func readRecord(br *bufio.Reader) (textproto.MIMEHeader, *blockSums, string, err
 		return nil, nil, "", fmt.Errorf("Content-Length %q", h.Get("Content-Length"))
 	}
 	ps := payloadSplitter(h)
-	s := &blockSums{block: newSums()}
+	s := &blockSums{block: newSums(h.Get("WARC-Block-Digest"))}
 	if ps != nil {
-		s.payload = newSums()
+		s.payload = newSums(h.Get("WARC-Payload-Digest"))
 		ps.payload = s.payload
 	}
 	var head bytes.Buffer
@@ -495,19 +495,32 @@ func (w splitWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// sums hashes a block with every digest algorithm a WARC may name.
+// sums hashes a block with the digest algorithm its record names.
 type sums struct {
 	hs map[string]hash.Hash
 	w  io.Writer
 }
 
-func newSums() *sums {
-	s := &sums{hs: map[string]hash.Hash{"sha1": sha1.New(), "sha256": sha256.New(), "sha512": sha512.New(), "md5": md5.New()}}
-	ws := make([]io.Writer, 0, len(s.hs))
-	for _, h := range s.hs {
-		ws = append(ws, h)
+// newSums hashes with the algorithm of the labelled digest d
+// ("sha1:..."), when it is one known; with none otherwise.
+func newSums(d string) *sums {
+	s := &sums{hs: map[string]hash.Hash{}, w: io.Discard}
+	alg, _, _ := strings.Cut(d, ":")
+	alg = strings.ReplaceAll(strings.ToLower(alg), "-", "")
+	var h hash.Hash
+	switch alg {
+	case "sha1":
+		h = sha1.New()
+	case "sha256":
+		h = sha256.New()
+	case "sha512":
+		h = sha512.New()
+	case "md5":
+		h = md5.New()
+	default:
+		return s
 	}
-	s.w = io.MultiWriter(ws...)
+	s.hs[alg], s.w = h, h
 	return s
 }
 
