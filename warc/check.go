@@ -16,6 +16,7 @@ import (
 	"io"
 	"net/textproto"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -53,12 +54,19 @@ func printableURI(s string) string {
 }
 
 // Archives returns the files the arguments name: a WARC file itself, or
-// the segments of a prefix (CreateSegments), in order.
+// the segments of a prefix (CreateSegments), in order, each once.
 func Archives(args []string) ([]string, error) {
 	var files []string
+	seen := map[string]bool{}
+	add := func(f string) {
+		if !seen[f] {
+			seen[f] = true
+			files = append(files, f)
+		}
+	}
 	for _, a := range args {
 		if fi, err := os.Stat(a); err == nil && fi.Mode().IsRegular() {
-			files = append(files, a)
+			add(filepath.Clean(a))
 			continue
 		}
 		segs, err := Segments(a)
@@ -68,7 +76,9 @@ func Archives(args []string) ([]string, error) {
 		if len(segs) == 0 {
 			return nil, fmt.Errorf("warc: %s: no such file, and no segments %s", a, SegmentName(a, 0))
 		}
-		files = append(files, segs...)
+		for _, seg := range segs {
+			add(filepath.Clean(seg))
+		}
 	}
 	return files, nil
 }
@@ -85,7 +95,7 @@ type checked struct {
 // Check validates the archives (WARC files or segment prefixes, read as
 // one set) and calls report with each problem found: a record that does
 // not parse, a Content-Length or a digest that does not match the block, a
-// WARC-Concurrent-To or WARC-Refers-To naming no record of the set, a
+// WARC-Record-ID used twice, a WARC-Concurrent-To or WARC-Refers-To naming no record of the set, a
 // revisit without the fields that name what it revisits, a Content-Type or
 // WARC-Protocol the conventions do not name for the record's protocol and
 // type, a file that does not start with a warcinfo record, and a CDXJ index
@@ -113,10 +123,17 @@ func Check(archives []string, report func(Problem)) error {
 // checkLinks reports the links that name no record of the set.
 func checkLinks(recs []checked, report func(Problem)) {
 	byID := make(map[string]*checked, len(recs))
-	for i := range recs {
-		if recs[i].id != "" {
-			byID[recs[i].id] = &recs[i]
+	for i, r := range recs {
+		if r.id == "" {
+			continue
 		}
+		if first := byID[r.id]; first != nil {
+			p := r.at
+			p.Text = fmt.Sprintf("WARC-Record-ID %s is also that of %s record %d", r.id, first.at.File, first.at.Record)
+			report(p)
+			continue
+		}
+		byID[r.id] = &recs[i]
 	}
 	for _, r := range recs {
 		bad := func(format string, args ...any) {

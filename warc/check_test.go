@@ -69,6 +69,9 @@ func TestCheckClean(t *testing.T) {
 	if p := problems(t, prefix); len(p) > 0 {
 		t.Fatalf("problems in a clean archive:\n%s", strings.Join(p, "\n"))
 	}
+	if p := problems(t, prefix, SegmentName(prefix, 0)); len(p) > 0 {
+		t.Errorf("a segment named twice is read once: %q", p)
+	}
 	// A segment alone: its revisits refer to records of the other.
 	p := problems(t, SegmentName(prefix, 1))
 	if len(p) == 0 || !strings.Contains(strings.Join(p, "\n"), "WARC-Refers-To <urn:uuid:") {
@@ -125,6 +128,13 @@ func TestCheckChangedPayload(t *testing.T) {
 	w.Close()
 	if p := problems(t, path); len(p) > 0 {
 		t.Fatalf("problems before the change:\n%s", strings.Join(p, "\n"))
+	}
+	cp := filepath.Join(filepath.Dir(path), "copy.warc.gz")
+	data, _ := os.ReadFile(path)
+	os.WriteFile(cp, data, 0o644)
+	if p := strings.Join(problems(t, path, cp), "\n"); !strings.Contains(p, "copy.warc.gz: record 2 (offset ") ||
+		!strings.Contains(p, "is also that of "+path+" record 2") {
+		t.Errorf("a copy of the file beside it: %q, want its record IDs named as taken", p)
 	}
 	rewriteMember(t, path, "a gopher item", "a gopher itEm")
 	p := strings.Join(problems(t, path), "\n")

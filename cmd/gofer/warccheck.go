@@ -18,7 +18,7 @@ func (c *cli) warcCheckCommand() *cobra.Command {
 standing for all their segments), as one set, and reports each problem on
 stderr as one line, "FILE: record N (offset O, URI): problem": a
 Content-Length or a block or payload digest that does not match the block,
-a WARC-Concurrent-To or WARC-Refers-To that names no record of the set, a
+a WARC-Record-ID used twice, a WARC-Concurrent-To or WARC-Refers-To that names no record of the set, a
 revisit that does not say what it revisits, a Content-Type or
 WARC-Protocol the record conventions (warc/RECORDS.md) do not name for the
 record's protocol and type, a file that does not start with a warcinfo
