@@ -1,6 +1,7 @@
 package schemes
 
 import (
+	"crypto/tls"
 	"io"
 	"net"
 )
@@ -48,6 +49,38 @@ type CaptureRecord struct {
 	// application protocol first ("gemini", "tls/1.3"), as the WARC-Protocol
 	// field names them; nil leaves the field out.
 	Protocol []string
+}
+
+// Protocols returns the WARC-Protocol values of a record whose bytes
+// crossed conn under the application protocol app ("ftp", "http/1.1"):
+// app, then the TLS version ("tls/1.3") when conn is a TLS connection
+// (anything with a ConnectionState, as *tls.Conn has).
+func Protocols(app string, conn any) []string {
+	p := []string{app}
+	if tc, ok := conn.(interface{ ConnectionState() tls.ConnectionState }); ok {
+		if v := TLSProtocol(tc.ConnectionState().Version); v != "" {
+			p = append(p, v)
+		}
+	}
+	return p
+}
+
+// TLSProtocol is the WARC-Protocol value of a TLS version: "tls/1.2",
+// "tls/1.3"; "" for none (a handshake not done).
+func TLSProtocol(v uint16) string {
+	switch v {
+	case 0:
+		return ""
+	case tls.VersionTLS10:
+		return "tls/1.0"
+	case tls.VersionTLS11:
+		return "tls/1.1"
+	case tls.VersionTLS12:
+		return "tls/1.2"
+	case tls.VersionTLS13:
+		return "tls/1.3"
+	}
+	return "tls"
 }
 
 // StartCapture starts a record on c, or returns nil when c is nil.

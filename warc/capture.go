@@ -43,7 +43,10 @@ type Capture struct {
 	conv    bytes.Buffer
 	convCut bool
 	ftp     bool
-	open    []*block // blocks started, for Close to drop those never committed
+	// proto is the WARC-Protocol of the first record kept: the control
+	// conversation crossed the same connection.
+	proto []string
+	open  []*block // blocks started, for Close to drop those never committed
 }
 
 // Capture starts the capture of a fetch of uri (the URL as given, password
@@ -105,6 +108,7 @@ func (c *Capture) Close() error {
 	conv := bytes.Clone(c.conv.Bytes())
 	c.conv.Reset()
 	n := c.n
+	proto := c.proto
 	open := c.open
 	c.open = nil
 	c.mu.Unlock()
@@ -112,7 +116,7 @@ func (c *Capture) Close() error {
 		b.drop()
 	}
 	if len(conv) > 0 && n > 0 {
-		b := c.Record(schemes.CaptureRecord{Type: "metadata", ContentType: TypeFTPConversation})
+		b := c.Record(schemes.CaptureRecord{Type: "metadata", ContentType: TypeFTPConversation, Protocol: proto})
 		b.Write(conv)
 		b.Commit()
 	}
@@ -226,6 +230,9 @@ func (b *block) Commit() error {
 	if first == "" {
 		c.firstID = id
 	}
+	if c.proto == nil {
+		c.proto = b.rec.Protocol
+	}
 	ip := c.ip
 	c.mu.Unlock()
 	rb := b.rb
@@ -331,7 +338,7 @@ func revisitOf(rec gowarc.WarcRecord, prev IndexEntry) (gowarc.WarcRecord, error
 	h := rec.WarcHeader()
 	b := newBuilder(gowarc.Revisit, "")
 	for _, f := range []string{gowarc.WarcRecordID, gowarc.WarcTargetURI, gowarc.WarcDate, gowarc.WarcIPAddress,
-		gowarc.WarcConcurrentTo, FieldFetchedURI, gowarc.WarcPayloadDigest} {
+		gowarc.WarcConcurrentTo, FieldProtocol, FieldFetchedURI, gowarc.WarcPayloadDigest} {
 		for _, v := range h.GetAll(f) {
 			b.AddWarcHeader(f, v)
 		}

@@ -19,7 +19,8 @@
 // tools compare.
 //
 // Record conventions per protocol (the block is always the bytes as
-// received, never a rendering):
+// received, never a rendering; RECORDS.md in this directory is the whole
+// contract, which Check validates):
 //
 //   - FTP (RFC 959): a file is a resource record; the control conversation
 //     of its fetch is a metadata record of type
@@ -55,6 +56,11 @@
 //     the second's target carrying the answer as its query; a redirect,
 //     a failure or an input request is a response of its status line
 //     alone. A Gemini response is never made a revisit.
+//
+// Every record but a warcinfo names the protocols its bytes crossed in
+// WARC-Protocol fields (the IIPC proposal's extension field), the
+// application protocol first ("ftp", "gopher", "http/1.1", "nntp",
+// "gemini"), then the TLS version ("tls/1.3") over a TLS connection.
 //
 // All records of one fetch after the first carry WARC-Concurrent-To naming
 // the first, so a file and its conversation, or a request and its

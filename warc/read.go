@@ -100,27 +100,7 @@ func Payload(rec gowarc.WarcRecord) (io.Reader, error) {
 var ErrNotFound = errors.New("no record for that URI")
 
 // Cat copies to w the payload of the first response or resource record
-// of path whose target URI is uri.
+// of path whose target URI is uri (CatArchives of the one file).
 func Cat(path, uri string, w io.Writer) error {
-	done := errors.New("done")
-	err := Walk(path, false, func(e Entry, rec gowarc.WarcRecord) error {
-		if e.URI != uri || (e.Type != "response" && e.Type != "resource") {
-			return nil
-		}
-		r, err := Payload(rec)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(w, r); err != nil {
-			return err
-		}
-		return done
-	})
-	if err == done {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return fmt.Errorf("warc: %s: %w: %s", path, ErrNotFound, strings.TrimSpace(uri))
+	return CatArchives([]string{path}, uri, time.Time{}, w)
 }

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/nlnwa/gowarc"
 	"github.com/spf13/cobra"
@@ -99,9 +100,9 @@ func (c *cli) closeWARC(err error) error {
 func (c *cli) warcCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "warc",
-		Short: "Read WARC archives: list records, print a payload, pack a WACZ",
+		Short: "Read WARC archives: list records, print a payload, check, pack a WACZ",
 		Args: func(_ *cobra.Command, args []string) error {
-			return &usageError{msg: "warc needs a subcommand: list, cat, merge or pack"}
+			return &usageError{msg: "warc needs a subcommand: list, cat, check, merge or pack"}
 		},
 		RunE: func(*cobra.Command, []string) error { return nil },
 	}
@@ -130,20 +131,35 @@ func (c *cli) warcCommand() *cobra.Command {
 			return tw.Flush()
 		},
 	}
+	var at string
 	cat := &cobra.Command{
-		Use:   "cat FILE URI",
-		Short: "Print the payload of the response or resource record of URI",
+		Use:   "cat ARCHIVE... URI",
+		Short: "Print the payload of a capture of URI: the first, or the nearest to --at",
+		Long: `cat prints the payload of a response or resource record of URI found in
+the ARCHIVEs (WARC files, or segment prefixes standing for all their
+segments): the first in archive order, or with --at the capture nearest to
+that time, a revisit resolved to the record whose payload it stands for.
+Segments are looked up through the CDXJ index beside them, and only the
+record is read; a file without an index is read through.`,
 		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 2 {
-				return &usageError{msg: "warc cat takes a WARC file and a URI"}
+			if len(args) < 2 {
+				return &usageError{msg: "warc cat takes WARC files or segment prefixes, then a URI"}
 			}
 			return nil
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
-			return warc.Cat(args[0], args[1], c.stdout)
+			var when time.Time
+			if at != "" {
+				var err error
+				if when, err = warc.ParseTimestamp(at); err != nil {
+					return &usageError{msg: "--at: " + err.Error()}
+				}
+			}
+			return warc.CatArchives(args[:len(args)-1], args[len(args)-1], when, c.stdout)
 		},
 	}
-	cmd.AddCommand(list, cat, c.warcMergeCommand(), c.warcPackCommand())
+	cat.Flags().StringVar(&at, "at", "", "the capture nearest to `TIMESTAMP` (YYYYMMDDhhmmss or a leading part, or RFC 3339)")
+	cmd.AddCommand(list, cat, c.warcCheckCommand(), c.warcMergeCommand(), c.warcPackCommand())
 	return cmd
 }
 

@@ -64,3 +64,43 @@ func TestWarcFlagsRefused(t *testing.T) {
 		t.Errorf("refused commands left %v", ents)
 	}
 }
+
+// TestWarcCheckCommand: a clean archive exits 0 and prints nothing; one
+// that breaks the conventions exits 1 with one line per problem; no
+// archive is a usage error. cat reads several archives and takes --at.
+func TestWarcCheckCommand(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, proto []string, body string) string {
+		path := filepath.Join(dir, name)
+		w, err := warc.Create(path, warc.Info{Software: "gofer test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := w.Capture("gopher://127.0.0.1/0/hello.txt")
+		b := c.Record(schemes.CaptureRecord{Type: "resource", ContentType: "text/plain", Protocol: proto})
+		io.WriteString(b, body)
+		b.Commit()
+		c.Close()
+		w.Close()
+		return path
+	}
+	good := write("good.warc.gz", []string{"gopher"}, "hello\r\n")
+	bad := write("bad.warc.gz", nil, "again\r\n")
+	if code, out, errs := gofer(t, "", "warc", "check", good); code != 0 || out != "" || errs != "" {
+		t.Errorf("warc check of a clean archive: %d %q %q", code, out, errs)
+	}
+	code, _, errs := gofer(t, "", "warc", "check", good, bad)
+	if want := bad + ": record 2 (offset "; code != 1 || !strings.Contains(errs, want) ||
+		!strings.Contains(errs, "gopher://127.0.0.1/0/hello.txt): no WARC-Protocol\n") {
+		t.Errorf("warc check of a record without WARC-Protocol: exit %d, stderr %q", code, errs)
+	}
+	if code, _, _ := gofer(t, "", "warc", "check"); code != 2 {
+		t.Errorf("warc check without an archive: exit %d, want 2", code)
+	}
+	if code, out, _ := gofer(t, "", "warc", "cat", bad, good, "gopher://127.0.0.1/0/hello.txt"); code != 0 || out != "again\r\n" {
+		t.Errorf("warc cat of two archives: %d %q, want the first's", code, out)
+	}
+	if code, _, errs := gofer(t, "", "warc", "cat", "--at", "yesterday", good, "gopher://127.0.0.1/0/hello.txt"); code != 2 {
+		t.Errorf("warc cat --at yesterday: exit %d (%s), want 2", code, errs)
+	}
+}

@@ -64,6 +64,8 @@ type conn struct {
 	// tlsData is the configuration of TLS data connections (PROT P), nil
 	// for plain ones.
 	tlsData *tls.Config
+	// tlsVersion is the control connection's TLS version, 0 for none.
+	tlsVersion uint16
 	// home is the login directory (PWD right after login), "" when the
 	// server did not say; moved reports a CWD since login, and at the
 	// segments whose CWDs, all accepted, lead from home to where the
@@ -190,6 +192,15 @@ func open(ctx context.Context, req *schemes.Request, key poolKey, who login, pip
 	return c, nil
 }
 
+// protocols are the WARC-Protocol values of what the connection carries:
+// "ftp", and the TLS version when it is protected.
+func (c *conn) protocols() []string {
+	if v := schemes.TLSProtocol(c.tlsVersion); v != "" {
+		return []string{"ftp", v}
+	}
+	return []string{"ftp"}
+}
+
 // protect applies the key's TLS mode to the control connection and returns
 // the connection the FTP engine talks over.
 func (c *conn) protect(ctx context.Context, req *schemes.Request, plain net.Conn, addr string) (net.Conn, error) {
@@ -203,6 +214,7 @@ func (c *conn) protect(ctx context.Context, req *schemes.Request, plain net.Conn
 		if err != nil {
 			return nil, err
 		}
+		c.tlsVersion = tc.ConnectionState().Version
 		top = newCtrlConn(tc, c.log)
 	case tlsExplicit:
 		c.tlsData = tlsConfig(req, c.key.host)
@@ -254,6 +266,7 @@ func (c *conn) protect(ctx context.Context, req *schemes.Request, plain net.Conn
 		if err != nil {
 			return nil, err
 		}
+		c.tlsVersion = tc.ConnectionState().Version
 		top = newCtrlConn(tc, c.log)
 	}
 	return &replayConn{lineproto.Replay{Conn: top, Pending: greeting}}, nil

@@ -606,7 +606,8 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 	// A capture records a whole file only: a resumed transfer is a part.
 	var blk schemes.CaptureBlock
 	if offset == 0 {
-		blk = schemes.StartCapture(req.Capture, schemes.CaptureRecord{Type: "resource", URI: base.Redacted(), ContentType: mediaType(name)})
+		blk = schemes.StartCapture(req.Capture, schemes.CaptureRecord{Type: "resource", URI: base.Redacted(), ContentType: mediaType(name),
+			Protocol: c.protocols()})
 	}
 	var raw io.Writer
 	if blk != nil {

@@ -162,7 +162,7 @@ func (f *Fetcher) startList(ctx context.Context, req *schemes.Request, c *conn, 
 		}
 		return &listing{
 			f: f, c: c, x: x, data: data, stop: stop, end: watchEnd(x, data), mlsd: cmd == "MLSD",
-			lines:   lineproto.NewReader(bufio.NewReaderSize(captureListing(req, cmd, data), 32<<10), req.LineLimit()),
+			lines:   lineproto.NewReader(bufio.NewReaderSize(captureListing(req, c, cmd, data), 32<<10), req.LineLimit()),
 			now:     time.Now(),
 			maxLine: req.LineLimit(),
 			max:     req.EntryLimit(),
@@ -396,9 +396,9 @@ func entryURL(base *schemes.URL, dir []string, name string, isDir bool) string {
 // captureListing returns the data connection, teed into an archive's
 // capture when the request has one: the raw LIST, MLSD or NLST bytes, kept
 // once the server ends the transfer.
-func captureListing(req *schemes.Request, cmd string, data io.Reader) io.Reader {
+func captureListing(req *schemes.Request, c *conn, cmd string, data io.Reader) io.Reader {
 	verb, _, _ := strings.Cut(cmd, " ")
 	blk := schemes.StartCapture(req.Capture, schemes.CaptureRecord{Type: "resource",
-		URI: req.URL.Redacted(), ContentType: "text/x-ftp-" + strings.ToLower(verb)})
+		URI: req.URL.Redacted(), ContentType: "text/x-ftp-" + strings.ToLower(verb), Protocol: c.protocols()})
 	return schemes.CaptureTee(data, blk)
 }

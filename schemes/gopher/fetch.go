@@ -358,7 +358,8 @@ func (c *conn) readAttributes(ctx context.Context, req *schemes.Request, t *targ
 	}
 	attrs := ParseAttributes(string(data), t.host, t.port)
 	if req.Capture != nil {
-		rec := schemes.CaptureRecord{Type: "metadata", URI: itemURI(req, t), ContentType: "text/x-gopher-plus-attributes"}
+		rec := schemes.CaptureRecord{Type: "metadata", URI: itemURI(req, t), ContentType: "text/x-gopher-plus-attributes",
+			Protocol: schemes.Protocols("gopher", c.rw)}
 		for _, it := range attrs.Items {
 			if it.Info != nil && it.Info.URL != "" {
 				rec.Describes = append(rec.Describes, it.Info.URL)
@@ -373,14 +374,15 @@ func (c *conn) readAttributes(ctx context.Context, req *schemes.Request, t *targ
 
 // captureItem starts the record of an item or menu when the request has a
 // capture, nil otherwise.
-func captureItem(req *schemes.Request, t *target, media string) schemes.CaptureBlock {
+func captureItem(req *schemes.Request, c *conn, t *target, media string) schemes.CaptureBlock {
 	if req.Capture == nil {
 		return nil
 	}
 	if media == "" {
 		media = "application/octet-stream"
 	}
-	return req.Capture.Record(schemes.CaptureRecord{Type: "resource", URI: itemURI(req, t), ContentType: media})
+	return req.Capture.Record(schemes.CaptureRecord{Type: "resource", URI: itemURI(req, t), ContentType: media,
+		Protocol: schemes.Protocols("gopher", c.rw)})
 }
 
 // itemURI is the URL an archive records an item under: the URL fetched,
@@ -441,7 +443,7 @@ func (c *conn) response(ctx context.Context, req *schemes.Request, t *target, pl
 			r = c.br
 		}
 	}
-	if blk := captureItem(req, t, resp.MediaType); blk != nil {
+	if blk := captureItem(req, c, t, resp.MediaType); blk != nil {
 		// The bytes recorded are those the server sent after any Gopher+
 		// header line: below the dot reader of a plain reply, so that a
 		// menu or text keeps its dot-stuffing and terminating line.

@@ -25,23 +25,38 @@ const (
 // sits above TLS, so an https exchange is recorded in the clear.
 type wireCapture struct {
 	mu      sync.Mutex
+	capture schemes.Capture
+	uri     string
+	// req and resp are started when the exchange gets its connection
+	// (open), whose protocols they name; nil before.
 	req     schemes.CaptureBlock
 	resp    schemes.CaptureBlock
 	reqDone bool
 }
 
 func newWireCapture(req *schemes.Request) *wireCapture {
-	uri := req.URL.Redacted()
-	return &wireCapture{
-		req:  req.Capture.Record(schemes.CaptureRecord{Type: "request", URI: uri, ContentType: captureRequestType}),
-		resp: req.Capture.Record(schemes.CaptureRecord{Type: "response", URI: uri, ContentType: captureResponseType}),
+	return &wireCapture{capture: req.Capture, uri: req.URL.Redacted()}
+}
+
+// open starts the exchange's records, once, naming the protocols of the
+// connection that carries it.
+func (w *wireCapture) open(proto []string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.req != nil {
+		return
 	}
+	w.req = w.capture.Record(schemes.CaptureRecord{Type: "request", URI: w.uri, ContentType: captureRequestType, Protocol: proto})
+	w.resp = w.capture.Record(schemes.CaptureRecord{Type: "response", URI: w.uri, ContentType: captureResponseType, Protocol: proto})
 }
 
 // commitResponse keeps the response record; the body has been read to its end.
 func (w *wireCapture) commitResponse() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.req == nil {
+		return
+	}
 	if !w.reqDone {
 		w.reqDone = true
 		w.req.Commit()
@@ -57,12 +72,16 @@ func (w *wireCapture) commitResponse() {
 // exchange, and a kept-alive connection serves one capture after another.
 type teeConn struct {
 	net.Conn
-	mu sync.Mutex
-	w  *wireCapture
+	// proto names the protocols the connection carries: "http/1.1" (the
+	// only one the capture transport speaks), then TLS's version.
+	proto []string
+	mu    sync.Mutex
+	w     *wireCapture
 }
 
 // carry makes w the exchange the connection records.
 func (c *teeConn) carry(w *wireCapture) {
+	w.open(c.proto)
 	c.mu.Lock()
 	c.w = w
 	c.mu.Unlock()
@@ -122,7 +141,7 @@ func newCaptureTransport(d schemes.Dialer, tlsConfig *tls.Config, idle time.Dura
 		if err != nil {
 			return nil, err
 		}
-		return &teeConn{Conn: dial.IdleConn(c, idle)}, nil
+		return &teeConn{Conn: dial.IdleConn(c, idle), proto: []string{"http/1.1"}}, nil
 	}
 	t.DialTLSContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := d.DialContext(ctx, network, addr)
@@ -145,7 +164,7 @@ func newCaptureTransport(d schemes.Dialer, tlsConfig *tls.Config, idle time.Dura
 			c.Close()
 			return nil, err
 		}
-		return &teeConn{Conn: tc}, nil
+		return &teeConn{Conn: tc, proto: schemes.Protocols("http/1.1", tc)}, nil
 	}
 	return t
 }

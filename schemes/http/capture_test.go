@@ -2,6 +2,8 @@ package http
 
 import (
 	"bytes"
+	"crypto/tls"
+	"crypto/x509"
 	"net"
 	nethttp "net/http"
 	"net/http/httptest"
@@ -16,8 +18,9 @@ import (
 
 // memCapture keeps the committed records of one fetch in memory.
 type memCapture struct {
-	mu   sync.Mutex
-	recs map[string]*bytes.Buffer // by record type
+	mu     sync.Mutex
+	recs   map[string]*bytes.Buffer // by record type
+	protos map[string][]string      // WARC-Protocol values, by record type
 }
 
 type memBlock struct {
@@ -27,6 +30,12 @@ type memBlock struct {
 }
 
 func (c *memCapture) Record(rec schemes.CaptureRecord) schemes.CaptureBlock {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.protos == nil {
+		c.protos = map[string][]string{}
+	}
+	c.protos[rec.Type] = rec.Protocol
 	return &memBlock{c: c, typ: rec.Type}
 }
 func (c *memCapture) Dialed(net.Conn) {}
@@ -75,6 +84,11 @@ func TestCaptureKeepsConnections(t *testing.T) {
 		if req == nil || resp == nil {
 			t.Fatalf("%s: records %v, want a request and a response", page, c.recs)
 		}
+		for _, typ := range []string{"request", "response"} {
+			if p := strings.Join(c.protos[typ], " "); p != "http/1.1" {
+				t.Errorf("%s: %s record's protocols %q, want http/1.1", page, typ, p)
+			}
+		}
 		if !strings.HasPrefix(req.String(), "GET "+page+" HTTP/1.1\r\n") || strings.Count(req.String(), "GET ") != 1 {
 			t.Errorf("%s: request record %q", page, req)
 		}
@@ -84,5 +98,30 @@ func TestCaptureKeepsConnections(t *testing.T) {
 	}
 	if n := conns.Load(); n != 1 {
 		t.Errorf("%d connections for three captured fetches, want 1 kept alive", n)
+	}
+}
+
+// TestCaptureProtocolsHTTPS: the records of an https exchange name HTTP/1.1
+// and the TLS version the connection negotiated.
+func TestCaptureProtocolsHTTPS(t *testing.T) {
+	srv := httptest.NewTLSServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		w.Write([]byte("secret\n"))
+	}))
+	defer srv.Close()
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	c := &memCapture{}
+	_, body, err := fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/s", "", false), Capture: c,
+		TLSConfig: &tls.Config{RootCAs: pool}})
+	if err != nil || string(body) != "secret\n" {
+		t.Fatalf("%q, %v", body, err)
+	}
+	for _, typ := range []string{"request", "response"} {
+		if p := strings.Join(c.protos[typ], " "); p != "http/1.1 tls/1.3" {
+			t.Errorf("%s record's protocols %q, want http/1.1 tls/1.3", typ, p)
+		}
+	}
+	if c.recs["response"] == nil {
+		t.Error("no response record")
 	}
 }

@@ -3,6 +3,7 @@ package nntp
 import (
 	"bufio"
 	"io"
+	"net"
 	"net/textproto"
 	"strings"
 
@@ -27,7 +28,7 @@ func (s *session) article(req *schemes.Request, cmd command, name string, lg *lo
 		return nil, s.c.refusal(cmd, code, text)
 	}
 	ab := &articleBody{s: s, r: s.c.tr.DotReader()}
-	if blk := captureArticle(req, text); blk != nil {
+	if blk := captureArticle(req, text, s.c.nc); blk != nil {
 		// The raw block is read through the unstuffing recorder, then
 		// through a dot reader of its own, as the plain path does. The
 		// session sends nothing more before QUIT, so the second buffer
@@ -89,7 +90,7 @@ func (b *articleBody) Close() error {
 // capture: its target is news:<message-id>, the message-id taken from the
 // URL or from the server's reply ("220 n <message-id>", RFC 3977 §6.2.1),
 // and the URL that fetched it goes with it.
-func captureArticle(req *schemes.Request, reply string) schemes.CaptureBlock {
+func captureArticle(req *schemes.Request, reply string, nc net.Conn) schemes.CaptureBlock {
 	if req.Capture == nil {
 		return nil
 	}
@@ -100,7 +101,8 @@ func captureArticle(req *schemes.Request, reply string) schemes.CaptureBlock {
 	} else if f := strings.Fields(reply); len(f) >= 2 && strings.HasPrefix(f[1], "<") && strings.HasSuffix(f[1], ">") {
 		id = strings.Trim(f[1], "<>")
 	}
-	rec := schemes.CaptureRecord{Type: "resource", ContentType: "message/rfc822", URI: fetched}
+	rec := schemes.CaptureRecord{Type: "resource", ContentType: "message/rfc822", URI: fetched,
+		Protocol: schemes.Protocols("nntp", nc)}
 	if id != "" && !strings.ContainsAny(id, " \t\r\n") {
 		// RFC 1738 §3.6: the '@' of a message-id stays as it is.
 		rec.URI = "news:" + strings.ReplaceAll(schemes.Escape(id), "%40", "@")
