@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,14 +46,23 @@ type capture struct {
 	seq   int // order across the archives
 }
 
-// Open indexes the archives: each is a WARC file, or a segment prefix as
-// gofer mirror --warc writes them (warc.Segments).
+// Open indexes the archives: each is a WARC file, a segment prefix as
+// gofer mirror --warc writes them (warc.Segments), or a CDXJ index file
+// (NAME.cdxj) over several segments, as gofer warc merge prints one for
+// the workers of a cluster job, whose records are read from the segments
+// its lines name, in the index's directory.
 func Open(archives []string, opt Options) (*Archive, error) {
 	a := &Archive{at: opt.At, warn: opt.Warn, byURI: map[string][]*capture{}, byID: map[string]*capture{}}
 	if a.warn == nil {
 		a.warn = func(string) {}
 	}
 	for _, name := range archives {
+		if strings.HasSuffix(name, ".cdxj") {
+			if err := a.addIndex(name); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		segs, err := segmentsOf(name)
 		if err != nil {
 			return nil, err
@@ -109,6 +119,38 @@ func (a *Archive) addSegment(seg string) error {
 		if e.Offset < 0 || e.Length <= 0 || e.Offset+e.Length > fi.Size() {
 			a.warn(fmt.Sprintf("%s: record of %s at offset %d lies past the end of the file (%d bytes); left out",
 				seg, e.URL, e.Offset, fi.Size()))
+			return
+		}
+		a.add(seg, e)
+	})
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	return nil
+}
+
+// addIndex reads a CDXJ index over segments beside it: each line's record
+// is read from the segment its filename names, in the index's directory.
+func (a *Archive) addIndex(name string) error {
+	dir := filepath.Dir(name)
+	sizes := map[string]int64{}
+	err := warc.IndexFile(name, func(_ string, e warc.IndexEntry) {
+		seg := filepath.Join(dir, filepath.Base(e.Filename))
+		size, ok := sizes[seg]
+		if !ok {
+			size = -1
+			if fi, err := os.Stat(seg); err == nil {
+				size = fi.Size()
+			} else {
+				a.warn(fmt.Sprintf("%s: the segment %s it names is not beside it; its records are left out", name, e.Filename))
+			}
+			sizes[seg] = size
+		}
+		if size < 0 {
+			return
+		}
+		if e.Offset < 0 || e.Length <= 0 || e.Offset+e.Length > size {
+			a.warn(fmt.Sprintf("%s: record of %s at offset %d lies past the end of %s (%d bytes); left out", name, e.URL, e.Offset, seg, size))
 			return
 		}
 		a.add(seg, e)

@@ -385,3 +385,37 @@ func TestParseRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestMergedIndex replays through one CDXJ index over segments, as gofer
+// warc merge prints it for a cluster job's workers: records are read from
+// the segments its lines name, beside it; a line naming a segment that is
+// not there is left out with a warning.
+func TestMergedIndex(t *testing.T) {
+	dir := t.TempDir()
+	prefix := writeHole(t, dir)
+	segs, err := warc.Segments(prefix)
+	if err != nil || len(segs) == 0 {
+		t.Fatalf("segments: %v %v", segs, err)
+	}
+	var merged strings.Builder
+	for _, seg := range segs {
+		if err := warc.Index(seg, func(line string, _ warc.IndexEntry) { merged.WriteString(line + "\n") }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A worker's segment that was never copied beside the index.
+	merged.WriteString(`(gopher,127.0.0.71)/0/gone 20261127000000 {"url":"gopher://127.0.0.71/0/gone","type":"resource","offset":0,"length":10,"filename":"other-00000.warc.gz","record_id":"<urn:uuid:x>","date":"2026-11-27T00:00:00Z"}` + "\n")
+	index := filepath.Join(dir, "job.cdxj")
+	if err := os.WriteFile(index, []byte(merged.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warnings []string
+	a := open(t, Options{Warn: func(s string) { warnings = append(warnings, s) }}, index)
+	addr := serve(t, a, "127.0.0.71")
+	if got := ask(t, addr, "/dir/about.txt"); got != about {
+		t.Errorf("through the merged index: %q, want %q", got, about)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "other-00000.warc.gz") {
+		t.Errorf("warnings %q, want one naming the missing segment", warnings)
+	}
+}

@@ -165,6 +165,15 @@ func Index(seg string, fn func(line string, e IndexEntry)) error {
 	return nil
 }
 
+// IndexFile calls fn with each line of the CDXJ index file name (a
+// segment's, or one gofer warc merge printed) and its entry.
+func IndexFile(name string, fn func(line string, e IndexEntry)) error {
+	if err := readIndex(name, fn); err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	return nil
+}
+
 // readIndex calls fn with each line of an index file and its entry; a
 // line that is not CDXJ is an error naming the file.
 func readIndex(name string, fn func(line string, e IndexEntry)) error {

@@ -28,8 +28,10 @@ func (c *cli) replayCommand() *cobra.Command {
 		Short: "Serve what WARC archives captured, read-only, to any Gopher, FTP, HTTP or NNTP client",
 		Long: `Serve what gofer captured in WARC archives (get --warc FILE, mirror --warc
 PREFIX) back to any client, read-only, in the protocol it was fetched with.
-ARCHIVE is a WARC file or a segment prefix; the CDXJ indexes beside the
-segments say where each record lies, and a file without one is read once.
+ARCHIVE is a WARC file, a segment prefix, or a CDXJ index over segments
+beside it (NAME.cdxj, as gofer warc merge prints one for a cluster job's
+workers); the CDXJ indexes say where each record lies, and a file without
+one is read once.
 Of a URL captured more than once the latest capture is served, or with --at
 the one nearest that time; a revisit record serves the record it refers to.
 
@@ -71,7 +73,7 @@ stderr, one line each, and what is whole is served. The replay opens no
 connection of its own.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return &usageError{msg: "replay needs at least one WARC file or segment prefix"}
+				return &usageError{msg: "replay needs at least one WARC file, segment prefix or CDXJ index"}
 			}
 			return nil
 		},
