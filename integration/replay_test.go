@@ -2,8 +2,8 @@ package integration_test
 
 // gofer replay: what gofer mirror --warc and gofer get --warc captured of
 // the harness's Gopher, FTP, HTTP and NNTP servers, served again on a
-// loopback port and fetched back with curl, lftp, wget, gofer mirror and
-// gofer get.
+// loopback port and fetched back with curl, lftp, wget, Lynx, gofer mirror
+// and gofer get.
 
 import (
 	"bufio"
@@ -215,6 +215,73 @@ func TestReplayGopher(t *testing.T) {
 	}
 	if warned := stopPlus(); strings.TrimSpace(warned) != "" {
 		t.Errorf("the Gopher+ replay warned: %s", warned)
+	}
+}
+
+// TestReplayLynx walks a Gopher replay with Lynx, a text browser of the
+// UMN client's kind: the menu shows every captured item, its links stay on
+// the replay, a text item shows the archive's text, and each page reads
+// as Lynx shows the captured server's own, the address aside.
+func TestReplayLynx(t *testing.T) {
+	itest.Require(t, gopherAddr)
+	lynxPath, err := exec.LookPath("lynx")
+	if err != nil {
+		t.Skip("lynx is not installed (integration/test installs it)")
+	}
+	dir := t.TempDir()
+	prefix := filepath.Join(dir, "cap")
+	mirrorWARC(t, "gopher://"+gopherAddr+"/1/archive/text", prefix, filepath.Join(dir, "orig"), "--no-parent")
+	addrs, stop := startReplay(t, []string{"gopher"}, prefix)
+	base := "gopher://" + addrs["gopher"]
+	live := "gopher://" + itest.GopherHost // Lynx leaves the default port out
+
+	home := t.TempDir()
+	lynx := func(url string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(lynxPath, append(append([]string{"-dump"}, args...), url)...)
+		// No proxy variables, no user configuration.
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TERM=dumb"}
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("lynx -dump %s: %v", url, err)
+		}
+		return string(out)
+	}
+
+	menu := lynx(base + "/1/archive/text")
+	if want := strings.ReplaceAll(lynx(live+"/1/archive/text"), live+"/", base+"/"); menu != want {
+		t.Errorf("lynx shows the replayed menu as\n%s\nand the server's (its address replaced) as\n%s", menu, want)
+	}
+	n := 0
+	for name := range itest.Manifest(t) {
+		file, ok := strings.CutPrefix(name, "text/")
+		if !ok || strings.Contains(file, "/") {
+			continue
+		}
+		n++
+		if !strings.Contains(menu, "]"+file+" ") || !strings.Contains(menu, ". "+base+"/0/archive/text/"+file+"\n") {
+			t.Errorf("the replayed menu lacks %s or its link to the replay:\n%s", file, menu)
+		}
+	}
+	if n == 0 || strings.Contains(menu, itest.GopherHost) {
+		t.Errorf("%d archive files; menu:\n%s", n, menu)
+	}
+
+	// Wide enough that Lynx wraps no line of the file.
+	text := lynx(base+"/0/archive/text/plain.txt", "-width=1024")
+	if want := lynx(live+"/0/archive/text/plain.txt", "-width=1024"); text != want {
+		t.Errorf("lynx shows the replayed plain.txt as\n%s\nand the server's as\n%s", text, want)
+	}
+	want, err := os.ReadFile(filepath.Join(itest.ArchiveDir(), "text", "plain.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// gophernicus ends a text item with the "." line, which Lynx shows.
+	if rest, ok := strings.CutPrefix(text, string(want)); !ok || strings.TrimSpace(rest) != "." {
+		t.Errorf("lynx shows the replayed plain.txt as\n%s\nwant the archive's text and the end-of-text line", text)
+	}
+	if warned := stop(); strings.TrimSpace(warned) != "" {
+		t.Errorf("the replay warned: %s", warned)
 	}
 }
 
