@@ -29,18 +29,9 @@ type FTPServer struct {
 // FTPHosts names it; "" for the first captured). warn receives one line
 // per record that cannot be read while serving; nil discards them.
 func NewFTPServer(a *Archive, host string, warn func(string)) (*FTPServer, error) {
-	hosts := a.FTPHosts()
-	if len(hosts) == 0 {
-		return nil, errors.New("replay: the archive holds no ftp capture")
-	}
-	if host == "" {
-		host = hosts[0]
-	} else if !strings.Contains(host, ":") {
-		host += ":21"
-	}
-	host = strings.ToLower(host)
-	if !slices.Contains(hosts, host) {
-		return nil, fmt.Errorf("replay: no ftp capture of %s (captured: %s)", host, strings.Join(hosts, ", "))
+	host, err := pickHost("ftp", a.FTPHosts(), host, 21)
+	if err != nil {
+		return nil, err
 	}
 	if warn == nil {
 		warn = func(string) {}

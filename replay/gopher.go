@@ -77,22 +77,33 @@ type GopherServer struct {
 	items map[string][]*gopherURI // by selector
 }
 
+// pickHost is the captured server a listener replays: host ("host" or
+// "host:port", the scheme's default port when it names none), or the
+// first captured when host is "".
+func pickHost(scheme string, hosts []string, host string, defPort int) (string, error) {
+	if len(hosts) == 0 {
+		return "", fmt.Errorf("replay: the archive holds no %s capture", scheme)
+	}
+	if host == "" {
+		return hosts[0], nil
+	}
+	if !strings.Contains(host, ":") {
+		host += ":" + strconv.Itoa(defPort)
+	}
+	host = strings.ToLower(host)
+	if !slices.Contains(hosts, host) {
+		return "", fmt.Errorf("replay: no %s capture of %s (captured: %s)", scheme, host, strings.Join(hosts, ", "))
+	}
+	return host, nil
+}
+
 // NewGopherServer returns the server of the captures of host ("host:port"
 // as GopherHosts names it; "" for the first captured). warn receives one
 // line per record that cannot be read while serving; nil discards them.
 func NewGopherServer(a *Archive, host string, warn func(string)) (*GopherServer, error) {
-	hosts := a.GopherHosts()
-	if len(hosts) == 0 {
-		return nil, errors.New("replay: the archive holds no gopher capture")
-	}
-	if host == "" {
-		host = hosts[0]
-	} else if !strings.Contains(host, ":") {
-		host += ":70"
-	}
-	host = strings.ToLower(host)
-	if !slices.Contains(hosts, host) {
-		return nil, fmt.Errorf("replay: no gopher capture of %s (captured: %s)", host, strings.Join(hosts, ", "))
+	host, err := pickHost("gopher", a.GopherHosts(), host, 70)
+	if err != nil {
+		return nil, err
 	}
 	if warn == nil {
 		warn = func(string) {}

@@ -76,18 +76,9 @@ type HTTPServer struct {
 // as HTTPHosts names it; "" for the first captured). warn receives one
 // line per record that cannot be read while serving; nil discards them.
 func NewHTTPServer(a *Archive, host string, warn func(string)) (*HTTPServer, error) {
-	hosts := a.HTTPHosts()
-	if len(hosts) == 0 {
-		return nil, errors.New("replay: the archive holds no http capture")
-	}
-	if host == "" {
-		host = hosts[0]
-	} else if !strings.Contains(host, ":") {
-		host += ":80"
-	}
-	host = strings.ToLower(host)
-	if !slices.Contains(hosts, host) {
-		return nil, fmt.Errorf("replay: no http capture of %s (captured: %s)", host, strings.Join(hosts, ", "))
+	host, err := pickHost("http", a.HTTPHosts(), host, 80)
+	if err != nil {
+		return nil, err
 	}
 	if warn == nil {
 		warn = func(string) {}
