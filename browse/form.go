@@ -9,7 +9,6 @@ import (
 
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
-	"github.com/goferurl/gofer/schemes/gopher"
 )
 
 // attributesURL is the URL of an item's Gopher+ attributes ("!"), from the
@@ -32,8 +31,10 @@ func attributesURL(raw string) (string, error) {
 	return v.String(), nil
 }
 
-// fetchAttributes fetches an item's Gopher+ attributes.
-func (b *Browser) fetchAttributes(ctx context.Context, raw string) (*gopher.Attributes, error) {
+// fetchAttributes fetches an item's Gopher+ attributes: the response's
+// Info, which can describe a form (schemes.Former) and write itself for a
+// person (schemes.WriteInfo).
+func (b *Browser) fetchAttributes(ctx context.Context, raw string) (any, error) {
 	au, err := attributesURL(raw)
 	if err != nil {
 		return nil, err
@@ -43,11 +44,10 @@ func (b *Browser) fetchAttributes(ctx context.Context, raw string) (*gopher.Attr
 		return nil, err
 	}
 	defer resp.Close()
-	attrs, ok := resp.Info.(*gopher.Attributes)
-	if !ok || attrs == nil {
+	if resp.Kind != schemes.KindInfo || resp.Info == nil {
 		return nil, schemes.Errorf(schemes.ErrRefused, "the server gave no Gopher+ attributes")
 	}
-	return attrs, nil
+	return resp.Info, nil
 }
 
 // openForm reads a Gopher+ item's +ASK form and shows it.
@@ -59,12 +59,9 @@ func (b *Browser) openForm(e schemes.Entry) {
 			b.fail(ctx, err)
 			return
 		}
-		var form *gopher.Form
-		for _, it := range attrs.Items {
-			if it.Ask != nil {
-				form = it.Ask
-				break
-			}
+		var form *schemes.Form
+		if f, ok := attrs.(schemes.Former); ok {
+			form = f.Form()
 		}
 		if form == nil {
 			b.ui(func() { b.setStatus("error: the server gave no +ASK form for this item") })
@@ -74,31 +71,31 @@ func (b *Browser) openForm(e schemes.Entry) {
 	})
 }
 
-// showForm draws a +ASK form, one widget a field: Ask, AskF and ChooseF
-// a line, AskP a masked line, AskL a text area, Choose (and Select with
-// choices) a drop-down, Select a check box, Note text. Submit sends the
+// showForm draws a +ASK form, one widget a field: a line of text, a
+// masked line for a secret, a text area for lines, a drop-down for a
+// choice, a check box, a note as text. Submit sends the
 // answers through the client, by question position.
-func (b *Browser) showForm(e schemes.Entry, form *gopher.Form) {
+func (b *Browser) showForm(e schemes.Entry, form *schemes.Form) {
 	f := tview.NewForm()
 	f.SetBorder(true).SetTitle(" " + clean(e.Name) + " ")
 	type field struct {
-		fl   gopher.FormField
+		fl   schemes.FormField
 		item int
 	}
 	var fields []field
 	for _, fl := range form.Fields {
 		q := clean(fl.Question)
-		switch {
-		case fl.Kind == gopher.KindNote:
+		switch fl.Kind {
+		case schemes.FieldNote:
 			f.AddTextView("", q, 0, 1, false, false)
 			continue
-		case fl.Kind == gopher.KindAskP:
+		case schemes.FieldSecret:
 			f.AddPasswordField(q, "", 40, '*', nil)
-		case fl.Kind == gopher.KindAskL:
+		case schemes.FieldLines:
 			f.AddTextArea(q, fl.Default, 40, 4, 0, nil)
-		case len(fl.Choices) > 0:
+		case schemes.FieldChoice:
 			f.AddDropDown(q, cleanAll(fl.Choices), 0, nil)
-		case fl.Kind == gopher.KindSelect:
+		case schemes.FieldCheck:
 			f.AddCheckbox(q, fl.Default == "1", nil)
 		default:
 			f.AddInputField(q, fl.Default, 40, nil, nil)
@@ -122,7 +119,7 @@ func (b *Browser) showForm(e schemes.Entry, form *gopher.Form) {
 }
 
 // formValue is a form widget's answer to its field.
-func formValue(item tview.FormItem, fl gopher.FormField) string {
+func formValue(item tview.FormItem, fl schemes.FormField) string {
 	switch w := item.(type) {
 	case *tview.InputField:
 		return w.GetText()
@@ -204,7 +201,9 @@ func (b *Browser) showInfo() {
 			text += "  (" + err.Error() + ")\n"
 		} else {
 			var sb strings.Builder
-			attrs.WriteText(&sb)
+			if err := schemes.WriteInfo(&sb, attrs); err != nil {
+				sb.WriteString("  (" + err.Error() + ")\n")
+			}
 			text += sb.String()
 		}
 		p.text = []byte(text)

@@ -12,7 +12,6 @@ import (
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
 	"github.com/goferurl/gofer/schemes/gemini"
-	"github.com/goferurl/gofer/schemes/gopher"
 )
 
 // What a page shows.
@@ -76,7 +75,7 @@ func entryFor(raw, name string) (schemes.Entry, error) {
 	e := schemes.Entry{Name: name, URL: raw, Size: -1, Type: schemes.TypeOther}
 	if g := u.Gopher; g != nil {
 		e.Gopher, e.GopherType, e.Selector, e.Host, e.Port = true, string(g.Type), g.Selector, u.Host, u.EffectivePort()
-		e.Type = gopher.TypeWord(g.Type)
+		e.Type = schemes.GopherTypeWord(g.Type)
 		if g.HasPlus && g.PlusString == "?" {
 			e.Plus, e.Type = "?", schemes.TypeAsk
 		}

@@ -355,3 +355,52 @@ func (f *Form) writeText(b *strings.Builder) {
 		b.WriteByte('\n')
 	}
 }
+
+var _ schemes.Former = (*Attributes)(nil)
+
+// Form returns the first +ASK form among the items, described for a user
+// interface, or nil when no item has one.
+func (a *Attributes) Form() *schemes.Form {
+	if a == nil {
+		return nil
+	}
+	for _, it := range a.Items {
+		if it.Ask != nil {
+			return it.Ask.schemesForm()
+		}
+	}
+	return nil
+}
+
+// schemesForm is the form as schemes.Former gives it.
+func (f *Form) schemesForm() *schemes.Form {
+	out := &schemes.Form{Fields: make([]schemes.FormField, 0, len(f.Fields))}
+	for _, fl := range f.Fields {
+		out.Fields = append(out.Fields, schemes.FormField{
+			Kind:     fieldKind(fl),
+			Question: fl.Question,
+			Default:  fl.Default,
+			Choices:  fl.Choices,
+			Position: fl.Position,
+		})
+	}
+	return out
+}
+
+// fieldKind is how a field is answered: a Select that lists options is a
+// choice among them, as Fill takes it.
+func fieldKind(fl FormField) schemes.FieldKind {
+	switch {
+	case fl.Kind == KindNote:
+		return schemes.FieldNote
+	case fl.Kind == KindAskP:
+		return schemes.FieldSecret
+	case fl.Kind == KindAskL:
+		return schemes.FieldLines
+	case len(fl.Choices) > 0:
+		return schemes.FieldChoice
+	case fl.Kind == KindSelect:
+		return schemes.FieldCheck
+	}
+	return schemes.FieldLine
+}
