@@ -1,4 +1,4 @@
-package mirror_test
+package integration_test
 
 // The mirror over scripted FTP servers whose LIST answers in the dialects
 // of servers that are not Unix (VMS, MVS, OS/400), through the real FTP

@@ -1,7 +1,8 @@
-package nntp_test
+package integration_test
 
-// Tests against the real INN of the integration harness (integration/up
-// news; integration/LAYOUT.md). They skip unless GOFER_INTEGRATION=1.
+// The NNTP fetcher (schemes/nntp) against the real INN of the integration
+// harness (integration/up news; integration/LAYOUT.md). They skip unless
+// GOFER_INTEGRATION=1.
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package ftp
+package integration_test
 
 import (
 	"bytes"
@@ -20,23 +20,25 @@ import (
 	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/integration/itest"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/ftp"
 )
 
-// Tests against the real vsftpd of integration/up (integration/LAYOUT.md).
+// The FTP fetcher (schemes/ftp) against the real vsftpd of integration/up
+// (integration/LAYOUT.md).
 
 const vsftpd = itest.FTPHost + ":21"
 
-func realReq(segs ...string) *schemes.Request {
+func vsftpdReq(segs ...string) *schemes.Request {
 	u := &schemes.URL{Scheme: "ftp", Host: itest.FTPHost, FTP: &schemes.FTP{Segments: segs}}
-	return &schemes.Request{URL: u, Dialer: &dial.Dialer{}, Email: testEmail, IdleTimeout: 30 * time.Second}
+	return &schemes.Request{URL: u, Dialer: &dial.Dialer{}, Email: "gofer@example.org", IdleTimeout: 30 * time.Second}
 }
 
-func sha(b []byte) string {
+func vsftpdSHA(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }
 
-func fetchBytes(t *testing.T, f *Fetcher, req *schemes.Request) (*schemes.Response, []byte, error) {
+func vsftpdBytes(t *testing.T, f *ftp.Fetcher, req *schemes.Request) (*schemes.Response, []byte, error) {
 	t.Helper()
 	resp, err := f.Fetch(context.Background(), req)
 	if err != nil {
@@ -62,7 +64,7 @@ func TestVsftpdArchive(t *testing.T) {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	f := New()
+	f := ftp.New()
 	defer f.Close()
 	n, tree := 0, 0
 	for _, p := range paths {
@@ -73,12 +75,12 @@ func TestVsftpdArchive(t *testing.T) {
 			}
 		}
 		segs := append([]string{"archive"}, strings.Split(p, "/")...)
-		resp, data, err := fetchBytes(t, f, realReq(segs...))
+		resp, data, err := vsftpdBytes(t, f, vsftpdReq(segs...))
 		if err != nil {
 			t.Errorf("%q: %v", p, err)
 			continue
 		}
-		if got := sha(data); got != manifest[p] {
+		if got := vsftpdSHA(data); got != manifest[p] {
 			t.Errorf("%q: sha256 %s, want %s (%d bytes)", p, got, manifest[p], len(data))
 		}
 		if resp.Size != int64(len(data)) || resp.Name != segs[len(segs)-1] {
@@ -96,13 +98,13 @@ func TestVsftpdArchive(t *testing.T) {
 // holds one OK LOGIN for the client's session.
 func TestVsftpdReuse(t *testing.T) {
 	itest.Require(t, vsftpd)
-	f := New()
+	f := ftp.New()
 	defer f.Close()
 	var tr bytes.Buffer
 	for _, p := range []string{"text/plain.txt", "binary/all-bytes.bin", "names/with space.txt", "deep/level01/marker.txt"} {
-		req := realReq(append([]string{"archive"}, strings.Split(p, "/")...)...)
+		req := vsftpdReq(append([]string{"archive"}, strings.Split(p, "/")...)...)
 		req.Transcript = &tr
-		if _, _, err := fetchBytes(t, f, req); err != nil {
+		if _, _, err := vsftpdBytes(t, f, req); err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
 	}
@@ -114,7 +116,7 @@ func TestVsftpdReuse(t *testing.T) {
 	}
 }
 
-func entries(t *testing.T, resp *schemes.Response) map[string]schemes.Entry {
+func vsftpdEntries(t *testing.T, resp *schemes.Response) map[string]schemes.Entry {
 	t.Helper()
 	if resp.Kind != schemes.KindListing {
 		t.Fatalf("kind %v, want a listing", resp.Kind)
@@ -137,14 +139,14 @@ func entries(t *testing.T, resp *schemes.Response) map[string]schemes.Entry {
 // sizes, the archive's mtime, and entry URLs that parse back to the name.
 func TestVsftpdListing(t *testing.T) {
 	itest.Require(t, vsftpd)
-	f := New()
+	f := ftp.New()
 	defer f.Close()
-	resp, err := f.Fetch(context.Background(), realReq("archive", "names", ""))
+	resp, err := f.Fetch(context.Background(), vsftpdReq("archive", "names", ""))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Close()
-	got := entries(t, resp)
+	got := vsftpdEntries(t, resp)
 	disk, err := os.ReadDir(filepath.Join(itest.ArchiveDir(), "names"))
 	if err != nil {
 		t.Fatal(err)
@@ -187,14 +189,14 @@ func TestVsftpdListing(t *testing.T) {
 // refused with 550, CWD accepts it, so it is listed.
 func TestVsftpdDirectoryGuess(t *testing.T) {
 	itest.Require(t, vsftpd)
-	f := New()
+	f := ftp.New()
 	defer f.Close()
-	resp, err := f.Fetch(context.Background(), realReq("archive", "text"))
+	resp, err := f.Fetch(context.Background(), vsftpdReq("archive", "text"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Close()
-	if e, ok := entries(t, resp)["crlf.txt"]; !ok || e.Type != "file" {
+	if e, ok := vsftpdEntries(t, resp)["crlf.txt"]; !ok || e.Type != "file" {
 		t.Errorf("archive/text listed without crlf.txt: %+v", e)
 	}
 }
@@ -202,16 +204,16 @@ func TestVsftpdDirectoryGuess(t *testing.T) {
 // TestVsftpdNLST: ;type=d lists names with NLST.
 func TestVsftpdNLST(t *testing.T) {
 	itest.Require(t, vsftpd)
-	f := New()
+	f := ftp.New()
 	defer f.Close()
-	req := realReq("archive", "text")
+	req := vsftpdReq("archive", "text")
 	req.URL.FTP.TypeCode = 'd'
 	resp, err := f.Fetch(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Close()
-	got := entries(t, resp)
+	got := vsftpdEntries(t, resp)
 	e, ok := got["dots.txt"]
 	if !ok {
 		t.Fatalf("NLST text: %v", got)
@@ -223,9 +225,9 @@ func TestVsftpdNLST(t *testing.T) {
 
 func TestVsftpdMissingFile(t *testing.T) {
 	itest.Require(t, vsftpd)
-	f := New()
+	f := ftp.New()
 	defer f.Close()
-	_, err := f.Fetch(context.Background(), realReq("archive", "no-such-file.txt"))
+	_, err := f.Fetch(context.Background(), vsftpdReq("archive", "no-such-file.txt"))
 	if !errors.Is(err, schemes.ErrRefused) || err.Error() != "550 Failed to open file." {
 		t.Fatalf("err %v, want ErrRefused 550 Failed to open file.", err)
 	}
@@ -233,12 +235,12 @@ func TestVsftpdMissingFile(t *testing.T) {
 
 func TestVsftpdLocalUser(t *testing.T) {
 	itest.Require(t, vsftpd)
-	f := New()
+	f := ftp.New()
 	defer f.Close()
-	req := realReq("private.txt")
+	req := vsftpdReq("private.txt")
 	req.URL.User, req.URL.HasUser = itest.LocalUser, true
 	req.URL.Password, req.URL.HasPassword = itest.LocalPassword, true
-	_, data, err := fetchBytes(t, f, req)
+	_, data, err := vsftpdBytes(t, f, req)
 	if err != nil || string(data) != "only a logged-in user sees this file\n" {
 		t.Fatalf("%q %v", data, err)
 	}
@@ -259,11 +261,11 @@ func TestVsftpdResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	off := 1 + rand.Int64N(int64(len(whole)-1))
-	f := New()
+	f := ftp.New()
 	defer f.Close()
-	req := realReq("archive", "binary", "random-1m.bin")
+	req := vsftpdReq("archive", "binary", "random-1m.bin")
 	req.Offset = off
-	resp, data, err := fetchBytes(t, f, req)
+	resp, data, err := vsftpdBytes(t, f, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +274,7 @@ func TestVsftpdResume(t *testing.T) {
 	}
 }
 
-func certPool(t *testing.T) *tls.Config {
+func vsftpdTLS(t *testing.T) *tls.Config {
 	pem, err := os.ReadFile(itest.CertPath())
 	if err != nil {
 		t.Fatal(err)
@@ -288,18 +290,18 @@ func certPool(t *testing.T) *tls.Config {
 // login and the data travel encrypted; the file arrives intact.
 func TestVsftpdExplicitTLS(t *testing.T) {
 	itest.Require(t, vsftpd)
-	f := New()
+	f := ftp.New()
 	defer f.Close()
-	req := realReq("archive", "binary", "random-64k.bin")
+	req := vsftpdReq("archive", "binary", "random-64k.bin")
 	req.RequireTLS = true
-	req.TLSConfig = certPool(t)
+	req.TLSConfig = vsftpdTLS(t)
 	var tr bytes.Buffer
 	req.Transcript = &tr
-	_, data, err := fetchBytes(t, f, req)
+	_, data, err := vsftpdBytes(t, f, req)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, tr.String())
 	}
-	if sha(data) != itest.Manifest(t)["binary/random-64k.bin"] {
+	if vsftpdSHA(data) != itest.Manifest(t)["binary/random-64k.bin"] {
 		t.Error("random-64k.bin differs over TLS")
 	}
 	for _, want := range []string{"> AUTH TLS\n", "< 234 ", "> PBSZ 0\n", "> PROT P\n", "> PASS ****\n"} {
@@ -312,21 +314,21 @@ func TestVsftpdExplicitTLS(t *testing.T) {
 	}
 
 	// A listing over the same kept TLS connection, its data under PROT P.
-	lreq := realReq("archive", "text", "")
+	lreq := vsftpdReq("archive", "text", "")
 	lreq.RequireTLS, lreq.TLSConfig = true, req.TLSConfig
 	resp, err := f.Fetch(context.Background(), lreq)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := entries(t, resp)["dots.txt"]; !ok {
+	if _, ok := vsftpdEntries(t, resp)["dots.txt"]; !ok {
 		t.Error("TLS listing of archive/text lacks dots.txt")
 	}
 	resp.Close()
 
 	// Without the CA the server's certificate is refused.
-	req2 := realReq("archive", "README.txt")
+	req2 := vsftpdReq("archive", "README.txt")
 	req2.RequireTLS = true
-	if _, err := New().Fetch(context.Background(), req2); err == nil {
+	if _, err := ftp.New().Fetch(context.Background(), req2); err == nil {
 		t.Fatal("a self-signed certificate was accepted without --cacert")
 	}
 }
@@ -334,16 +336,16 @@ func TestVsftpdExplicitTLS(t *testing.T) {
 // TestVsftpdImplicitTLS: ftps:// on 127.0.0.22:990.
 func TestVsftpdImplicitTLS(t *testing.T) {
 	itest.Require(t, itest.FTPSHost+":990")
-	f := New()
+	f := ftp.New()
 	defer f.Close()
-	req := realReq("archive", "binary", "all-bytes.bin")
+	req := vsftpdReq("archive", "binary", "all-bytes.bin")
 	req.URL.Scheme, req.URL.Host = "ftps", itest.FTPSHost
-	req.TLSConfig = certPool(t)
-	_, data, err := fetchBytes(t, f, req)
+	req.TLSConfig = vsftpdTLS(t)
+	_, data, err := vsftpdBytes(t, f, req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sha(data) != itest.Manifest(t)["binary/all-bytes.bin"] {
+	if vsftpdSHA(data) != itest.Manifest(t)["binary/all-bytes.bin"] {
 		t.Error("all-bytes.bin differs over implicit TLS")
 	}
 }
@@ -355,9 +357,9 @@ func TestVsftpdCancel(t *testing.T) {
 	itest.BigFile(t, 64<<20)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	f := New()
+	f := ftp.New()
 	defer f.Close()
-	req := realReq("big", "67108864.bin")
+	req := vsftpdReq("big", "67108864.bin")
 	resp, err := f.Fetch(ctx, req)
 	if err != nil {
 		t.Fatal(err)
