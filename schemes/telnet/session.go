@@ -140,101 +140,164 @@ type event struct {
 // A reader of in that cannot be interrupted (a pipe's read blocks until data
 // or EOF) may stay blocked after Interact returns; it consumes at most one
 // read's worth of input and sends nothing.
-func (s *Session) Interact(ctx context.Context, in io.Reader, out io.Writer) (err error) {
-	s.startMu.Lock()
-	if s.started {
-		s.startMu.Unlock()
-		return errors.New("telnet session: Interact called twice")
+func (s *Session) Interact(ctx context.Context, in io.Reader, out io.Writer) error {
+	if err := s.start(); err != nil {
+		return err
 	}
-	s.started = true
-	s.startMu.Unlock()
 	defer s.Close()
 	if in == nil {
 		in = strings.NewReader("") // no input: the linger starts at once
 	}
-
-	fd, isTerm := terminalOf(in)
-	restore := func() {}
-	var sigs <-chan os.Signal
-	if isTerm {
-		old, err := term.MakeRaw(fd)
-		if err != nil {
-			return fmt.Errorf("telnet session: raw mode: %w", err)
-		}
-		var once sync.Once
-		restore = func() { once.Do(func() { term.Restore(fd, old) }) }
-		s.rawTrace = true
-		defer restore()
-		var stopSignals func()
-		sigs, stopSignals = notifyInterrupt()
-		defer stopSignals()
+	local, err := takeTerminal(in)
+	if err != nil {
+		return err
 	}
+	defer local.release()
+	s.rawTrace = local.isTerm
+	neg, stopWindow := s.negotiate(local)
+	defer stopWindow()
+	writeOut := serialWriter(out)
+	gate, login, stopGate := s.loginGate(local.isTerm)
+	defer stopGate()
+	events, stopRelays := s.relay(in, local, neg, login, gate, writeOut)
+	defer stopRelays()
+	return s.await(ctx, local.sigs, events, writeOut)
+}
 
-	neg := &negotiator{
+// start marks the session as connected; a second Interact is an error.
+func (s *Session) start() error {
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	if s.started {
+		return errors.New("telnet session: Interact called twice")
+	}
+	s.started = true
+	return nil
+}
+
+// localSide is the person's end of a session: whether in is a terminal
+// and, when it is, what puts it back.
+type localSide struct {
+	fd     int
+	isTerm bool
+	// restore leaves raw mode; it is safe to call more than once, and from
+	// a goroutine that panics.
+	restore func()
+	// sigs delivers the signals that end a raw session; nil otherwise.
+	sigs        <-chan os.Signal
+	stopSignals func()
+}
+
+// takeTerminal puts in in raw mode when it is a terminal, and catches the
+// signals that would otherwise end the program with the terminal raw.
+func takeTerminal(in io.Reader) (*localSide, error) {
+	l := &localSide{restore: func() {}, stopSignals: func() {}}
+	l.fd, l.isTerm = terminalOf(in)
+	if !l.isTerm {
+		return l, nil
+	}
+	old, err := term.MakeRaw(l.fd)
+	if err != nil {
+		return nil, fmt.Errorf("telnet session: raw mode: %w", err)
+	}
+	var once sync.Once
+	l.restore = func() { once.Do(func() { term.Restore(l.fd, old) }) }
+	l.sigs, l.stopSignals = notifyInterrupt()
+	return l, nil
+}
+
+// release stops catching signals and restores the terminal.
+func (l *localSide) release() {
+	l.stopSignals()
+	l.restore()
+}
+
+// negotiate makes the option negotiator: on a terminal it reports the
+// window size (NAWS, RFC 1073), again whenever the window changes, and the
+// terminal type (TTYPE, RFC 1091). stop ends the watch on the window.
+func (s *Session) negotiate(local *localSide) (neg *negotiator, stop func()) {
+	neg = &negotiator{
 		trace: func(dir string, seq []byte) { s.trace("%s %s", dir, describe(seq)) },
 	}
-	if isTerm {
-		neg.size = func() (int, int, bool) {
-			w, h, err := term.GetSize(fd)
-			return w, h, err == nil
-		}
-		neg.termType = strings.ToUpper(os.Getenv("TERM"))
-		stopWinch := watchWindow(func() {
-			if err := s.write(neg.naws()); err != nil {
-				s.Close()
-			}
-		})
-		defer stopWinch()
+	if !local.isTerm {
+		return neg, func() {}
 	}
+	neg.size = func() (int, int, bool) {
+		w, h, err := term.GetSize(local.fd)
+		return w, h, err == nil
+	}
+	neg.termType = strings.ToUpper(os.Getenv("TERM"))
+	stop = watchWindow(func() {
+		if err := s.write(neg.naws()); err != nil {
+			s.Close()
+		}
+	})
+	return neg, stop
+}
 
-	var outMu sync.Mutex
-	writeOut := func(p []byte) error {
+// serialWriter writes to out one caller at a time: the server's data and
+// the local echo come from two goroutines.
+func serialWriter(out io.Writer) func([]byte) error {
+	var mu sync.Mutex
+	return func(p []byte) error {
 		if len(p) == 0 {
 			return nil
 		}
-		outMu.Lock()
-		defer outMu.Unlock()
+		mu.Lock()
+		defer mu.Unlock()
 		_, err := out.Write(p)
 		return err
 	}
+}
 
-	// With auto-login on a pipe, stdin waits until the login is done: the
-	// login program discards typed-ahead input when it asks for a password.
-	gate := make(chan struct{})
-	var gateOnce sync.Once
-	openGate := func() { gateOnce.Do(func() { close(gate) }) }
-	var login *loginWatcher
+// loginGate decides when input may flow. With auto-login on a pipe, stdin
+// waits until the login is done (the login program discards typed-ahead
+// input when it asks for a password), or loginWait at most; otherwise the
+// gate is open at once. login is nil without auto-login.
+func (s *Session) loginGate(isTerm bool) (gate <-chan struct{}, login *loginWatcher, stop func()) {
+	g := make(chan struct{})
+	var once sync.Once
+	open := func() { once.Do(func() { close(g) }) }
 	if s.autoLogin && s.hasUser {
-		login = &loginWatcher{s: s, done: openGate}
+		login = &loginWatcher{s: s, done: open}
 	}
 	if login == nil || isTerm {
-		openGate()
-	} else {
-		t := time.AfterFunc(loginWait, openGate)
-		defer t.Stop()
+		open()
+		return g, login, func() {}
 	}
+	t := time.AfterFunc(loginWait, open)
+	return g, login, func() { t.Stop() }
+}
 
-	events := make(chan event, 4)
+// relay starts the two relays, the server to out and in to the server,
+// which report how they end on events. stop closes the connection, which
+// unblocks the reader and an input relay held at the gate, and waits for
+// them, so that out is never written after Interact returns.
+func (s *Session) relay(in io.Reader, local *localSide, neg *negotiator, login *loginWatcher, gate <-chan struct{}, writeOut func([]byte) error) (events <-chan event, stop func()) {
+	ev := make(chan event, 4)
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
-		defer repanic(restore)
-		s.readLoop(neg, login, isTerm, writeOut, events)
+		defer repanic(local.restore)
+		s.readLoop(neg, login, local.isTerm, writeOut, ev)
 	}()
 	inputDone := make(chan struct{})
 	go func() {
 		defer close(inputDone)
-		defer repanic(restore)
-		s.inputLoop(in, isTerm, neg, gate, writeOut, events)
+		defer repanic(local.restore)
+		s.inputLoop(in, local.isTerm, neg, gate, writeOut, ev)
 	}()
-	defer func() {
-		// Close first: it unblocks the reader and an input loop held at
-		// the gate. out is never written after Interact returns.
+	return ev, func() {
 		s.Close()
 		stopInput(in, inputDone)
 		<-readDone
-	}()
+	}
+}
 
+// await waits for the end of the session: the context done, a signal, the
+// server closing, an input error, the escape key, or the linger time after
+// the end of input.
+func (s *Session) await(ctx context.Context, sigs <-chan os.Signal, events <-chan event, writeOut func([]byte) error) error {
 	var lingerC <-chan time.Time
 	for {
 		select {
@@ -246,9 +309,7 @@ func (s *Session) Interact(ctx context.Context, in io.Reader, out io.Writer) (er
 			return nil
 		case ev := <-events:
 			switch ev.kind {
-			case evServerClosed:
-				return ev.err
-			case evInputErr:
+			case evServerClosed, evInputErr:
 				return ev.err
 			case evEscape:
 				writeOut([]byte("\r\n"))
