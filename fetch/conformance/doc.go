@@ -25,8 +25,8 @@
 //   - Options.MaxBytes holds: no more bytes than the limit are delivered and
 //     the fetch ends with schemes.ErrTooLarge;
 //   - a server that closes mid-transfer ends it with schemes.ErrInterrupted;
-//   - a listing yields well-formed entries to its clean end, and its text
-//     form names every one;
+//   - a listing yields well-formed entries to its clean end, as many as
+//     the adapter says it holds, and its text form names every one;
 //   - the Fetcher called directly, with no Client, keeps the same contract;
 //   - Client.Plan dials nothing;
 //   - every error matches one of the error kinds, and no password of the URL

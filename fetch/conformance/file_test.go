@@ -10,7 +10,8 @@ import (
 // no connection, so nothing can stall, cut or hold back a tail.
 func fileAdapter() Adapter {
 	return Adapter{
-		NoCredentials: true,
+		NoCredentials:  true,
+		ListingEntries: 2,
 		Setup: func(t *testing.T, _ string) string {
 			dir := t.TempDir()
 			must := func(err error) {
@@ -20,6 +21,7 @@ func fileAdapter() Adapter {
 			}
 			must(os.Mkdir(filepath.Join(dir, "dir"), 0o755))
 			must(os.WriteFile(filepath.Join(dir, "dir", "small.bin"), SmallBody, 0o644))
+			must(os.WriteFile(filepath.Join(dir, "dir", "other.bin"), SmallBody, 0o644))
 			must(os.WriteFile(filepath.Join(dir, "small.bin"), SmallBody, 0o644))
 			must(os.WriteFile(filepath.Join(dir, "large.bin"), make([]byte, LargeSize), 0o644))
 			return dir

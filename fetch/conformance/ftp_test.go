@@ -16,8 +16,9 @@ func ftpAdapter(implicitTLS bool) Adapter {
 		scheme = "ftps"
 	}
 	return Adapter{
-		TLS:   implicitTLS,
-		Serve: serveFTP,
+		TLS:            implicitTLS,
+		Serve:          serveFTP,
+		ListingEntries: 2,
 		URL: func(addr string, o Object) string {
 			switch o {
 			case Listing:
@@ -152,9 +153,10 @@ func (s *ftpSession) handle(verb, arg string) bool {
 			return true
 		}
 		if verb == "NLST" {
-			fmt.Fprintf(d, "small.bin\r\n")
+			fmt.Fprintf(d, "small.bin\r\nother.bin\r\n")
 		} else {
 			fmt.Fprintf(d, "-rw-r--r--    1 0        0              %d Jan 02  2024 small.bin\r\n", len(SmallBody))
+			fmt.Fprintf(d, "drwxr-xr-x    2 0        0            4096 Jan 02  2024 other\r\n")
 		}
 		d.Close()
 		s.reply("226 Directory send OK.")

@@ -18,9 +18,10 @@ func gopherAdapter(gophers bool) Adapter {
 		scheme = "gophers"
 	}
 	return Adapter{
-		TLS:           gophers,
-		Serve:         serveGopher,
-		NoCredentials: true,
+		TLS:            gophers,
+		Serve:          serveGopher,
+		NoCredentials:  true,
+		ListingEntries: 2, // the item and the info line
 		URL: func(addr string, o Object) string {
 			switch o {
 			case Listing:

@@ -35,9 +35,10 @@ func nntpAdapter(nntps bool) Adapter {
 		numbers[o] = n
 	}
 	return Adapter{
-		TLS:       nntps,
-		Serve:     serveNNTP,
-		SmallBody: articleBody,
+		TLS:            nntps,
+		Serve:          serveNNTP,
+		SmallBody:      articleBody,
+		ListingEntries: 2,
 		URL: func(addr string, o Object) string {
 			if o == Listing {
 				return scheme + "://" + addr + "/" + newsGroup
@@ -100,7 +101,9 @@ func serveNNTP(c net.Conn, env *Env) {
 				say("412 no group selected")
 				continue
 			}
-			say("224 overview follows\r\n1\tsmall\tconformance@example.invalid\t2 Jan 2024 03:04:05 +0000\t<small@conformance.invalid>\t\t%d\t3\r\n.", len(smallArticle))
+			say("224 overview follows\r\n"+
+				"1\tsmall\tconformance@example.invalid\t2 Jan 2024 03:04:05 +0000\t<small@conformance.invalid>\t\t%d\t3\r\n"+
+				"3\tlarge\tconformance@example.invalid\t2 Jan 2024 03:04:06 +0000\t<large@conformance.invalid>\t\t%d\t3\r\n.", len(smallArticle), LargeSize)
 		case "LIST":
 			say("215 list follows\r\n%s 6 1 y\r\n.", newsGroup)
 		case "ARTICLE", "HEAD", "BODY":

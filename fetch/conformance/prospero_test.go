@@ -37,8 +37,9 @@ import (
 //     reached through one.
 func prosperoAdapter() Adapter {
 	return Adapter{
-		Serve:         serveGopherOrHTTP,
-		NoCredentials: true,
+		Serve:          serveGopherOrHTTP,
+		NoCredentials:  true,
+		ListingEntries: 2,
 		URL: func(addr string, o Object) string {
 			return "prospero://" + prosperoHost + "//" + string(o)
 		},
@@ -51,7 +52,8 @@ func prosperoAdapter() Adapter {
 			objects := map[string]*prosperotest.Object{
 				"/" + string(Listing): {
 					Info: []string{"ATTRIBUTE OBJECT FIELD BASE-TYPE DIRECTORY"},
-					List: []string{"LINK L FILE small INTERNET-D " + prosperoHost + " ASCII /small 0"},
+					List: []string{"LINK L FILE small INTERNET-D " + prosperoHost + " ASCII /small 0",
+						"LINK L FILE large INTERNET-D " + prosperoHost + " ASCII /large 0"},
 				},
 				"/" + string(Cut): {Info: []string{file,
 					fmt.Sprintf("ATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE HTTP INTERNET-D %s(%s) ASCII /cut", host, port)}},

@@ -30,7 +30,8 @@ const (
 	Small Object = "small"
 	// Missing is not there, and the server says so.
 	Missing Object = "missing"
-	// Listing is a directory, menu or group with at least one entry.
+	// Listing is a directory, menu or group with at least one entry
+	// (Adapter.ListingEntries says how many).
 	Listing Object = "listing"
 	// Large is LargeSize bytes, more than SizeLimit; the server does not
 	// announce its size beforehand where the protocol lets it keep quiet.
@@ -80,6 +81,9 @@ type Adapter struct {
 	URL func(addr string, o Object) string
 	// Kind is the kind of the Small object's response (KindFile when zero).
 	Kind schemes.Kind
+	// ListingEntries is how many entries the Listing object yields; a
+	// listing that ends sooner (or runs on) fails. Zero means at least one.
+	ListingEntries int
 	// SmallBody is what the Small object's Body reads, when the protocol
 	// gives it another form than the package's SmallBody (an article).
 	SmallBody []byte
@@ -545,6 +549,9 @@ func (c *check) listing(t *testing.T) {
 	}
 	if len(entries) == 0 {
 		t.Fatal("the listing has no entry")
+	}
+	if n := c.a.ListingEntries; n > 0 && len(entries) != n {
+		t.Errorf("the listing yielded %d entries, want %d", len(entries), n)
 	}
 
 	// The same listing read as text, through the Body alone, names them all.

@@ -11,13 +11,14 @@ import (
 // waisAdapter serves the objects from the scripted WAIS server's building
 // blocks (schemes/wais/waistest): each object is a document whose id is the
 // single field 3=NAME, retrieved range by range on one connection; the
-// listing is a search whose one hit is the small object. The cut and gated
+// listing is a search whose two hits are the small and the large object. The cut and gated
 // objects are one range whose answer announces the whole text and stops
 // (or waits) partway through it.
 func waisAdapter() Adapter {
 	return Adapter{
-		Serve:         serveWAIS,
-		NoCredentials: true,
+		Serve:          serveWAIS,
+		NoCredentials:  true,
+		ListingEntries: 2,
 		URL: func(addr string, o Object) string {
 			if o == Listing {
 				return "wais://" + addr + "/conformance?small"
@@ -38,7 +39,8 @@ func serveWAIS(c net.Conn, env *Env) {
 		}
 		if q.QueryType == "3" {
 			c.Write(waistest.SearchAnswer([]waistest.Hit{{DocID: []byte(waisID("small")), Score: 1000,
-				Length: int64(len(SmallBody)), Lines: 1, Type: "TEXT", Headline: "A small object"}}, q.ReferenceID))
+				Length: int64(len(SmallBody)), Lines: 1, Type: "TEXT", Headline: "A small object"},
+				{DocID: []byte(waisID("large")), Score: 500, Length: LargeSize, Lines: 1, Type: "TEXT", Headline: "A large object"}}, q.ReferenceID))
 			continue
 		}
 		part := func(doc []byte) []byte { return doc[min(q.Start, int64(len(doc))):min(q.End, int64(len(doc)))] }
