@@ -34,6 +34,9 @@
 //
 // This package's TestConformance runs it on every scheme fetch.NewClient
 // registers and fails for one that has no adapter, so a scheme is
-// registered only if it passes. The suite needs no real server and runs in
-// plain `go test ./...`.
+// registered only if it passes. TestPlantedBugs runs it on fetchers that
+// each carry one bug (a listing cut after its first entry, a body one byte
+// short, a connection or a goroutine left behind, a cancel ignored) and
+// shows each one failed. The suite needs no real server and runs in plain
+// `go test ./...`.
 package conformance

@@ -286,10 +286,38 @@ func startServer(t *testing.T, a Adapter, tlsConf *tls.Config) *server {
 				defer tr.wg.Done()
 				defer c.Close()
 				a.Serve(c, env)
+				awaitClientClose(c, env)
 			}()
 		}
 	}()
 	return s
+}
+
+// awaitClientClose keeps c open after Serve returned until the client
+// closes its end (or the server stops), so that a client that leaves a
+// connection open is seen holding it even where the server speaks last: the
+// server only half-closes, which the client reads as the end of the data,
+// as it would a close.
+func awaitClientClose(c net.Conn, env *Env) {
+	tc, ok := c.(*trackedConn)
+	if !ok {
+		return
+	}
+	hc, ok := tc.Conn.(interface{ CloseWrite() error })
+	if !ok || hc.CloseWrite() != nil {
+		return
+	}
+	drained := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, c)
+		close(drained)
+	}()
+	select {
+	case <-drained:
+	case <-env.done:
+		c.Close()
+		<-drained
+	}
 }
 
 func (s *server) stop() {
