@@ -30,10 +30,24 @@ const (
 )
 
 // Fetcher retrieves ftp and ftps URLs. It keeps logged-in control
-// connections for reuse and is safe for concurrent use.
+// connections for reuse and is safe for concurrent use. Its zero value is
+// ready to use; set its fields before the first Fetch.
 type Fetcher struct {
 	// MaxIdle bounds the connections kept for reuse (0: DefaultMaxIdle).
 	MaxIdle int
+	// Email is the anonymous login's password, the user's mail address
+	// (RFC 1738 §3.2.1); "" means user@hostname, the process's account
+	// and the machine's own name, never looked up in the DNS.
+	Email string
+	// RequireTLS asks for explicit TLS (AUTH TLS, RFC 4217) on ftp URLs;
+	// a server that refuses it is an error, never a plain-text fall back.
+	// ftps URLs use TLS from the first byte whatever it says.
+	RequireTLS bool
+	// VerifyListing has a directory that the server lists with MLSD
+	// listed with LIST too, on the same connection once the MLSD listing
+	// has been read, and every difference sent to Request.Warn; the
+	// entries are MLSD's.
+	VerifyListing bool
 
 	mu     sync.Mutex
 	idle   map[poolKey][]*conn
@@ -88,6 +102,9 @@ func (f *Fetcher) noSendAhead(key poolKey) { f.mark(&f.noAhead, key) }
 
 // New returns a Fetcher.
 func New() *Fetcher { return &Fetcher{} }
+
+// Schemes returns the schemes a Fetcher serves: ftp and ftps.
+func Schemes() []string { return []string{"ftp", "ftps"} }
 
 var (
 	_ schemes.Fetcher = (*Fetcher)(nil)
@@ -174,7 +191,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if err := checkLines(u, v); err != nil {
 		return nil, err
 	}
-	who, err := loginFor(req)
+	who, err := f.loginFor(req)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +200,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	switch {
 	case u.Scheme == "ftps":
 		key.tls = tlsImplicit
-	case req.RequireTLS:
+	case f.RequireTLS:
 		key.tls = tlsExplicit
 	}
 	if key.port == 0 {
@@ -240,9 +257,9 @@ func checkLines(u *schemes.URL, v *schemes.FTP) error {
 // loginFor decides who to log in as (RFC 1738 §3.2.1): the URL's user and
 // password; else a login from Credentials (netrc); else anonymous with the
 // mail address as password. A user without a password is asked for one.
-func loginFor(req *schemes.Request) (login, error) {
+func (f *Fetcher) loginFor(req *schemes.Request) (login, error) {
 	u := req.URL
-	who, complete := planLogin(req)
+	who, complete := f.planLogin(req)
 	if complete {
 		return who, nil
 	}
@@ -658,9 +675,9 @@ func (f *Fetcher) list(ctx context.Context, req *schemes.Request, c *conn, stop 
 		return fail(err, cmd)
 	}
 	l.base, l.dir = req.URL, dir
-	if req.VerifyListing && l.mlsd {
+	if f.VerifyListing && l.mlsd {
 		l.check = newListCheck(ctx, req)
-	} else if req.VerifyListing {
+	} else if f.VerifyListing {
 		req.Warnf("ftp: verifying the listing: " + c.key.server() + " has no MLSD; LIST is its only listing")
 	}
 	return listingResponse(req.URL, l), nil

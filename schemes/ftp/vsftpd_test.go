@@ -28,7 +28,7 @@ const vsftpd = itest.FTPHost + ":21"
 
 func realReq(segs ...string) *schemes.Request {
 	u := &schemes.URL{Scheme: "ftp", Host: itest.FTPHost, FTP: &schemes.FTP{Segments: segs}}
-	return &schemes.Request{URL: u, Dialer: &dial.Dialer{}, Email: testEmail, IdleTimeout: 30 * time.Second}
+	return &schemes.Request{URL: u, Dialer: &dial.Dialer{}, IdleTimeout: 30 * time.Second}
 }
 
 func sha(b []byte) string {
@@ -62,7 +62,7 @@ func TestVsftpdArchive(t *testing.T) {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	f := New()
+	f := newFetcher()
 	defer f.Close()
 	n, tree := 0, 0
 	for _, p := range paths {
@@ -96,7 +96,7 @@ func TestVsftpdArchive(t *testing.T) {
 // holds one OK LOGIN for the client's session.
 func TestVsftpdReuse(t *testing.T) {
 	itest.Require(t, vsftpd)
-	f := New()
+	f := newFetcher()
 	defer f.Close()
 	var tr bytes.Buffer
 	for _, p := range []string{"text/plain.txt", "binary/all-bytes.bin", "names/with space.txt", "deep/level01/marker.txt"} {
@@ -137,7 +137,7 @@ func entries(t *testing.T, resp *schemes.Response) map[string]schemes.Entry {
 // sizes, the archive's mtime, and entry URLs that parse back to the name.
 func TestVsftpdListing(t *testing.T) {
 	itest.Require(t, vsftpd)
-	f := New()
+	f := newFetcher()
 	defer f.Close()
 	resp, err := f.Fetch(context.Background(), realReq("archive", "names", ""))
 	if err != nil {
@@ -187,7 +187,7 @@ func TestVsftpdListing(t *testing.T) {
 // refused with 550, CWD accepts it, so it is listed.
 func TestVsftpdDirectoryGuess(t *testing.T) {
 	itest.Require(t, vsftpd)
-	f := New()
+	f := newFetcher()
 	defer f.Close()
 	resp, err := f.Fetch(context.Background(), realReq("archive", "text"))
 	if err != nil {
@@ -202,7 +202,7 @@ func TestVsftpdDirectoryGuess(t *testing.T) {
 // TestVsftpdNLST: ;type=d lists names with NLST.
 func TestVsftpdNLST(t *testing.T) {
 	itest.Require(t, vsftpd)
-	f := New()
+	f := newFetcher()
 	defer f.Close()
 	req := realReq("archive", "text")
 	req.URL.FTP.TypeCode = 'd'
@@ -223,7 +223,7 @@ func TestVsftpdNLST(t *testing.T) {
 
 func TestVsftpdMissingFile(t *testing.T) {
 	itest.Require(t, vsftpd)
-	f := New()
+	f := newFetcher()
 	defer f.Close()
 	_, err := f.Fetch(context.Background(), realReq("archive", "no-such-file.txt"))
 	if !errors.Is(err, schemes.ErrRefused) || err.Error() != "550 Failed to open file." {
@@ -233,7 +233,7 @@ func TestVsftpdMissingFile(t *testing.T) {
 
 func TestVsftpdLocalUser(t *testing.T) {
 	itest.Require(t, vsftpd)
-	f := New()
+	f := newFetcher()
 	defer f.Close()
 	req := realReq("private.txt")
 	req.URL.User, req.URL.HasUser = itest.LocalUser, true
@@ -259,7 +259,7 @@ func TestVsftpdResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	off := 1 + rand.Int64N(int64(len(whole)-1))
-	f := New()
+	f := newFetcher()
 	defer f.Close()
 	req := realReq("archive", "binary", "random-1m.bin")
 	req.Offset = off
@@ -288,10 +288,10 @@ func certPool(t *testing.T) *tls.Config {
 // login and the data travel encrypted; the file arrives intact.
 func TestVsftpdExplicitTLS(t *testing.T) {
 	itest.Require(t, vsftpd)
-	f := New()
+	f := newFetcher()
+	f.RequireTLS = true
 	defer f.Close()
 	req := realReq("archive", "binary", "random-64k.bin")
-	req.RequireTLS = true
 	req.TLSConfig = certPool(t)
 	var tr bytes.Buffer
 	req.Transcript = &tr
@@ -313,7 +313,7 @@ func TestVsftpdExplicitTLS(t *testing.T) {
 
 	// A listing over the same kept TLS connection, its data under PROT P.
 	lreq := realReq("archive", "text", "")
-	lreq.RequireTLS, lreq.TLSConfig = true, req.TLSConfig
+	lreq.TLSConfig = req.TLSConfig
 	resp, err := f.Fetch(context.Background(), lreq)
 	if err != nil {
 		t.Fatal(err)
@@ -325,8 +325,9 @@ func TestVsftpdExplicitTLS(t *testing.T) {
 
 	// Without the CA the server's certificate is refused.
 	req2 := realReq("archive", "README.txt")
-	req2.RequireTLS = true
-	if _, err := New().Fetch(context.Background(), req2); err == nil {
+	f2 := newFetcher()
+	f2.RequireTLS = true
+	if _, err := f2.Fetch(context.Background(), req2); err == nil {
 		t.Fatal("a self-signed certificate was accepted without --cacert")
 	}
 }
@@ -334,7 +335,7 @@ func TestVsftpdExplicitTLS(t *testing.T) {
 // TestVsftpdImplicitTLS: ftps:// on 127.0.0.22:990.
 func TestVsftpdImplicitTLS(t *testing.T) {
 	itest.Require(t, itest.FTPSHost+":990")
-	f := New()
+	f := newFetcher()
 	defer f.Close()
 	req := realReq("archive", "binary", "all-bytes.bin")
 	req.URL.Scheme, req.URL.Host = "ftps", itest.FTPSHost
@@ -355,7 +356,7 @@ func TestVsftpdCancel(t *testing.T) {
 	itest.BigFile(t, 64<<20)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	f := New()
+	f := newFetcher()
 	defer f.Close()
 	req := realReq("big", "67108864.bin")
 	resp, err := f.Fetch(ctx, req)
