@@ -1028,6 +1028,27 @@ func TestPlan(t *testing.T) {
 	}
 }
 
+// TestDefaultEmail: a Fetcher without Email gives user@hostname, the
+// machine's own name, as the anonymous password; one with Email gives it.
+func TestDefaultEmail(t *testing.T) {
+	host, err := os.Hostname()
+	if err != nil {
+		t.Skip(err)
+	}
+	p, err := New().Plan(newReq(ftpURL(21, 0, "f")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass := strings.TrimPrefix(p.Requests[1], "PASS ")
+	if !strings.HasSuffix(pass, "@"+host) || strings.HasPrefix(pass, "@") {
+		t.Errorf("anonymous password %q, want user@%s", pass, host)
+	}
+	p, _ = (&Fetcher{Email: "other@example.org"}).Plan(newReq(ftpURL(21, 0, "f")))
+	if p.Requests[1] != "PASS other@example.org" {
+		t.Errorf("%q, want the Fetcher's Email as password", p.Requests)
+	}
+}
+
 // BenchmarkSmallFiles fetches one small file after another on a kept
 // connection into a writer that is not a file (as a mirror does, hashing as
 // it writes): B/op shows what each file costs the heap.
