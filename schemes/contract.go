@@ -150,7 +150,6 @@ const (
 	DefaultMaxLineLength = 64 << 10
 	DefaultMaxEntries    = 1 << 20
 	DefaultIdleTimeout   = 60 * time.Second
-	DefaultLinger        = 5 * time.Second
 )
 
 // LineLimit returns MaxLineLength or its default.

@@ -60,7 +60,7 @@ var _ schemes.Session = (*Session)(nil)
 func (f *Fetcher) newSession(conn net.Conn, req *schemes.Request) *Session {
 	linger := f.Linger
 	if linger <= 0 {
-		linger = schemes.DefaultLinger
+		linger = DefaultLinger
 	}
 	u := req.URL
 	return &Session{

@@ -47,10 +47,12 @@ type Fetcher struct {
 	// the URL's user and password.
 	AutoLogin bool
 	// Linger is how long a session whose input is not a terminal goes on
-	// after its input ends, for the server's last output
-	// (0: schemes.DefaultLinger).
+	// after its input ends, for the server's last output (0: DefaultLinger).
 	Linger time.Duration
 }
+
+// DefaultLinger is Fetcher.Linger's zero value's meaning.
+const DefaultLinger = 5 * time.Second
 
 func (f *Fetcher) lookPath(name string) (string, error) {
 	if f != nil && f.LookPath != nil {
