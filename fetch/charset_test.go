@@ -252,7 +252,7 @@ func TestClientUnknownCharset(t *testing.T) {
 // TestPlanRemoteCharset: gofer parse shows the lines a fetch would send,
 // names in the remote charset.
 func TestPlanRemoteCharset(t *testing.T) {
-	c := NewClient(Options{RemoteCharset: "latin1", Email: "a@b.c"})
+	c := NewClient(Options{RemoteCharset: "latin1"})
 	p, err := c.Plan(&Request{URL: "ftp://127.0.0.1/pub/caf%C3%A9.txt"})
 	if err != nil {
 		t.Fatal(err)

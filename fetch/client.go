@@ -15,6 +15,10 @@ import (
 
 	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/ftp"
+	"github.com/goferurl/gofer/schemes/mailto"
+	"github.com/goferurl/gofer/schemes/nntp"
+	"github.com/goferurl/gofer/schemes/prospero"
 	"github.com/goferurl/gofer/security"
 )
 
@@ -40,9 +44,6 @@ type Options struct {
 	Warn func(string)
 	// AllowPorts lifts the port refusal for these ports.
 	AllowPorts []int
-	// Email is the anonymous FTP password; "" means user@hostname (the
-	// machine's own name, never looked up).
-	Email string
 	// ConnectTimeout bounds establishing a connection (0: 30 s).
 	ConnectTimeout time.Duration
 	// IdleTimeout is the per-operation deadline (0: schemes.DefaultIdleTimeout).
@@ -66,8 +67,6 @@ type Options struct {
 	// ProxyFromEnvironment takes the proxy of each connection from the
 	// environment when Proxy is "" and Dialer is nil.
 	ProxyFromEnvironment bool
-	// NNTPServer is "host[:port]" for news: URLs.
-	NNTPServer string
 	// RemoteCharset is the charset the servers spell names in ("latin1",
 	// "cp437", "shift_jis", ...; see CheckCharset); "" keeps names as
 	// bytes. Listing entries' Name and a response's Name are read in it,
@@ -75,42 +74,41 @@ type Options struct {
 	// entry URLs keep the server's bytes. An unknown charset fails every
 	// Do and Plan with an error of kind schemes.ErrUsage.
 	RemoteCharset string
-	// From is the sender of mailto messages.
-	From string
-	// SMTPServer is "host[:port]" that mailto messages go through; ""
-	// means the local sendmail program.
-	SMTPServer string
-	// SMTPUser logs in to the SMTP server; its password comes from Netrc
-	// or Prompt.
-	SMTPUser string
 	// Netrc is a netrc file to take logins from; "" means none.
 	Netrc string
 	// Prompt asks the person at a terminal; nil means there is none.
 	Prompt func(question string, secret bool) (string, error)
 	// TLSConfig is used for TLS connections; nil means the system's defaults.
 	TLSConfig *tls.Config
-	// RequireTLS asks for explicit TLS (FTP AUTH TLS, NNTP STARTTLS).
-	RequireTLS bool
-	// VerifyListing has an FTP directory that a server lists with MLSD
-	// listed with LIST too, and every difference between the two sent to
-	// Warn.
-	VerifyListing bool
-	// AutoLogin and Linger configure telnet sessions.
-	AutoLogin bool
-	Linger    time.Duration
 	// Transcript receives the wire conversation with passwords masked.
 	Transcript io.Writer
 	// Fetchers are fetchers already configured, by scheme: each replaces
-	// the one NewClient would register for its scheme (a gemini.Fetcher
-	// with its own trust settings and identity, say), and a scheme gofer
-	// does not ship is added. A fetcher registered for two schemes (ftp
-	// and ftps) is replaced for the scheme named only.
+	// the one NewClient would register for its scheme, and a scheme gofer
+	// does not ship is added. The settings of one protocol live on its
+	// fetcher (ftp.Fetcher's Email, nntp.Fetcher's Server, mailto.Fetcher's
+	// SMTPServer and From, gemini.Fetcher's trust); SetFetcher puts one
+	// fetcher under every scheme it serves. A shipped fetcher registered
+	// for two schemes (ftp and ftps) is replaced for the schemes named only.
 	Fetchers map[string]schemes.Fetcher
 	// Capture, when set, starts the capture of each fetch Do makes (a
 	// WARC archive: warc.Writer.Capture), given the URL with its password
 	// masked; a Request's own Capture takes precedence. The capture ends
 	// when the response is closed.
 	Capture func(url string) CaptureCloser
+}
+
+// SetFetcher has a Client of o use f for each of the schemes, in place of
+// the fetcher NewClient would register for them; a scheme package's
+// Schemes function names all it serves:
+//
+//	opts.SetFetcher(&ftp.Fetcher{Email: "me@example.org"}, ftp.Schemes()...)
+func (o *Options) SetFetcher(f schemes.Fetcher, scheme ...string) {
+	if o.Fetchers == nil {
+		o.Fetchers = map[string]schemes.Fetcher{}
+	}
+	for _, s := range scheme {
+		o.Fetchers[strings.ToLower(s)] = f
+	}
 }
 
 // Request is one retrieval with its per-call settings.
@@ -128,7 +126,7 @@ type Request struct {
 	HasQuery bool
 	// Form holds +ASK answers as "NAME=VALUE".
 	Form []string
-	// Part asks for "head" or "body" of an article.
+	// Part asks for "head" or "body" of an article (schemes.NewsRequest).
 	Part string
 	// IfModifiedSince asks for the body only if it changed after this time.
 	IfModifiedSince time.Time
@@ -138,7 +136,8 @@ type Request struct {
 	// SkipSize says the caller knows the size but not the exact time (see
 	// schemes.Request.SkipSize).
 	SkipSize bool
-	// Body is the text of a mailto message (read to its end); nil means none.
+	// Body is the text of a mailto message (read to its end); nil means
+	// none. Body and Headers make the schemes.MailRequest.
 	Body io.Reader
 	// Headers are extra "Name: value" lines of a mailto message.
 	Headers []string
@@ -159,7 +158,6 @@ type Client struct {
 	dialerMu      sync.Mutex
 	schemeDialers map[string]*dial.Dialer
 
-	email func() string
 	netrc func() (*netrcFile, error)
 
 	// charset converts names (Options.RemoteCharset); nil keeps bytes.
@@ -182,7 +180,6 @@ func newClient(opts Options) *Client {
 	if c.dialer == nil {
 		c.dialer = &dial.Dialer{ConnectTimeout: opts.ConnectTimeout, Proxy: opts.Proxy, Environment: opts.ProxyFromEnvironment}
 	}
-	c.email = sync.OnceValue(func() string { return anonymousEmail(opts.Email) })
 	c.netrc = sync.OnceValues(func() (*netrcFile, error) { return loadNetrc(opts.Netrc) })
 	c.charset, c.charsetErr = newRemoteCharset(opts.RemoteCharset)
 	return c
@@ -331,7 +328,6 @@ func (c *Client) schemeRequest(r *Request, u *schemes.URL, g *security.Guard) (*
 		Dialer:          c.dialer,
 		CheckURL:        g.Check,
 		Warn:            g.Warn,
-		Email:           c.email(),
 		Prompt:          o.Prompt,
 		Offset:          r.Offset,
 		IfModifiedSince: r.IfModifiedSince,
@@ -344,21 +340,16 @@ func (c *Client) schemeRequest(r *Request, u *schemes.URL, g *security.Guard) (*
 		Query:           r.Query,
 		HasQuery:        r.HasQuery,
 		Form:            r.Form,
-		NNTPServer:      o.NNTPServer,
-		Part:            r.Part,
 		TLSConfig:       o.TLSConfig,
-		RequireTLS:      o.RequireTLS,
-		VerifyListing:   o.VerifyListing,
-		AutoLogin:       o.AutoLogin,
-		Linger:          o.Linger,
 		Transcript:      o.Transcript,
 		RemoteCharset:   c.charset.remoteName(),
-		Body:            r.Body,
-		Headers:         r.Headers,
-		From:            o.From,
-		SMTPServer:      o.SMTPServer,
-		SMTPUser:        o.SMTPUser,
 		CheckPort:       g.CheckServerPort,
+	}
+	if r.Part != "" {
+		req.News = &schemes.NewsRequest{Part: r.Part}
+	}
+	if r.Body != nil || r.Headers != nil {
+		req.Mail = &schemes.MailRequest{Body: r.Body, Headers: r.Headers}
 	}
 	req.Dialer = c.dialerFor(u.Scheme)
 	if nf != nil {
@@ -390,19 +381,23 @@ func (c *Client) dialerFor(scheme string) schemes.Dialer {
 }
 
 // OptionsFromEnvironment returns the Options a person's environment
-// names, as gofer's command line reads them: the anonymous FTP password
-// and the mail sender from $EMAIL, the news server from $NNTPSERVER, the
-// SMTP server from $SMTP_SERVER, and proxies from <scheme>_proxy,
-// ALL_PROXY and NO_PROXY. Nothing else in the package reads the
-// environment.
+// names, as gofer's command line reads them: proxies from <scheme>_proxy,
+// ALL_PROXY and NO_PROXY, and in Fetchers, under every scheme each
+// serves, an ftp.Fetcher whose anonymous password is $EMAIL, an
+// nntp.Fetcher whose news server is $NNTPSERVER, a mailto.Fetcher that
+// sends from $EMAIL through $SMTP_SERVER, and a prospero.Fetcher that
+// names the local part of $EMAIL as its user. An unset variable leaves
+// its setting at the fetcher's default. Nothing else in the package reads
+// the environment.
 func OptionsFromEnvironment() Options {
-	return Options{
-		Email:                os.Getenv("EMAIL"),
-		From:                 os.Getenv("EMAIL"),
-		NNTPServer:           os.Getenv("NNTPSERVER"),
-		SMTPServer:           os.Getenv("SMTP_SERVER"),
-		ProxyFromEnvironment: true,
-	}
+	email := os.Getenv("EMAIL")
+	o := Options{ProxyFromEnvironment: true}
+	o.SetFetcher(&ftp.Fetcher{Email: email}, ftp.Schemes()...)
+	o.SetFetcher(&nntp.Fetcher{Server: os.Getenv("NNTPSERVER")}, nntp.Schemes()...)
+	o.SetFetcher(&mailto.Fetcher{SMTPServer: os.Getenv("SMTP_SERVER"), From: email}, mailto.Schemes()...)
+	user, _, _ := strings.Cut(email, "@")
+	o.SetFetcher(&prospero.Fetcher{User: user}, "prospero")
+	return o
 }
 
 // Get retrieves rawURL with a Client of the environment's Options

@@ -14,6 +14,25 @@
 // errors.Is and errors.As reach the kind inside (schemes.ErrConnect,
 // security.ErrPort, *schemes.ParseError, ...).
 //
+// # Settings of one protocol
+//
+// Options hold what applies to every scheme (limits, the guard's ports,
+// proxies, TLS trust, logins from netrc). What concerns one protocol is a
+// field of that scheme's Fetcher, as net/http's Transport carries its
+// own: ftp.Fetcher's Email (the anonymous password), RequireTLS and
+// VerifyListing; nntp.Fetcher's Server (for news: URLs) and RequireTLS;
+// mailto.Fetcher's SMTPServer, SMTPUser, From and RequireTLS;
+// telnet.Fetcher's AutoLogin and Linger. A program configures one and
+// puts it under every scheme it serves in one line:
+//
+//	opts.SetFetcher(&ftp.Fetcher{Email: "me@example.org"}, ftp.Schemes()...)
+//
+// The zero Options read nothing from the environment; OptionsFromEnvironment
+// gives fetchers configured from $EMAIL, $NNTPSERVER and $SMTP_SERVER, as
+// gofer's command line takes them. The per-call inputs of one scheme
+// (Request.Part of an article, Request.Body and Headers of a message)
+// reach its fetcher as schemes.Request's typed views, News and Mail.
+//
 // # Responses
 //
 // A Response's Kind says what it holds, and its Body is never nil:
@@ -64,9 +83,10 @@
 //	browse             the terminal client (gofer browse) on tview and tcell.
 //	cmd/gofer          the command: flags onto Options, rendering, exit codes.
 //
-// Each layer only asks the one below it through the contract: cmd/gofer and
-// fetch/mirror import no scheme package, and a scheme package knows nothing
-// of the CLI.
+// Each layer only asks the one below it through the contract: fetch/mirror
+// imports no scheme package, cmd/gofer imports one only to configure its
+// Fetcher from flags (or to read an error type of its own), and a scheme
+// package knows nothing of the CLI.
 //
 // # The path of a request
 //

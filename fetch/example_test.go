@@ -13,6 +13,8 @@ import (
 
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/ftp"
+	"github.com/goferurl/gofer/schemes/nntp"
 )
 
 // greeter serves "x-greet:NAME" URLs: an experimental scheme of one's own.
@@ -173,4 +175,31 @@ type noCR struct{ w io.Writer }
 func (n noCR) Write(p []byte) (int, error) {
 	_, err := n.w.Write([]byte(strings.ReplaceAll(string(p), "\r", "")))
 	return len(p), err
+}
+
+// The settings of one protocol are its fetcher's fields; SetFetcher puts
+// a configured fetcher under every scheme it serves. Plan shows what a
+// fetch would send, without connecting.
+func ExampleOptions_SetFetcher() {
+	var opts fetch.Options
+	opts.SetFetcher(&ftp.Fetcher{Email: "me@example.org"}, ftp.Schemes()...)
+	opts.SetFetcher(&nntp.Fetcher{Server: "127.0.0.1:1119"}, nntp.Schemes()...)
+	c := fetch.NewClient(opts)
+	defer c.Close()
+
+	p, err := c.Plan(&fetch.Request{URL: "ftp://127.0.0.1/pub/README"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(p.Requests[1])
+	p, err = c.Plan(&fetch.Request{URL: "news:comp.infosystems.gopher"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(p.Notes["server"], p.Requests)
+	// Output:
+	// PASS me@example.org
+	// 127.0.0.1:1119 [GROUP comp.infosystems.gopher OVER {low}-{high}]
 }

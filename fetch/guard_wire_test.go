@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goferurl/gofer/schemes/nntp"
 	"github.com/goferurl/gofer/security"
 )
 
@@ -82,7 +83,9 @@ func TestInjectionNeverConnects(t *testing.T) {
 	}
 	defer l.Close()
 	addr := l.Addr().String()
-	c := NewClient(Options{NNTPServer: addr, ConnectTimeout: time.Second, IdleTimeout: time.Second})
+	opts := Options{ConnectTimeout: time.Second, IdleTimeout: time.Second}
+	opts.SetFetcher(&nntp.Fetcher{Server: addr}, nntp.Schemes()...)
+	c := NewClient(opts)
 	defer c.Close()
 	for _, tmpl := range injectionCorpus {
 		raw := strings.ReplaceAll(tmpl, "HOST", addr)

@@ -1,36 +1,12 @@
 package fetch
 
 import (
-	"os"
-	"os/user"
 	"strings"
 
 	"github.com/jdx/go-netrc"
 
 	"github.com/goferurl/gofer/schemes"
 )
-
-// anonymousEmail is the anonymous FTP password (RFC 1738 §3.2.1: the user's
-// Internet mail address): the given one, else user@hostname. The user is
-// the process's own account and the host name the machine's own, never
-// looked up in the DNS.
-func anonymousEmail(given string) string {
-	if given != "" {
-		return given
-	}
-	name := ""
-	if u, err := user.Current(); err == nil {
-		name = u.Username
-	}
-	if name == "" {
-		name = "gofer"
-	}
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "localhost"
-	}
-	return name + "@" + host
-}
 
 // netrcFile holds the logins of a netrc file.
 type netrcFile struct {

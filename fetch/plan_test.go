@@ -19,13 +19,13 @@ type planner struct{ fakeFetcher }
 func (p *planner) Plan(req *schemes.Request) (*schemes.Plan, error) {
 	return &schemes.Plan{
 		Requests: []string{"USER " + req.URL.User, "PASS ****", "RETR " + req.URL.FTP.Name()},
-		Notes:    map[string]string{"email": req.Email},
+		Notes:    map[string]string{"file": req.URL.FTP.Name()},
 	}, nil
 }
 
 func TestPlan(t *testing.T) {
 	var warned []string
-	c := newClient(Options{Email: "me@example.invalid", Warn: func(s string) { warned = append(warned, s) }})
+	c := newClient(Options{Warn: func(s string) { warned = append(warned, s) }})
 	c.Register("ftp", &planner{})
 	p, err := c.Plan(&Request{URL: "ftp://me:s3cret@127.0.0.1:2121/etc/motd"})
 	if err != nil {
@@ -55,7 +55,7 @@ func TestPlan(t *testing.T) {
 	if _, ok := any(p.URL).(json.Marshaler); ok && obj["scheme"] != "ftp" {
 		t.Errorf("the URL's parts are missing: %s", b)
 	}
-	if notes, _ := obj["notes"].(map[string]any); notes["email"] != "me@example.invalid" {
+	if notes, _ := obj["notes"].(map[string]any); notes["file"] != "motd" {
 		t.Errorf("notes %v", obj["notes"])
 	}
 	if r, _ := obj["requests"].([]any); len(r) != 3 {
@@ -104,29 +104,23 @@ func requestSeen(t *testing.T, opts Options) *schemes.Request {
 		return &schemes.Response{Kind: schemes.KindListing}, nil
 	}
 	c.Register("ftp", f)
-	if _, err := c.Do(context.Background(), &Request{URL: "ftp://127.0.0.21/x", Offset: 7, Query: "q", HasQuery: true, Form: []string{"1=a"}, Part: "head"}); err != nil {
+	if _, err := c.Do(context.Background(), &Request{URL: "ftp://127.0.0.21/x", Offset: 7, Query: "q", HasQuery: true, Form: []string{"1=a"},
+		Part: "head", Body: strings.NewReader("text"), Headers: []string{"X-A: 1"}}); err != nil {
 		t.Fatal(err)
 	}
 	return got
 }
 
 func TestSchemeRequest(t *testing.T) {
-	t.Setenv("EMAIL", "env@example.invalid")
-	t.Setenv("NNTPSERVER", "127.0.0.119")
-	t.Setenv("SMTP_SERVER", "127.0.0.25")
-	opts := OptionsFromEnvironment()
-	opts.MaxEntries, opts.IdleTimeout = 5, 3
-	req := requestSeen(t, opts)
-	if req.Email != "env@example.invalid" || req.NNTPServer != "127.0.0.119" || req.From != "env@example.invalid" || req.SMTPServer != "127.0.0.25" {
-		t.Errorf("Email %q NNTPServer %q From %q SMTPServer %q, want them from the environment", req.Email, req.NNTPServer, req.From, req.SMTPServer)
-	}
-	// Options of its own read no environment.
-	bare := requestSeen(t, Options{})
-	if bare.Email == "env@example.invalid" || bare.NNTPServer != "" || bare.From != "" || bare.SMTPServer != "" {
-		t.Errorf("zero Options took the environment: Email %q NNTPServer %q From %q SMTPServer %q", bare.Email, bare.NNTPServer, bare.From, bare.SMTPServer)
-	}
-	if req.Offset != 7 || req.Query != "q" || !req.HasQuery || len(req.Form) != 1 || req.Part != "head" || req.MaxEntries != 5 || req.IdleTimeout != 3 {
+	req := requestSeen(t, Options{MaxEntries: 5, IdleTimeout: 3})
+	if req.Offset != 7 || req.Query != "q" || !req.HasQuery || len(req.Form) != 1 || req.MaxEntries != 5 || req.IdleTimeout != 3 {
 		t.Errorf("settings not passed through: %+v", req)
+	}
+	if req.News == nil || req.News.Part != "head" {
+		t.Errorf("News %+v, want the part asked for", req.News)
+	}
+	if req.Mail == nil || req.Mail.Body == nil || len(req.Mail.Headers) != 1 || req.Mail.Headers[0] != "X-A: 1" {
+		t.Errorf("Mail %+v, want the body and headers given", req.Mail)
 	}
 	if req.Dialer == nil || req.CheckURL == nil {
 		t.Error("no Dialer or CheckURL")
@@ -134,17 +128,24 @@ func TestSchemeRequest(t *testing.T) {
 	if err := req.CheckURL(&schemes.URL{Scheme: "gopher", Host: "127.0.0.1", Port: 25}); !errors.Is(err, security.ErrPort) {
 		t.Errorf("CheckURL is not the guard: %v", err)
 	}
+}
 
-	req = requestSeen(t, Options{Email: "opt@example.invalid", NNTPServer: "127.0.0.2:119"})
-	if req.Email != "opt@example.invalid" || req.NNTPServer != "127.0.0.2:119" {
-		t.Errorf("Email %q NNTPServer %q, want the options'", req.Email, req.NNTPServer)
+// TestSchemeRequestWithoutViews: a request that asks for no part and
+// carries no message gives the fetcher no views.
+func TestSchemeRequestWithoutViews(t *testing.T) {
+	c := newClient(Options{})
+	f := newFake()
+	var got *schemes.Request
+	f.routes["ftp://127.0.0.21/x"] = func(req *schemes.Request) (*schemes.Response, error) {
+		got = req
+		return &schemes.Response{Kind: schemes.KindListing}, nil
 	}
-
-	t.Setenv("EMAIL", "")
-	req = requestSeen(t, Options{})
-	host, _ := os.Hostname()
-	if !strings.HasSuffix(req.Email, "@"+host) || strings.HasPrefix(req.Email, "@") {
-		t.Errorf("Email %q, want user@%s", req.Email, host)
+	c.Register("ftp", f)
+	if _, err := c.Get(context.Background(), "ftp://127.0.0.21/x"); err != nil {
+		t.Fatal(err)
+	}
+	if got.News != nil || got.Mail != nil {
+		t.Errorf("News %+v Mail %+v, want neither", got.News, got.Mail)
 	}
 }
 

@@ -17,8 +17,9 @@ import (
 // fetchers of Options.Fetchers in place of the shipped ones they name.
 func registerShipped(c *Client) {
 	f := ftp.New()
-	c.Register("ftp", f)
-	c.Register("ftps", f)
+	for _, s := range ftp.Schemes() {
+		c.Register(s, f)
+	}
 	h := http.New()
 	c.Register("http", h)
 	c.Register("https", h)
@@ -26,13 +27,13 @@ func registerShipped(c *Client) {
 	c.Register("gopher", g)
 	c.Register("gophers", g)
 	n := nntp.New()
-	c.Register("news", n)
-	c.Register("nntp", n)
-	c.Register("nntps", n)
+	for _, s := range nntp.Schemes() {
+		c.Register(s, n)
+	}
 	t := telnet.New()
-	c.Register("telnet", t)
-	c.Register("rlogin", t)
-	c.Register("tn3270", t)
+	for _, s := range telnet.Schemes() {
+		c.Register(s, t)
+	}
 	c.Register("file", file.New())
 	c.Register("wais", wais.New())
 	c.Register("prospero", prospero.New())

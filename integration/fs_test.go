@@ -27,7 +27,7 @@ func TestFSRealServers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			itest.Require(t, tc.addr)
-			c := fetch.NewClient(fetch.Options{Email: "gofer@example.org"})
+			c := fetch.NewClient(withEmail(fetch.Options{}))
 			defer c.Close()
 			fsys, err := fetch.FS(context.Background(), c, tc.url)
 			if err != nil {

@@ -89,7 +89,7 @@ func harnessFile(t *testing.T, dir string, p posted) []byte {
 }
 
 func innReq(u *schemes.URL) *schemes.Request {
-	return &schemes.Request{URL: u, NNTPServer: innAddr, Dialer: &dial.Dialer{}, IdleTimeout: 20 * time.Second}
+	return &schemes.Request{URL: u, Dialer: &dial.Dialer{}, IdleTimeout: 20 * time.Second}
 }
 
 func newsURL(n *schemes.News) *schemes.URL { return &schemes.URL{Scheme: "news", News: n} }
@@ -98,9 +98,17 @@ func nntpURL(group string, article int64) *schemes.URL {
 	return &schemes.URL{Scheme: "nntp", Host: itest.NNTPHost, NNTP: &schemes.NNTP{Group: group, Article: article}}
 }
 
+// innFetcher is a Fetcher whose news server is the INN server.
+func innFetcher() *nntp.Fetcher { return &nntp.Fetcher{Server: innAddr} }
+
 func fetchBody(t *testing.T, req *schemes.Request) ([]byte, error) {
 	t.Helper()
-	resp, err := nntp.New().Fetch(context.Background(), req)
+	return fetchWith(t, innFetcher(), req)
+}
+
+func fetchWith(t *testing.T, f *nntp.Fetcher, req *schemes.Request) ([]byte, error) {
+	t.Helper()
+	resp, err := f.Fetch(context.Background(), req)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +121,7 @@ func fetchBody(t *testing.T, req *schemes.Request) ([]byte, error) {
 
 func fetchEntries(t *testing.T, req *schemes.Request) ([]schemes.Entry, error) {
 	t.Helper()
-	resp, err := nntp.New().Fetch(context.Background(), req)
+	resp, err := innFetcher().Fetch(context.Background(), req)
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +220,7 @@ func TestINNHeadAndBody(t *testing.T) {
 	wantHead, wantBody := splitArticle(harnessFile(t, "served", p))
 	for part, want := range map[string][]byte{"head": wantHead, "body": wantBody} {
 		req := innReq(newsURL(&schemes.News{MessageID: p.id()}))
-		req.Part = part
+		req.News = &schemes.NewsRequest{Part: part}
 		got, err := fetchBody(t, req)
 		if err != nil {
 			t.Fatalf("%s: %v", part, err)
@@ -388,10 +396,9 @@ func TestINNAuthentication(t *testing.T) {
 func TestINNRequiredTLSNeverFallsBack(t *testing.T) {
 	itest.Require(t, innAddr)
 	req := innReq(newsURL(&schemes.News{MessageID: "gofer-test-1@gofer.test"}))
-	req.RequireTLS = true
 	var transcript bytes.Buffer
 	req.Transcript = &transcript
-	_, err := fetchBody(t, req)
+	_, err := fetchWith(t, &nntp.Fetcher{Server: innAddr, RequireTLS: true}, req)
 	if !errors.Is(err, schemes.ErrRefused) || strings.Contains(transcript.String(), "ARTICLE") {
 		t.Errorf("err %v; transcript\n%s\nwant a refusal before any ARTICLE", err, transcript.String())
 	}

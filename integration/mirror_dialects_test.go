@@ -16,6 +16,7 @@ import (
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/fetch/mirror"
 	"github.com/goferurl/gofer/integration/hostile"
+	"github.com/goferurl/gofer/schemes/ftp"
 )
 
 // startDialect serves tree and returns its "host:port".
@@ -32,7 +33,9 @@ func startDialect(t *testing.T, tree *hostile.FTPDialectTree) string {
 // mirrorDialect mirrors url into outer/mirror.
 func mirrorDialect(t *testing.T, url, outer string) *mirror.Summary {
 	t.Helper()
-	c := fetch.NewClient(fetch.Options{Email: "gofer@example.org", Warn: func(string) {}})
+	opts := fetch.Options{Warn: func(string) {}}
+	opts.SetFetcher(&ftp.Fetcher{Email: "gofer@example.org"}, ftp.Schemes()...)
+	c := fetch.NewClient(opts)
 	defer c.Close()
 	sum, err := mirror.Run(context.Background(), c, url, filepath.Join(outer, "mirror"), mirror.Options{Jobs: 2})
 	if err != nil {

@@ -128,8 +128,8 @@ func TestMirrorFTPTimesEqualMDTM(t *testing.T) {
 
 	// The rerun dials from an address of its own: vsftpd logs the client's.
 	own := fmt.Sprintf("127.%d.%d.%d", 100+rand.IntN(100), rand.IntN(256), 1+rand.IntN(254))
-	c2 := fetch.NewClient(fetch.Options{Email: "gofer@example.org", Warn: func(string) {},
-		Dialer: &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(own)}, Timeout: 10 * time.Second}})
+	c2 := fetch.NewClient(withEmail(fetch.Options{Warn: func(string) {},
+		Dialer: &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(own)}, Timeout: 10 * time.Second}}))
 	defer c2.Close()
 	since := itest.LogSince(t, "vsftpd.log")
 	sum = mirrorRun(t, c2, "ftp://"+itest.FTPHost+"/archive/", dir, mirror.Options{Jobs: 8})

@@ -23,10 +23,18 @@ import (
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/fetch/mirror"
 	"github.com/goferurl/gofer/integration/itest"
+	"github.com/goferurl/gofer/schemes/ftp"
 )
 
 func mirrorClient() *fetch.Client {
-	return fetch.NewClient(fetch.Options{Email: "gofer@example.org", Warn: func(string) {}})
+	return fetch.NewClient(withEmail(fetch.Options{Warn: func(string) {}}))
+}
+
+// withEmail is o with an FTP fetcher that gives gofer@example.org as the
+// anonymous password.
+func withEmail(o fetch.Options) fetch.Options {
+	o.SetFetcher(&ftp.Fetcher{Email: "gofer@example.org"}, ftp.Schemes()...)
+	return o
 }
 
 func mirrorRun(t *testing.T, c *fetch.Client, url, dir string, opts mirror.Options) *mirror.Summary {

@@ -200,7 +200,9 @@ func TestMailtoSendmail(t *testing.T) {
 func TestMailtoLibrary(t *testing.T) {
 	itest.Require(t, smtpAddr+":25")
 	tok := token(t)
-	c := fetch.NewClient(fetch.Options{SMTPServer: smtpAddr, From: "lib@example.org"})
+	var opts fetch.Options
+	opts.SetFetcher(&mailto.Fetcher{SMTPServer: smtpAddr, From: "lib@example.org"}, mailto.Schemes()...)
+	c := fetch.NewClient(opts)
 	defer c.Close()
 	resp, err := c.Do(context.Background(), &fetch.Request{URL: "mailto:" + smtpInbox + "?subject=" + tok, Body: strings.NewReader("from the library\n")})
 	if err != nil {

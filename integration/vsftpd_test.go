@@ -30,7 +30,7 @@ const vsftpd = itest.FTPHost + ":21"
 
 func vsftpdReq(segs ...string) *schemes.Request {
 	u := &schemes.URL{Scheme: "ftp", Host: itest.FTPHost, FTP: &schemes.FTP{Segments: segs}}
-	return &schemes.Request{URL: u, Dialer: &dial.Dialer{}, Email: "gofer@example.org", IdleTimeout: 30 * time.Second}
+	return &schemes.Request{URL: u, Dialer: &dial.Dialer{}, IdleTimeout: 30 * time.Second}
 }
 
 func vsftpdSHA(b []byte) string {
@@ -64,7 +64,7 @@ func TestVsftpdArchive(t *testing.T) {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	f := ftp.New()
+	f := &ftp.Fetcher{Email: "gofer@example.org"}
 	defer f.Close()
 	n, tree := 0, 0
 	for _, p := range paths {
@@ -98,7 +98,7 @@ func TestVsftpdArchive(t *testing.T) {
 // holds one OK LOGIN for the client's session.
 func TestVsftpdReuse(t *testing.T) {
 	itest.Require(t, vsftpd)
-	f := ftp.New()
+	f := &ftp.Fetcher{Email: "gofer@example.org"}
 	defer f.Close()
 	var tr bytes.Buffer
 	for _, p := range []string{"text/plain.txt", "binary/all-bytes.bin", "names/with space.txt", "deep/level01/marker.txt"} {
@@ -139,7 +139,7 @@ func vsftpdEntries(t *testing.T, resp *schemes.Response) map[string]schemes.Entr
 // sizes, the archive's mtime, and entry URLs that parse back to the name.
 func TestVsftpdListing(t *testing.T) {
 	itest.Require(t, vsftpd)
-	f := ftp.New()
+	f := &ftp.Fetcher{Email: "gofer@example.org"}
 	defer f.Close()
 	resp, err := f.Fetch(context.Background(), vsftpdReq("archive", "names", ""))
 	if err != nil {
@@ -189,7 +189,7 @@ func TestVsftpdListing(t *testing.T) {
 // refused with 550, CWD accepts it, so it is listed.
 func TestVsftpdDirectoryGuess(t *testing.T) {
 	itest.Require(t, vsftpd)
-	f := ftp.New()
+	f := &ftp.Fetcher{Email: "gofer@example.org"}
 	defer f.Close()
 	resp, err := f.Fetch(context.Background(), vsftpdReq("archive", "text"))
 	if err != nil {
@@ -204,7 +204,7 @@ func TestVsftpdDirectoryGuess(t *testing.T) {
 // TestVsftpdNLST: ;type=d lists names with NLST.
 func TestVsftpdNLST(t *testing.T) {
 	itest.Require(t, vsftpd)
-	f := ftp.New()
+	f := &ftp.Fetcher{Email: "gofer@example.org"}
 	defer f.Close()
 	req := vsftpdReq("archive", "text")
 	req.URL.FTP.TypeCode = 'd'
@@ -225,7 +225,7 @@ func TestVsftpdNLST(t *testing.T) {
 
 func TestVsftpdMissingFile(t *testing.T) {
 	itest.Require(t, vsftpd)
-	f := ftp.New()
+	f := &ftp.Fetcher{Email: "gofer@example.org"}
 	defer f.Close()
 	_, err := f.Fetch(context.Background(), vsftpdReq("archive", "no-such-file.txt"))
 	if !errors.Is(err, schemes.ErrRefused) || err.Error() != "550 Failed to open file." {
@@ -235,7 +235,7 @@ func TestVsftpdMissingFile(t *testing.T) {
 
 func TestVsftpdLocalUser(t *testing.T) {
 	itest.Require(t, vsftpd)
-	f := ftp.New()
+	f := &ftp.Fetcher{Email: "gofer@example.org"}
 	defer f.Close()
 	req := vsftpdReq("private.txt")
 	req.URL.User, req.URL.HasUser = itest.LocalUser, true
@@ -261,7 +261,7 @@ func TestVsftpdResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	off := 1 + rand.Int64N(int64(len(whole)-1))
-	f := ftp.New()
+	f := &ftp.Fetcher{Email: "gofer@example.org"}
 	defer f.Close()
 	req := vsftpdReq("archive", "binary", "random-1m.bin")
 	req.Offset = off
@@ -290,10 +290,9 @@ func vsftpdTLS(t *testing.T) *tls.Config {
 // login and the data travel encrypted; the file arrives intact.
 func TestVsftpdExplicitTLS(t *testing.T) {
 	itest.Require(t, vsftpd)
-	f := ftp.New()
+	f := &ftp.Fetcher{Email: "gofer@example.org", RequireTLS: true}
 	defer f.Close()
 	req := vsftpdReq("archive", "binary", "random-64k.bin")
-	req.RequireTLS = true
 	req.TLSConfig = vsftpdTLS(t)
 	var tr bytes.Buffer
 	req.Transcript = &tr
@@ -315,7 +314,7 @@ func TestVsftpdExplicitTLS(t *testing.T) {
 
 	// A listing over the same kept TLS connection, its data under PROT P.
 	lreq := vsftpdReq("archive", "text", "")
-	lreq.RequireTLS, lreq.TLSConfig = true, req.TLSConfig
+	lreq.TLSConfig = req.TLSConfig
 	resp, err := f.Fetch(context.Background(), lreq)
 	if err != nil {
 		t.Fatal(err)
@@ -327,8 +326,8 @@ func TestVsftpdExplicitTLS(t *testing.T) {
 
 	// Without the CA the server's certificate is refused.
 	req2 := vsftpdReq("archive", "README.txt")
-	req2.RequireTLS = true
-	if _, err := ftp.New().Fetch(context.Background(), req2); err == nil {
+	f2 := &ftp.Fetcher{Email: "gofer@example.org", RequireTLS: true}
+	if _, err := f2.Fetch(context.Background(), req2); err == nil {
 		t.Fatal("a self-signed certificate was accepted without --cacert")
 	}
 }
@@ -336,7 +335,7 @@ func TestVsftpdExplicitTLS(t *testing.T) {
 // TestVsftpdImplicitTLS: ftps:// on 127.0.0.22:990.
 func TestVsftpdImplicitTLS(t *testing.T) {
 	itest.Require(t, itest.FTPSHost+":990")
-	f := ftp.New()
+	f := &ftp.Fetcher{Email: "gofer@example.org"}
 	defer f.Close()
 	req := vsftpdReq("archive", "binary", "all-bytes.bin")
 	req.URL.Scheme, req.URL.Host = "ftps", itest.FTPSHost
@@ -357,7 +356,7 @@ func TestVsftpdCancel(t *testing.T) {
 	itest.BigFile(t, 64<<20)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	f := ftp.New()
+	f := &ftp.Fetcher{Email: "gofer@example.org"}
 	defer f.Close()
 	req := vsftpdReq("big", "67108864.bin")
 	resp, err := f.Fetch(ctx, req)

@@ -48,8 +48,12 @@ type Dialer interface {
 	DialContext(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
-// Request is one retrieval as a scheme package sees it: the URL plus every
-// setting that applies to it. The zero value of each limit means its safe default.
+// Request is one retrieval as a scheme package sees it: the URL plus the
+// settings that apply to more than one scheme. A setting of one scheme's
+// protocol lives on that scheme's Fetcher (an FTP server's anonymous
+// password, the NNTP server of news: URLs), and the per-call inputs of one
+// scheme are a typed view (News, Mail), as URL has views. The zero value of
+// each limit means its safe default.
 type Request struct {
 	URL *URL
 	// Dialer opens every connection, FTP data connections included.
@@ -60,8 +64,6 @@ type Request struct {
 	// Warn receives warnings for a person; nil discards them.
 	Warn func(string)
 
-	// Email is the anonymous FTP password (a mail address).
-	Email string
 	// Credentials returns a login for host from netrc or flags; nil means none.
 	Credentials func(host string) (user, password string, ok bool)
 	// Prompt asks the person at the terminal; secret means without echo.
@@ -99,43 +101,19 @@ type Request struct {
 	// question's text or its 1-based position.
 	Form []string
 
-	// NNTPServer is "host[:port]" for news: URLs.
-	NNTPServer string
-	// Part asks for part of an article: "", "head" or "body".
-	Part string
+	// News holds what a fetch of an NNTP article asks for beyond its URL;
+	// nil asks for the whole article.
+	News *NewsRequest
+	// Mail holds what a mailto message carries beyond its URL; nil
+	// means nothing more.
+	Mail *MailRequest
 
 	// TLSConfig is used for every TLS connection (CA pool, verification).
 	TLSConfig *tls.Config
-	// RequireTLS asks for explicit TLS (FTP AUTH TLS, NNTP STARTTLS); a
-	// server that refuses it is an error, never a plain-text fall back.
-	RequireTLS bool
-
-	// Body is the text of the message a mailto URL sends, after the URL's
-	// own body (RFC 6068 "body"); nil means none. It is read to its end.
-	Body io.Reader
-	// From is the sender's address of a mailto message.
-	From string
-	// Headers are extra header lines, "Name: value", of a mailto message.
-	Headers []string
-	// SMTPServer is "host[:port]" that mailto messages are sent through;
-	// "" means the local sendmail program.
-	SMTPServer string
-	// SMTPUser logs in to the SMTP server (AUTH); the password comes from
-	// Credentials or Prompt. "" means the netrc login for the server, if any.
-	SMTPUser string
 	// CheckPort applies the guard's port policy to a server named outside
-	// the URL (the SMTP server); nil means allow.
+	// the URL (an SMTP or NNTP server a fetcher is configured with); nil
+	// means allow.
 	CheckPort func(protocol string, port int) error
-
-	// AutoLogin lets telnet answer login prompts with the URL's user and password.
-	AutoLogin bool
-	// Linger is how long a piped telnet session waits after stdin ends (0: 5 s).
-	Linger time.Duration
-
-	// VerifyListing asks a fetcher that can list a directory two ways
-	// (FTP's MLSD and LIST) to do both and Warn of every difference; the
-	// entries are the first way's.
-	VerifyListing bool
 
 	// RemoteCharset is the charset other than UTF-8 the server spells
 	// names in, as the user named it ("latin1", "shift_jis"); "" when
@@ -152,12 +130,26 @@ type Request struct {
 	Capture Capture
 }
 
+// NewsRequest is what a fetch of an NNTP article asks for beyond its URL.
+type NewsRequest struct {
+	// Part asks for part of an article: "" (all of it), "head" or "body".
+	Part string
+}
+
+// MailRequest is what a mailto message carries beyond its URL.
+type MailRequest struct {
+	// Body is the text of the message, after the URL's own body (RFC 6068
+	// "body"); nil means none. It is read to its end.
+	Body io.Reader
+	// Headers are extra header lines, "Name: value".
+	Headers []string
+}
+
 // Defaults for the zero values of Request's limits.
 const (
 	DefaultMaxLineLength = 64 << 10
 	DefaultMaxEntries    = 1 << 20
 	DefaultIdleTimeout   = 60 * time.Second
-	DefaultLinger        = 5 * time.Second
 )
 
 // LineLimit returns MaxLineLength or its default.

@@ -61,10 +61,13 @@ func Errorf(kind error, format string, args ...any) error {
 
 // SettingError is a fetch that cannot be made, or was refused, for want
 // of a setting the caller did not give: Setting names it as Request's
-// field does ("NNTPServer", "Query", "From", "SMTPServer", "SMTPUser",
-// "Credentials" for a login from netrc or a prompt, "TLSConfig" for a CA
-// to trust), so that a program, or a command line, can say how it is
-// given there. Its message names no way of giving it. It matches Kind.
+// field does ("Query", "Credentials" for a login from netrc or a prompt,
+// "TLSConfig" for a CA to trust), or, for a setting of one scheme's
+// fetcher, as package.Type.Field ("nntp.Fetcher.Server",
+// "mailto.Fetcher.From", "mailto.Fetcher.SMTPServer",
+// "mailto.Fetcher.SMTPUser"), so that a program, or a command line, can
+// say how it is given there. Its message names no way of giving it. It
+// matches Kind.
 type SettingError struct {
 	Kind    error
 	Setting string

@@ -68,13 +68,13 @@ func (c *cli) geminiFetcher() (*gemini.Fetcher, error) {
 // settingHints say how the command line gives each setting a library
 // error names (schemes.SettingError).
 var settingHints = map[string]string{
-	"NNTPServer":  "set one with --nntp-server HOST[:PORT] or $NNTPSERVER",
-	"Query":       "give it with --query TEXT",
-	"From":        "give --from ADDR or set $EMAIL",
-	"SMTPServer":  "give --smtp-server HOST[:PORT] or set $SMTP_SERVER",
-	"SMTPUser":    "give --smtp-user USER or a netrc entry for the server",
-	"Credentials": "give it in netrc (--netrc) or run on a terminal",
-	"TLSConfig":   "--cacert FILE trusts a private CA",
+	"nntp.Fetcher.Server":       "set one with --nntp-server HOST[:PORT] or $NNTPSERVER",
+	"Query":                     "give it with --query TEXT",
+	"mailto.Fetcher.From":       "give --from ADDR or set $EMAIL",
+	"mailto.Fetcher.SMTPServer": "give --smtp-server HOST[:PORT] or set $SMTP_SERVER",
+	"mailto.Fetcher.SMTPUser":   "give --smtp-user USER or a netrc entry for the server",
+	"Credentials":               "give it in netrc (--netrc) or run on a terminal",
+	"TLSConfig":                 "--cacert FILE trusts a private CA",
 }
 
 // hinted adds to an error what a person can do about it on the command

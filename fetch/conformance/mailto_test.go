@@ -8,6 +8,7 @@ import (
 
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/mailto"
 )
 
 // mailtoAdapter sends to a scripted SMTP server (RFC 5321): the URL's
@@ -31,8 +32,7 @@ func mailtoAdapter() Adapter {
 			return ""
 		},
 		Options: func(o *fetch.Options, addr string) {
-			o.SMTPServer = addr
-			o.From = "sender@conformance.invalid"
+			o.SetFetcher(&mailto.Fetcher{SMTPServer: addr, From: "sender@conformance.invalid"}, mailto.Schemes()...)
 		},
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/goferurl/gofer/fetch"
+	"github.com/goferurl/gofer/schemes/nntp"
 )
 
 // The group the scripted news server carries, and its articles by number.
@@ -59,7 +60,9 @@ func newsAdapter() Adapter {
 		}
 		return "news:" + string(o) + "@conformance.invalid"
 	}
-	a.Options = func(o *fetch.Options, addr string) { o.NNTPServer = addr }
+	a.Options = func(o *fetch.Options, addr string) {
+		o.SetFetcher(&nntp.Fetcher{Server: addr}, nntp.Schemes()...)
+	}
 	return a
 }
 

@@ -87,7 +87,8 @@ type Adapter struct {
 	// SmallBody is what the Small object's Body reads, when the protocol
 	// gives it another form than the package's SmallBody (an article).
 	SmallBody []byte
-	// Options adjusts the client's options (e.g. the NNTP server of news:).
+	// Options adjusts the client's options (e.g. an nntp.Fetcher with the
+	// news server of news: URLs, through Options.SetFetcher).
 	Options func(o *fetch.Options, addr string)
 	// NoCredentials says URLs of the scheme carry no user and password.
 	NoCredentials bool
@@ -650,11 +651,9 @@ func (c *check) direct(t *testing.T) {
 // would make it without a fetch.Client.
 func requestFor(o *fetch.Options, u *schemes.URL) *schemes.Request {
 	return &schemes.Request{
-		URL: u, Dialer: o.Dialer, Warn: o.Warn, Email: "conformance@example.org",
+		URL: u, Dialer: o.Dialer, Warn: o.Warn,
 		IdleTimeout: o.IdleTimeout, MaxBytes: o.MaxBytes, TLSConfig: o.TLSConfig,
-		NNTPServer: o.NNTPServer, SMTPServer: o.SMTPServer, From: o.From, SMTPUser: o.SMTPUser,
-		Prompt: o.Prompt, AutoLogin: o.AutoLogin, Linger: o.Linger,
-		Body: strings.NewReader("conformance\n"),
+		Prompt: o.Prompt, Mail: &schemes.MailRequest{Body: strings.NewReader("conformance\n")},
 	}
 }
 

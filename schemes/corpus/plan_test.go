@@ -25,7 +25,7 @@ type corpusCase struct {
 func planner(scheme string) schemes.Planner {
 	switch scheme {
 	case "ftp", "ftps":
-		return ftp.New()
+		return &ftp.Fetcher{Email: "gofer@example.org"}
 	case "gopher":
 		return gopher.New()
 	case "news", "nntp", "nntps":
@@ -85,7 +85,7 @@ func TestCorpusRequests(t *testing.T) {
 			t.Errorf("%q: no planner for %s", c.URL, u.Scheme)
 			continue
 		}
-		p, err := pl.Plan(&schemes.Request{URL: u, Email: "gofer@example.org"})
+		p, err := pl.Plan(&schemes.Request{URL: u})
 		if err != nil {
 			t.Errorf("%q (%s): %v", c.URL, c.Source, err)
 			continue

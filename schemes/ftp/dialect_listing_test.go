@@ -14,7 +14,7 @@ import (
 // listAll fetches u's listing from fake and returns every entry Next gave.
 func listAll(t *testing.T, req *schemes.Request) ([]schemes.Entry, error) {
 	t.Helper()
-	f := New()
+	f := newFetcher()
 	defer f.Close()
 	resp, err := f.Fetch(context.Background(), req)
 	if err != nil {

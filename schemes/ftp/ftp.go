@@ -8,15 +8,11 @@ import (
 	"mime"
 	"net"
 	"path"
-	"slices"
 	"strconv"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/goferurl/gofer/schemes"
-	"github.com/goferurl/gofer/schemes/lineproto"
 	"github.com/goferurl/gofer/security"
 )
 
@@ -30,10 +26,24 @@ const (
 )
 
 // Fetcher retrieves ftp and ftps URLs. It keeps logged-in control
-// connections for reuse and is safe for concurrent use.
+// connections for reuse and is safe for concurrent use. Its zero value is
+// ready to use; set its fields before the first Fetch.
 type Fetcher struct {
 	// MaxIdle bounds the connections kept for reuse (0: DefaultMaxIdle).
 	MaxIdle int
+	// Email is the anonymous login's password, the user's mail address
+	// (RFC 1738 §3.2.1); "" means user@hostname, the process's account
+	// and the machine's own name, never looked up in the DNS.
+	Email string
+	// RequireTLS asks for explicit TLS (AUTH TLS, RFC 4217) on ftp URLs;
+	// a server that refuses it is an error, never a plain-text fall back.
+	// ftps URLs use TLS from the first byte whatever it says.
+	RequireTLS bool
+	// VerifyListing has a directory that the server lists with MLSD
+	// listed with LIST too, on the same connection once the MLSD listing
+	// has been read, and every difference sent to Request.Warn; the
+	// entries are MLSD's.
+	VerifyListing bool
 
 	mu     sync.Mutex
 	idle   map[poolKey][]*conn
@@ -88,6 +98,9 @@ func (f *Fetcher) noSendAhead(key poolKey) { f.mark(&f.noAhead, key) }
 
 // New returns a Fetcher.
 func New() *Fetcher { return &Fetcher{} }
+
+// Schemes returns the schemes a Fetcher serves: ftp and ftps.
+func Schemes() []string { return []string{"ftp", "ftps"} }
 
 var (
 	_ schemes.Fetcher = (*Fetcher)(nil)
@@ -174,7 +187,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if err := checkLines(u, v); err != nil {
 		return nil, err
 	}
-	who, err := loginFor(req)
+	who, err := f.loginFor(req)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +196,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	switch {
 	case u.Scheme == "ftps":
 		key.tls = tlsImplicit
-	case req.RequireTLS:
+	case f.RequireTLS:
 		key.tls = tlsExplicit
 	}
 	if key.port == 0 {
@@ -240,9 +253,9 @@ func checkLines(u *schemes.URL, v *schemes.FTP) error {
 // loginFor decides who to log in as (RFC 1738 §3.2.1): the URL's user and
 // password; else a login from Credentials (netrc); else anonymous with the
 // mail address as password. A user without a password is asked for one.
-func loginFor(req *schemes.Request) (login, error) {
+func (f *Fetcher) loginFor(req *schemes.Request) (login, error) {
 	u := req.URL
-	who, complete := planLogin(req)
+	who, complete := f.planLogin(req)
 	if complete {
 		return who, nil
 	}
@@ -267,384 +280,6 @@ func loginFor(req *schemes.Request) (login, error) {
 	return who, nil
 }
 
-// fetchOn performs the fetch on c. On failure c is back in the pool when
-// the server merely refused, ended otherwise.
-func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v *schemes.FTP, reused bool) (*schemes.Response, error) {
-	stop := c.begin(ctx, req)
-	fail := func(err error, what string) (*schemes.Response, error) {
-		stop()
-		kerr := c.fail(ctx, err, what)
-		if isReply(err) || isKept(err) {
-			f.put(c)
-		} else {
-			c.close()
-		}
-		return nil, kerr
-	}
-	if req.Capture != nil && c.ctrl != nil {
-		req.Capture.Dialed(c.ctrl.Raw()) // a kept connection was dialled before this fetch
-	}
-	x := c.exchange()
-
-	// RFC 1738 §3.2.2: one CWD per segment, decoded, whatever it holds
-	// (an empty segment is "CWD " with an empty argument). The CWDs go out
-	// together with the commands that follow them up to the transfer.
-	dirs := v.Dirs()
-	from := 0 // dirs[:from] are CWDs c has already made
-	if reused {
-		from = c.done(dirs)
-	}
-	var steps []step
-	homeErr := false
-	if from < 0 {
-		// After CWDs the reliable way to another path is a return to the
-		// recorded login directory. (A kept connection whose CWDs so far
-		// are the first of this URL's skips the return and those CWDs: it
-		// is where they lead.)
-		if c.home == "" {
-			stop()
-			c.close()
-			return nil, schemes.Errorf(schemes.ErrInterrupted, "ftp: the server gave no login directory to return to")
-		}
-		steps = append(steps, step{line: "CWD " + c.home, then: func(code int, msg string) error {
-			if code/100 != 2 {
-				homeErr = true
-				return replyErr(code, msg)
-			}
-			return nil
-		}})
-		from = 0
-	}
-	cwds := len(steps) + len(dirs) - from
-	for _, d := range dirs[from:] {
-		steps = append(steps, step{line: "CWD " + d, then: want2xx})
-	}
-	if cwds > 0 {
-		c.moved, c.at = true, nil
-	}
-	// cwdDone checks the replies to the CWDs of a batch that started with
-	// them: on success c is where dirs lead.
-	cwdDone := func(i int, err error) (*schemes.Response, error) {
-		if homeErr {
-			stop()
-			c.close()
-			return nil, schemes.Errorf(schemes.ErrInterrupted, "ftp: cannot return to the login directory %q: %v", c.home, c.fail(ctx, err, "CWD"))
-		}
-		if i < 0 {
-			return fail(err, steps[0].line)
-		}
-		return fail(err, steps[i].line)
-	}
-	name := v.Name()
-	base := req.URL
-
-	if v.TypeCode == 'd' || name == "" {
-		// The listing's passive command goes with the CWDs.
-		if c.next == "" && len(steps) > 0 {
-			steps = append(steps, c.passiveNextStep())
-		}
-		if i, err := x.batch(steps); err != nil {
-			if i >= 0 && i == len(steps)-1 && cwds < len(steps) {
-				// The CWDs worked; the passive reply was malformed.
-				c.at = slices.Clone(dirs)
-				return fail(err, steps[i].line)
-			}
-			return cwdDone(i, err)
-		}
-		c.at = slices.Clone(dirs)
-		if v.TypeCode == 'd' {
-			// RFC 1738 §3.2.2: type d lists with NLST.
-			l, err := f.startList(ctx, req, c, stop, strings.TrimSuffix("NLST "+name, " "))
-			if err != nil {
-				return fail(err, "NLST")
-			}
-			l.nlst, l.nlstArg, l.base, l.dir = true, name, base, dirs
-			return listingResponse(base, l), nil
-		}
-		return f.list(ctx, req, c, stop, fail, dirs)
-	}
-
-	t := transferType(v)
-	if !reused || c.curType != t {
-		c.curType = 0
-		steps = append(steps, step{line: "TYPE " + string(t), then: func(code int, msg string) error {
-			if code/100 != 2 {
-				return replyErr(code, msg)
-			}
-			c.curType = t
-			return nil
-		}})
-	}
-	size := int64(-1)
-	var modified time.Time
-	// A caller with size and time from a listing (a mirror) skips SIZE
-	// and MDTM: two commands a file saved; one with the size only
-	// (SkipSize) still asks MDTM, for a time to the second. A SIZE or MDTM
-	// refused, or answered in another form, leaves them unknown.
-	wantSize := !req.SkipMetadata && !req.SkipSize
-	if wantSize {
-		steps = append(steps, step{line: "SIZE " + name, then: func(code int, msg string) error {
-			if n, err := strconv.ParseInt(strings.TrimSpace(msg), 10, 64); code == 213 && err == nil && n >= 0 {
-				size = n
-			}
-			return nil
-		}})
-	}
-	wantTime := !req.SkipMetadata && c.mdtm
-	if wantTime {
-		steps = append(steps, step{line: "MDTM " + name, then: func(code int, msg string) error {
-			if m, ok := c.mdtmReply(code, msg); ok {
-				modified = m
-			}
-			return nil
-		}})
-	}
-	offset := req.Offset
-	if offset < 0 {
-		offset = 0
-	}
-	// The RETR goes with these commands when nothing in their replies
-	// decides whether or how it is sent, no CWD precedes it, and its data
-	// connection is open already or comes from an EPSV that worked on c
-	// (an EPSV reply names a port only; a PASV reply's address may be
-	// refused, and a RETR sent behind it would leave the server waiting).
-	var data net.Conn
-	var dialErr error // a failed dial of the data connection of an eager RETR
-	reusedData := false
-	eager := c.pipe && cwds == 0 && req.IfModifiedSince.IsZero() && offset == 0 &&
-		(req.MaxBytes <= 0 || !wantSize)
-	if !eager && cwds > 0 && req.IfModifiedSince.IsZero() && c.next == "" {
-		// A transfer is to come: its data connection is asked for with the
-		// CWDs, and dialled once they have worked.
-		steps = append(steps, c.passiveNextStep())
-	} else if eager || req.IfModifiedSince.IsZero() {
-		// A transfer is to come: its data connection is asked for now.
-		if data = c.openNext(ctx, req); data != nil {
-			reusedData = true
-		} else {
-			eager = eager && c.pasvOK && !c.noEPSV
-			ps := c.passiveStep(ctx, req, &data)
-			if eager {
-				// A server whose RETR fails at once goes on to what was
-				// sent behind it, and an EPSV there closes the port this
-				// one named before it could be dialled: the RETR's reply
-				// then says what happened, not the refused dial.
-				then := ps.then
-				ps.then = func(code int, msg string) error {
-					if err := then(code, msg); err != nil {
-						if isReply(err) {
-							return err
-						}
-						dialErr = err
-					}
-					return nil
-				}
-			}
-			steps = append(steps, ps)
-		}
-	}
-	var started bool
-	var retrCode int
-	var retrMsg string
-	retr := step{line: "RETR " + name, then: func(code int, msg string) error {
-		retrCode, retrMsg = code, msg
-		if code/100 != 1 {
-			return replyErr(code, msg)
-		}
-		started = true
-		return nil
-	}}
-	// behind is what goes out behind the RETR, its replies read after the
-	// transfer's: on a kept connection, the file's MDTM again when this
-	// fetch asked it (an If-Modified-Since fetch of the file right after
-	// is answered from it: it is the time once the transfer was over), and
-	// the next transfer's passive command.
-	afterK := ""
-	behind := func() []string {
-		var lines []string
-		if wantTime && c.pipe && c.sendAhead && c.served > 0 {
-			lines = append(lines, "MDTM "+name)
-			afterK = afterKey(c.key, dirs, name)
-		}
-		return append(lines, c.aheadLines()...)
-	}
-	sentBehind := func(lines []string) {
-		c.afterMDTM = len(lines) > 0 && strings.HasPrefix(lines[0], "MDTM ")
-		c.ahead = len(lines) > 0 && !strings.HasPrefix(lines[len(lines)-1], "MDTM ")
-	}
-	var ahead []string
-	if eager {
-		steps = append(steps, retr)
-		ahead = behind()
-	}
-	i, err := x.batch(steps, ahead...)
-	if i >= 0 {
-		sentBehind(ahead)
-	}
-	if i < cwds && err != nil {
-		closeData(data)
-		if _, aerr := c.readAhead(); aerr != nil {
-			c.abort()
-		}
-		return cwdDone(i, err)
-	}
-	if cwds > 0 {
-		c.at = slices.Clone(dirs)
-	}
-	closeFail := func(err error, what string) (*schemes.Response, error) {
-		closeData(data)
-		if started {
-			// A RETR sent with a command that failed before it started
-			// anyway: closing the data connection ends it (RFC 959
-			// §4.1.3), and its reply is read to stay in step.
-			if _, _, rerr := readReply(x.tp); rerr != nil {
-				c.abort()
-			}
-		}
-		if _, aerr := c.readAhead(); aerr != nil {
-			c.abort()
-		}
-		return fail(err, what)
-	}
-	if err != nil && !(eager && steps[i].line == retr.line) {
-		if i >= 0 && steps[i].line == "EPSV" && c.noEPSV && isReply(err) {
-			// EPSV refused: PASV, alone.
-			data, err = nil, nil
-		} else {
-			return closeFail(err, steps[max(i, 0)].line)
-		}
-	}
-	typeWord := typeWord(v)
-	if !eager {
-		if !req.IfModifiedSince.IsZero() && !modified.IsZero() && !modified.After(req.IfModifiedSince) {
-			stop()
-			closeData(data)
-			f.put(c)
-			return &schemes.Response{URL: base, Kind: schemes.KindFile, Body: emptyBody{}, Size: size,
-				Name: name, Type: typeWord, Modified: modified, NotModified: true}, nil
-		}
-		if size >= 0 && offset > size {
-			offset = 0
-		}
-		if err := schemes.CheckSize("ftp: "+name, req.MaxBytes, size, offset); err != nil {
-			stop()
-			closeData(data)
-			f.put(c)
-			return nil, err
-		}
-	}
-	for try := 0; !started; try++ {
-		if data == nil && (!eager || try > 0) {
-			d, reused, err := x.passive(ctx, req)
-			if err != nil {
-				return fail(err, c.passiveLine())
-			}
-			data, reusedData = d, reused
-		}
-		if !eager || try > 0 {
-			steps = steps[:0]
-			if offset > 0 {
-				// RFC 3659 §5.3: a server without REST in stream mode
-				// refuses it, and the RETR after it starts over.
-				steps = append(steps, step{line: "REST " + strconv.FormatInt(offset, 10), then: func(code int, msg string) error {
-					if code != 350 {
-						// Never silently: the whole file comes again.
-						req.Warnf(fmt.Sprintf("ftp: the server refused to resume at byte %d (%d %s); fetching %s from its start",
-							offset, code, lineproto.ServerText(msg), name))
-						offset = 0
-					}
-					return nil
-				}})
-			}
-			steps = append(steps, retr)
-			ahead = behind()
-			_, err = x.batch(steps, ahead...)
-			sentBehind(ahead)
-			if err != nil && !isReply(err) {
-				closeData(data)
-				return fail(err, "RETR "+name)
-			}
-		}
-		if started {
-			break
-		}
-		closeData(data)
-		data = nil
-		if _, aerr := c.readAhead(); aerr != nil {
-			c.abort()
-			return fail(aerr, "RETR "+name)
-		}
-		if retrCode == 425 && (reusedData || dialErr != nil) && try == 0 {
-			// The data address read ahead went stale, or its dial failed:
-			// ask again.
-			reusedData, dialErr = false, nil
-			continue
-		}
-		if v.TypeCode == 0 && retrCode == 550 {
-			// A RETR refused with 550 on a name that CWD accepts is a
-			// directory: RFC 1738 §3.2.2 lets a client without ;type=
-			// guess, and this is how it finds out.
-			c.moved, c.at = true, nil
-			if _, cerr := x.batch([]step{{line: "CWD " + name, then: want2xx}}); cerr == nil {
-				c.at = append(slices.Clone(dirs), name)
-				return f.list(ctx, req, c, stop, fail, append(dirs[:len(dirs):len(dirs)], name))
-			} else if !isReply(cerr) {
-				return fail(cerr, "CWD "+name)
-			}
-		}
-		return fail(replyErr(retrCode, retrMsg), "RETR "+name)
-	}
-	if data == nil {
-		// A RETR started after its data connection's dial failed: the
-		// server waits for a connection that will not come.
-		if dialErr == nil {
-			dialErr = schemes.Errorf(schemes.ErrInterrupted, "ftp: no data connection")
-		}
-		c.abort()
-		return fail(dialErr, "RETR "+name)
-	}
-	// A capture records a whole file only: a resumed transfer is a part.
-	var blk schemes.CaptureBlock
-	if offset == 0 {
-		blk = schemes.StartCapture(req.Capture, schemes.CaptureRecord{Type: "resource", URI: base.Redacted(), ContentType: mediaType(name),
-			Protocol: c.protocols()})
-	}
-	var raw io.Writer
-	if blk != nil {
-		raw = blk
-	}
-	b := newBody(f, c, data, stop, offset, size, t == 'A', v.TypeCode == 'a', raw)
-	b.afterKey = afterK
-	if c.tlsData == nil && v.TypeCode != 'a' {
-		c.mu.Lock()
-		if d := c.data; d != nil {
-			if _, ok := d.Raw().(syscall.Conn); ok {
-				b.raw, b.idle = d.Raw(), req.Idle()
-			}
-		}
-		c.mu.Unlock()
-	}
-	var rb io.ReadCloser = b
-	if blk != nil {
-		// The block is whole once the body has read the server's closing
-		// reply, which it does before it returns io.EOF.
-		rb = struct {
-			io.Reader
-			io.Closer
-		}{schemes.CommitAtEOF(b, blk), b}
-	}
-	return &schemes.Response{
-		URL:      base,
-		Kind:     schemes.KindFile,
-		Body:     rb,
-		Offset:   offset,
-		Size:     size,
-		Name:     name,
-		Type:     typeWord,
-		Modified: modified,
-	}, nil
-}
-
 // list lists the current directory (whose segments are dir) with MLSD when
 // the server has it (RFC 3659 §7), LIST otherwise.
 func (f *Fetcher) list(ctx context.Context, req *schemes.Request, c *conn, stop func() bool,
@@ -658,9 +293,9 @@ func (f *Fetcher) list(ctx context.Context, req *schemes.Request, c *conn, stop 
 		return fail(err, cmd)
 	}
 	l.base, l.dir = req.URL, dir
-	if req.VerifyListing && l.mlsd {
+	if f.VerifyListing && l.mlsd {
 		l.check = newListCheck(ctx, req)
-	} else if req.VerifyListing {
+	} else if f.VerifyListing {
 		req.Warnf("ftp: verifying the listing: " + c.key.server() + " has no MLSD; LIST is its only listing")
 	}
 	return listingResponse(req.URL, l), nil

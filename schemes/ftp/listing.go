@@ -105,7 +105,7 @@ type listing struct {
 	nlstArg string // the NLST argument
 	mlsd    bool   // MLSD: facts (RFC 3659 §7)
 	// check, when set, compares this MLSD listing with a LIST of the same
-	// directory once it ends (Request.VerifyListing); nested marks that
+	// directory once it ends (Fetcher.VerifyListing); nested marks that
 	// LIST, read on the connection of the listing it checks, which keeps
 	// the connection.
 	check  *listCheck

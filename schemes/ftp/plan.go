@@ -1,7 +1,10 @@
 package ftp
 
 import (
+	"os"
+	"os/user"
 	"strings"
+	"sync"
 
 	"github.com/goferurl/gofer/schemes"
 )
@@ -71,10 +74,10 @@ func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 		return nil, err
 	}
 	p := &schemes.Plan{Notes: map[string]string{}}
-	if req.RequireTLS && u.Scheme != "ftps" {
+	if f.RequireTLS && u.Scheme != "ftps" {
 		p.Requests = append(p.Requests, "AUTH TLS")
 	}
-	who, _ := planLogin(req)
+	who, _ := f.planLogin(req)
 	p.Requests = append(p.Requests, "USER "+who.user)
 	if who.anonymous {
 		p.Requests = append(p.Requests, "PASS "+who.password)
@@ -102,13 +105,13 @@ func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 
 // planLogin is who a fetch of req logs in as, without prompting: a user
 // without a password shows "****" for the password to be asked.
-func planLogin(req *schemes.Request) (login, bool) {
+func (f *Fetcher) planLogin(req *schemes.Request) (login, bool) {
 	u := req.URL
 	if u.HasUser && u.User != "" {
 		if !u.HasPassword && (strings.EqualFold(u.User, "anonymous") || strings.EqualFold(u.User, "ftp")) {
 			// An anonymous login named in the URL still wants the mail
 			// address, not a prompt (RFC 1738 §3.2.1).
-			return login{user: u.User, password: anonymousPassword(req), anonymous: true}, true
+			return login{user: u.User, password: f.anonymousPassword(), anonymous: true}, true
 		}
 		return login{user: u.User, password: u.Password}, u.HasPassword
 	}
@@ -117,14 +120,31 @@ func planLogin(req *schemes.Request) (login, bool) {
 			return login{user: user, password: pass}, true
 		}
 	}
-	return login{user: "anonymous", password: anonymousPassword(req), anonymous: true}, true
+	return login{user: "anonymous", password: f.anonymousPassword(), anonymous: true}, true
 }
 
-func anonymousPassword(req *schemes.Request) string {
-	if req.Email != "" {
-		return req.Email
+// anonymousPassword is Email, else user@hostname.
+func (f *Fetcher) anonymousPassword() string {
+	if f.Email != "" {
+		return f.Email
 	}
-	// RFC 1738 §3.2.1 asks for the user's mail address; the front door
-	// supplies it, and a library caller that does not gets a neutral one.
-	return "anonymous@"
+	return defaultEmail()
 }
+
+// defaultEmail is user@hostname (RFC 1738 §3.2.1 asks for the user's mail
+// address): the process's own account and the machine's own name, never
+// looked up in the DNS.
+var defaultEmail = sync.OnceValue(func() string {
+	name := ""
+	if u, err := user.Current(); err == nil {
+		name = u.Username
+	}
+	if name == "" {
+		name = "gofer"
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	return name + "@" + host
+})

@@ -83,7 +83,7 @@ func TestRefusalDuringTransfer(t *testing.T) {
 	fake.addFile("/a.bin", strings.Repeat("x", 1000))
 	req := newReq(ftpURL(fake.port(), 0, "a.bin"))
 	req.IdleTimeout = time.Minute
-	f := New()
+	f := newFetcher()
 	defer f.Close()
 	resp, err := f.Fetch(context.Background(), req)
 	if err != nil {
@@ -102,7 +102,7 @@ func TestCappedListingIsAnError(t *testing.T) {
 	fake := newFake(t)
 	fake.listEnd = "Output truncated to 2 matches"
 	fake.listings["LIST /"] = "-rw-r--r-- 1 0 0 1 Dec 20  1994 a\r\n-rw-r--r-- 1 0 0 1 Dec 20  1994 b\r\n"
-	f := New()
+	f := newFetcher()
 	defer f.Close()
 	resp, err := f.Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "")))
 	if err != nil {
@@ -139,7 +139,7 @@ func TestConnectionLimitIsLearned(t *testing.T) {
 			for _, n := range []string{"a", "b", "c"} {
 				fake.addFile("/"+n+".bin", n+n+n)
 			}
-			f := New()
+			f := newFetcher()
 			defer f.Close()
 			ctx := context.Background()
 			// Two transfers hold both connections (the server holds their
@@ -251,7 +251,7 @@ func TestNoCommandsBehindTransfersForSomeServers(t *testing.T) {
 		fake.addFile("/d/a.bin", "a")
 		fake.addFile("/d/b.bin", "b")
 		fake.addFile("/d/c.bin", "c")
-		f := New()
+		f := newFetcher()
 		for _, n := range []string{"a.bin", "b.bin", "c.bin"} {
 			fetchOneWith(t, f, newReq(ftpURL(fake.port(), 'i', "d", n)))
 		}
@@ -290,7 +290,7 @@ func TestCommandsBehindTransfersStopWhereTheyBreak(t *testing.T) {
 	for _, n := range []string{"a", "b", "c"} {
 		fake.addFile("/d/"+n+".bin", strings.Repeat(n, 100))
 	}
-	f := New()
+	f := newFetcher()
 	defer f.Close()
 	fetchOneWith(t, f, newReq(ftpURL(fake.port(), 'i', "d", "a.bin")))
 	resp, err := f.Fetch(context.Background(), newReq(ftpURL(fake.port(), 'i', "d", "b.bin")))
@@ -332,10 +332,13 @@ func TestVerifyListing(t *testing.T) {
 		"lrwxrwxrwx 1 0 0 1 Jan  2  2024 link -> .\r\n" +
 		"-rw-r--r-- 1 0 0 1 Jan  2  2024 list-only\r\n"
 	req := newReq(ftpURL(fake.port(), 0, ""))
-	req.VerifyListing = true
 	var warned []string
 	req.Warn = func(s string) { warned = append(warned, s) }
-	_, data, sent := fetchOne(t, fake, req)
+	f := newFetcher()
+	f.VerifyListing = true
+	defer f.Close()
+	_, data, _ := fetchOneWith(t, f, req)
+	sent := fake.sent()
 	if strings.Count(string(data), "\n") != 4 || !strings.Contains(string(data), "mlsd-only") {
 		t.Errorf("entries:\n%s", data)
 	}
@@ -383,7 +386,7 @@ func TestListingWithout226IsAnError(t *testing.T) {
 	fake := newFake(t)
 	fake.dropAfterList = true
 	fake.listings["LIST /"] = "-rw-r--r-- 1 0 0 1 Dec 20  1994 a\r\n"
-	f := New()
+	f := newFetcher()
 	defer f.Close()
 	resp, err := f.Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "")))
 	if err != nil {

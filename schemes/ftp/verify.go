@@ -14,7 +14,7 @@ import (
 // Verifying a listing. A server that has MLSD (RFC 3659 §7) lists a
 // directory two ways: MLSD, whose facts gofer reads, and LIST, the lines
 // an older client saw. They can disagree: a link MLSD shows as what it
-// points to, a file one of them leaves out. With Request.VerifyListing the
+// points to, a file one of them leaves out. With Fetcher.VerifyListing the
 // LIST of the same directory is read on the same connection as soon as the
 // MLSD listing ends, and every difference is sent to Request.Warn: a name
 // only one of them shows, a type, a size, a time that cannot be the same
@@ -46,7 +46,7 @@ func (k *listCheck) compare(l *listing) {
 		k.req.Warnf("ftp: MLSD and LIST of " + where + " differ: " + fmt.Sprintf(format, args...))
 	}
 	req := *k.req
-	req.Capture, req.VerifyListing = nil, false // the check is no part of an archive's record
+	req.Capture = nil // the check is no part of an archive's record
 	in, err := l.f.startList(k.ctx, &req, l.c, func() bool { return true }, "LIST")
 	if err != nil {
 		k.req.Warnf("ftp: verifying the listing: LIST of " + where + " failed: " + err.Error())

@@ -23,13 +23,16 @@ import (
 
 const testEmail = "gofer@example.org"
 
+// newFetcher is a Fetcher whose anonymous password is testEmail.
+func newFetcher() *Fetcher { return &Fetcher{Email: testEmail} }
+
 func ftpURL(port int, typeCode byte, segs ...string) *schemes.URL {
 	return &schemes.URL{Scheme: "ftp", Host: "127.0.0.1", Port: port,
 		FTP: &schemes.FTP{Segments: segs, TypeCode: typeCode}}
 }
 
 func newReq(u *schemes.URL) *schemes.Request {
-	return &schemes.Request{URL: u, Dialer: &dial.Dialer{}, Email: testEmail, IdleTimeout: 10 * time.Second}
+	return &schemes.Request{URL: u, Dialer: &dial.Dialer{}, IdleTimeout: 10 * time.Second}
 }
 
 // fetchAll fetches req with a fresh Fetcher, reads the whole body or
@@ -38,7 +41,7 @@ func newReq(u *schemes.URL) *schemes.Request {
 // received.
 func fetchAll(t *testing.T, fake *fakeFTP, req *schemes.Request) (*schemes.Response, []byte, []string) {
 	t.Helper()
-	f := New()
+	f := newFetcher()
 	resp, err := f.Fetch(context.Background(), req)
 	if err != nil {
 		t.Fatalf("Fetch: %v", err)
@@ -72,7 +75,7 @@ func fetchAll(t *testing.T, fake *fakeFTP, req *schemes.Request) (*schemes.Respo
 // fetchOne is fetchAll that leaves the server running.
 func fetchOne(t *testing.T, fake *fakeFTP, req *schemes.Request) (*schemes.Response, []byte, []string) {
 	t.Helper()
-	f := New()
+	f := newFetcher()
 	defer f.Close()
 	resp, data, _ := fetchOneWith(t, f, req)
 	return resp, data, fake.sent()
@@ -252,7 +255,7 @@ func TestWrongPassword(t *testing.T) {
 	fake.users["alice"] = "s3cret"
 	u := ftpURL(fake.port(), 0, "f")
 	u.User, u.HasUser, u.Password, u.HasPassword = "alice", true, "wrong", true
-	_, err := New().Fetch(context.Background(), newReq(u))
+	_, err := newFetcher().Fetch(context.Background(), newReq(u))
 	if !errors.Is(err, schemes.ErrAuth) || err.Error() != "530 Login incorrect." {
 		t.Fatalf("err %v, want ErrAuth with the server's text", err)
 	}
@@ -265,7 +268,7 @@ func TestUserWithoutPassword(t *testing.T) {
 	u := ftpURL(fake.port(), 0, "f")
 	u.User, u.HasUser = "alice", true
 
-	_, err := New().Fetch(context.Background(), newReq(u))
+	_, err := newFetcher().Fetch(context.Background(), newReq(u))
 	if !errors.Is(err, schemes.ErrAuth) || !strings.Contains(err.Error(), "password is needed") {
 		t.Fatalf("no terminal: err %v, want ErrAuth saying a password is needed", err)
 	}
@@ -358,7 +361,7 @@ func TestListingDirectoryURL(t *testing.T) {
 	fake.listings["MLSD /pub"] = "type=cdir;modify=20240102030405; .\r\n" +
 		"type=file;size=42;modify=20240102030405; read me.txt\r\n" +
 		"type=dir;modify=20240102030405; src\r\n"
-	f := New()
+	f := newFetcher()
 	defer f.Close()
 	resp, err := f.Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "pub", "")))
 	if err != nil {
@@ -393,7 +396,7 @@ func TestListingEntryLimit(t *testing.T) {
 	fake.listings["LIST /pub"] = b.String()
 	req := newReq(ftpURL(fake.port(), 0, "pub", ""))
 	req.MaxEntries = 10
-	resp, err := New().Fetch(context.Background(), req)
+	resp, err := newFetcher().Fetch(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,7 +419,7 @@ func TestListingStreamsInBoundedMemory(t *testing.T) {
 	fake := newFake(t)
 	fake.bigList = 100000
 	fake.dirs["/big"] = true
-	f := New()
+	f := newFetcher()
 	defer f.Close()
 	resp, err := f.Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "big", "")))
 	if err != nil {
@@ -460,7 +463,7 @@ func TestListingLineLimit(t *testing.T) {
 	fake.listings["LIST /pub"] = "-rw-r--r-- 1 0 0 1 Dec 20  1994 " + strings.Repeat("n", 5000) + "\r\n"
 	req := newReq(ftpURL(fake.port(), 0, "pub", ""))
 	req.MaxLineLength = 1000
-	resp, err := New().Fetch(context.Background(), req)
+	resp, err := newFetcher().Fetch(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -472,7 +475,7 @@ func TestListingLineLimit(t *testing.T) {
 
 func TestMissingFile(t *testing.T) {
 	fake := newFake(t)
-	_, err := New().Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "nope")))
+	_, err := newFetcher().Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "nope")))
 	if !errors.Is(err, schemes.ErrRefused) || err.Error() != "550 Failed to open file." {
 		t.Fatalf("err %v, want ErrRefused with the server's text", err)
 	}
@@ -490,7 +493,7 @@ func TestPASVNamesAnotherAddress(t *testing.T) {
 	fake.pasvPort = other.Addr().(*net.TCPAddr).Port
 	fake.addFile("/f", "x")
 
-	_, err = New().Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "f")))
+	_, err = newFetcher().Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "f")))
 	if !errors.Is(err, schemes.ErrRefused) || !strings.Contains(err.Error(), other.Addr().String()) {
 		t.Fatalf("err %v, want a refusal naming %s", err, other.Addr())
 	}
@@ -514,7 +517,7 @@ func TestConnectionReuseReturnsHome(t *testing.T) {
 	fake.addFile("/b/two", "2")
 	fake.addFile("/b/three", "3")
 	fake.addFile("/b/c/four", "4")
-	f := New()
+	f := newFetcher()
 	for _, segs := range [][]string{{"a", "one"}, {"b", "two"}, {"b", "three"}, {"b", "c", "four"}} {
 		resp, err := f.Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, segs...)))
 		if err != nil {
@@ -602,7 +605,7 @@ func TestServerThatDropsPipelinedCommands(t *testing.T) {
 	fake := newFakeWith(t, func(f *fakeFTP) { f.lockStep = true })
 	fake.addFile("/pub/f", "body")
 	fake.addFile("/pub/g", "gee")
-	f := New()
+	f := newFetcher()
 	for _, name := range []string{"f", "g"} {
 		req := newReq(ftpURL(fake.port(), 0, "pub", name))
 		req.SkipSize = true
@@ -642,7 +645,7 @@ func TestPipelinedMirrorFetches(t *testing.T) {
 	fake := newFakeWith(t, func(f *fakeFTP) { f.waitFIN, f.greeting = true, "(vsFTPd 3.0.3)" })
 	fake.addFile("/d/x", "ex")
 	fake.addFile("/d/y", "why")
-	f := New()
+	f := newFetcher()
 	get := func(segs ...string) string {
 		t.Helper()
 		req := newReq(ftpURL(fake.port(), 0, segs...))
@@ -738,7 +741,7 @@ func TestEarlyCloseKeepsConnection(t *testing.T) {
 	fake := newFake(t)
 	fake.addFile("/big", strings.Repeat("z", 8<<20))
 	fake.addFile("/small", "s")
-	f := New()
+	f := newFetcher()
 	resp, err := f.Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "big")))
 	if err != nil {
 		t.Fatal(err)
@@ -766,7 +769,7 @@ func TestCutTransferIsInterrupted(t *testing.T) {
 	fake := newFake(t)
 	fake.cutAfter = 3
 	fake.addFile("/f", "0123456789")
-	resp, err := New().Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "f")))
+	resp, err := newFetcher().Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "f")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -783,7 +786,7 @@ func TestCancelDuringTransfer(t *testing.T) {
 	defer close(fake.stall)
 	fake.addFile("/f", "0123456789")
 	ctx, cancel := context.WithCancel(context.Background())
-	resp, err := New().Fetch(ctx, newReq(ftpURL(fake.port(), 0, "f")))
+	resp, err := newFetcher().Fetch(ctx, newReq(ftpURL(fake.port(), 0, "f")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -811,7 +814,7 @@ func TestIdleTimeout(t *testing.T) {
 	fake.addFile("/f", "0123456789")
 	req := newReq(ftpURL(fake.port(), 0, "f"))
 	req.IdleTimeout = 200 * time.Millisecond
-	resp, err := New().Fetch(context.Background(), req)
+	resp, err := newFetcher().Fetch(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -827,7 +830,7 @@ func TestMaxBytes(t *testing.T) {
 	fake.addFile("/f", "0123456789")
 	req := newReq(ftpURL(fake.port(), 0, "f"))
 	req.MaxBytes = 5
-	_, err := New().Fetch(context.Background(), req)
+	_, err := newFetcher().Fetch(context.Background(), req)
 	if !errors.Is(err, schemes.ErrTooLarge) {
 		t.Fatalf("err %v, want ErrTooLarge before the transfer", err)
 	}
@@ -840,7 +843,7 @@ func TestConnectRefused(t *testing.T) {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	_, err = New().Fetch(context.Background(), newReq(ftpURL(port, 0, "f")))
+	_, err = newFetcher().Fetch(context.Background(), newReq(ftpURL(port, 0, "f")))
 	if !errors.Is(err, schemes.ErrConnect) {
 		t.Fatalf("err %v, want ErrConnect", err)
 	}
@@ -848,7 +851,7 @@ func TestConnectRefused(t *testing.T) {
 
 func TestInjectionRefusedBeforeConnecting(t *testing.T) {
 	fake := newFake(t)
-	_, err := New().Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "a\r\nDELE x", "f")))
+	_, err := newFetcher().Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "a\r\nDELE x", "f")))
 	if !errors.Is(err, security.ErrInjection) {
 		t.Fatalf("err %v, want ErrInjection", err)
 	}
@@ -861,8 +864,9 @@ func TestExplicitTLSRefusalIsAnError(t *testing.T) {
 	fake := newFake(t)
 	fake.addFile("/f", "x")
 	req := newReq(ftpURL(fake.port(), 0, "f"))
-	req.RequireTLS = true
-	_, err := New().Fetch(context.Background(), req)
+	f := newFetcher()
+	f.RequireTLS = true
+	_, err := f.Fetch(context.Background(), req)
 	if !errors.Is(err, schemes.ErrRefused) || !strings.Contains(err.Error(), "500 Unknown command.") {
 		t.Fatalf("err %v, want a refusal with the server's text", err)
 	}
@@ -877,7 +881,7 @@ func TestExplicitTLSRefusalIsAnError(t *testing.T) {
 // splice path (the socket's bytes go straight into the file).
 func copyToFile(t *testing.T, req *schemes.Request) ([]byte, error) {
 	t.Helper()
-	f := New()
+	f := newFetcher()
 	defer f.Close()
 	resp, err := f.Fetch(context.Background(), req)
 	if err != nil {
@@ -957,7 +961,7 @@ func TestSpliceToFile(t *testing.T) {
 func TestStaleKeptConnection(t *testing.T) {
 	fake := newFake(t)
 	fake.addFile("/a/one", "1")
-	f := New()
+	f := newFetcher()
 	defer f.Close()
 	for i := 0; i < 2; i++ {
 		resp, err := f.Fetch(context.Background(), newReq(ftpURL(fake.port(), 0, "a", "one")))
@@ -1002,7 +1006,7 @@ func TestPlan(t *testing.T) {
 		if tc.cred {
 			req.Credentials = func(string) (string, string, bool) { return "bob", "secret", true }
 		}
-		p, err := New().Plan(req)
+		p, err := newFetcher().Plan(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1012,15 +1016,36 @@ func TestPlan(t *testing.T) {
 	}
 	u := ftpURL(21, 0, "f")
 	u.User, u.HasUser, u.Password, u.HasPassword = "alice", true, "s3cret", true
-	p, _ := New().Plan(newReq(u))
+	p, _ := newFetcher().Plan(newReq(u))
 	if strings.Contains(strings.Join(p.Requests, "|"), "s3cret") {
 		t.Errorf("plan shows the password: %q", p.Requests)
 	}
 	u.Password, u.HasPassword = "", false
 	u.User = "anonymous"
-	p, _ = New().Plan(newReq(u))
+	p, _ = newFetcher().Plan(newReq(u))
 	if p.Requests[1] != "PASS "+testEmail {
 		t.Errorf("anonymous named in the URL: %q, want the mail address as password", p.Requests)
+	}
+}
+
+// TestDefaultEmail: a Fetcher without Email gives user@hostname, the
+// machine's own name, as the anonymous password; one with Email gives it.
+func TestDefaultEmail(t *testing.T) {
+	host, err := os.Hostname()
+	if err != nil {
+		t.Skip(err)
+	}
+	p, err := New().Plan(newReq(ftpURL(21, 0, "f")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass := strings.TrimPrefix(p.Requests[1], "PASS ")
+	if !strings.HasSuffix(pass, "@"+host) || strings.HasPrefix(pass, "@") {
+		t.Errorf("anonymous password %q, want user@%s", pass, host)
+	}
+	p, _ = (&Fetcher{Email: "other@example.org"}).Plan(newReq(ftpURL(21, 0, "f")))
+	if p.Requests[1] != "PASS other@example.org" {
+		t.Errorf("%q, want the Fetcher's Email as password", p.Requests)
 	}
 }
 
@@ -1030,7 +1055,7 @@ func TestPlan(t *testing.T) {
 func BenchmarkSmallFiles(b *testing.B) {
 	fake := newFake(b)
 	fake.addFile("/d/small", strings.Repeat("s", 900))
-	f := New()
+	f := newFetcher()
 	defer f.Close()
 	u := ftpURL(fake.port(), 'i', "d", "small")
 	var sink bytes.Buffer
@@ -1101,7 +1126,7 @@ func TestLongReplyLineEndsTheConnection(t *testing.T) {
 	long := strings.Repeat("n", 300)
 	fake.addFile("/"+long, "x")
 	fake.addFile("/f", "0123456789")
-	f := New()
+	f := newFetcher()
 	defer f.Close()
 	req := newReq(ftpURL(fake.port(), 0, long))
 	req.MaxLineLength = 200
@@ -1134,7 +1159,7 @@ func TestLongReplyLineEndsTheConnection(t *testing.T) {
 func TestPipelinedCWDRefused(t *testing.T) {
 	fake := newFake(t)
 	fake.addFile("/d/x", "ex")
-	f := New()
+	f := newFetcher()
 	req := newReq(ftpURL(fake.port(), 0, "nodir", "x"))
 	if resp, err := f.Fetch(context.Background(), req); !errors.Is(err, schemes.ErrRefused) || resp != nil || !strings.Contains(err.Error(), "550") {
 		t.Fatalf("fetch in a missing directory: %v, want the server's 550 (ErrRefused)", err)
@@ -1175,7 +1200,7 @@ func TestEagerRETRRefusedAtOnce(t *testing.T) {
 	fake := newFake(t)
 	fake.addFile("/d/x", "ex")
 	fake.listings["LIST /d"] = "-rw-r--r--    1 0 0 2 Dec 20  1994 x\r\n"
-	f := New()
+	f := newFetcher()
 	defer f.Close()
 	for i := 0; i < 5; i++ {
 		// A listing first: EPSV has worked, and no data address is read

@@ -2,14 +2,16 @@
 // 6068). A mailto URL names a mailbox, so fetching one sends it a message:
 // the recipients are the URL's addresses and its "to" and "cc" header
 // fields, the subject, keywords, in-reply-to and references fields come
-// from the URL, the text is the URL's "body" followed by Request.Body, and
-// Request.Headers add the sender's own header lines. Other URL header
+// from the URL, the text is the URL's "body" followed by Request.Mail.Body,
+// and Request.Mail.Headers add the sender's own header lines; the sender is
+// the Fetcher's From. Other URL header
 // fields (bcc among them: a recipient hidden from the person sending) are
 // left out with a warning, as RFC 6068 §6 advises.
 //
 // The message is submitted over SMTP (RFC 5321) on net/smtp to
-// Request.SMTPServer: port 25 by default, STARTTLS (RFC 3207) whenever the
-// server offers it and always on the submission port 587 (RFC 6409), where
+// the Fetcher's SMTPServer: port 25 by default, STARTTLS (RFC 3207)
+// whenever the server offers it, and always when the Fetcher's RequireTLS
+// asks and on the submission port 587 (RFC 6409), where
 // a login (AUTH PLAIN, RFC 4954 and RFC 4616) is required too; port 465 is
 // TLS from the first byte (RFC 8314). A password never crosses a connection
 // without TLS. With no server named, the message goes to the local

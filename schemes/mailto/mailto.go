@@ -18,8 +18,22 @@ import (
 // server is named.
 const DefaultSendmail = "/usr/sbin/sendmail"
 
-// Fetcher sends mailto: messages. The zero value uses DefaultSendmail.
+// Fetcher sends mailto: messages. The zero value hands them to
+// DefaultSendmail, and needs From set to send one.
 type Fetcher struct {
+	// SMTPServer is "host[:port]" of the SMTP server messages are sent
+	// through; "" means the Sendmail program.
+	SMTPServer string
+	// SMTPUser logs in to the SMTP server (AUTH PLAIN); the password comes
+	// from Request.Credentials or Request.Prompt. "" means the
+	// Credentials login for the server, if any.
+	SMTPUser string
+	// From is the sender's address ("Name <addr>" or "addr"). A send
+	// without one fails with a *schemes.SettingError for "mailto.Fetcher.From".
+	From string
+	// RequireTLS has the SMTP session start TLS (STARTTLS) on every port,
+	// and fail where the server does not offer it.
+	RequireTLS bool
 	// Sendmail is the program that takes a message on stdin when no SMTP
 	// server is named ("" means DefaultSendmail).
 	Sendmail string
@@ -27,6 +41,9 @@ type Fetcher struct {
 
 // New returns a Fetcher.
 func New() *Fetcher { return &Fetcher{} }
+
+// Schemes returns the schemes a Fetcher serves: mailto.
+func Schemes() []string { return []string{"mailto"} }
 
 var (
 	_ schemes.Fetcher = (*Fetcher)(nil)
@@ -65,19 +82,19 @@ func (r *Receipt) WriteText(w io.Writer) error {
 // Fetch sends the message req describes and answers with a *Receipt.
 // Everything it would write is checked before any connection.
 func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Response, error) {
-	m, err := build(req, realClock())
+	m, err := build(req, f.From, realClock())
 	if err != nil {
 		return nil, err
 	}
 	rc := &Receipt{Recipients: m.recipients, MessageID: m.field("Message-ID")}
-	if req.SMTPServer == "" {
+	if f.SMTPServer == "" {
 		rc.Transport, rc.Server = "sendmail", f.sendmail()
 		if err := f.pipe(ctx, m); err != nil {
 			return nil, err
 		}
 		return rc.response(req), nil
 	}
-	srv, err := parseServer(req.SMTPServer)
+	srv, err := parseServer(f.SMTPServer)
 	if err != nil {
 		return nil, err
 	}
@@ -86,11 +103,11 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 			return nil, err
 		}
 	}
-	lg, err := findLogin(req, srv)
+	lg, err := findLogin(req, f.SMTPUser, srv)
 	if err != nil {
 		return nil, err
 	}
-	reply, err := send(ctx, req, srv, lg, m)
+	reply, err := send(ctx, req, srv, lg, f.RequireTLS, m)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +151,7 @@ func (f *Fetcher) sendmailArgs(m *message) []string {
 func (f *Fetcher) pipe(ctx context.Context, m *message) error {
 	path := f.sendmail()
 	if _, err := os.Stat(path); err != nil {
-		return schemes.NeedSetting(schemes.ErrUsage, "SMTPServer", "no SMTP server is set and there is no %s here", path)
+		return schemes.NeedSetting(schemes.ErrUsage, "mailto.Fetcher.SMTPServer", "no SMTP server is set and there is no %s here", path)
 	}
 	cmd := exec.CommandContext(ctx, path, f.sendmailArgs(m)...)
 	var stderr bytes.Buffer
@@ -217,8 +234,10 @@ func QueueID(reply string) string {
 // send time and show as placeholders.
 func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 	planReq := *req
-	planReq.Body = nil
-	m, err := build(&planReq, clock{})
+	if req.Mail != nil {
+		planReq.Mail = &schemes.MailRequest{Headers: req.Mail.Headers}
+	}
+	m, err := build(&planReq, f.From, clock{})
 	if err != nil {
 		return nil, err
 	}
@@ -232,13 +251,13 @@ func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 		text = append(text, strings.Split(strings.TrimSuffix(m.urlBody, "\r\n"), "\r\n")...)
 	}
 	text = append(text, "{text from stdin}")
-	if req.SMTPServer == "" {
+	if f.SMTPServer == "" {
 		p.Notes["transport"] = "sendmail"
 		p.Notes["command"] = f.sendmail() + " " + strings.Join(f.sendmailArgs(m), " ")
 		p.Requests = text
 		return p, nil
 	}
-	srv, err := parseServer(req.SMTPServer)
+	srv, err := parseServer(f.SMTPServer)
 	if err != nil {
 		return nil, err
 	}
@@ -249,10 +268,10 @@ func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 	}
 	p.Notes["transport"], p.Notes["server"] = "smtp", srv.addr()
 	cmds := []string{"EHLO [{local address}]"}
-	if srv.port == portSubmission || req.RequireTLS {
+	if srv.port == portSubmission || f.RequireTLS {
 		cmds = append(cmds, "STARTTLS", "EHLO [{local address}]")
 	}
-	if req.SMTPUser != "" || srv.port == portSubmission {
+	if f.SMTPUser != "" || srv.port == portSubmission {
 		cmds = append(cmds, "AUTH PLAIN ****")
 	}
 	cmds = append(cmds, "MAIL FROM:<"+m.from+">")

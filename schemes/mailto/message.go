@@ -74,10 +74,10 @@ func realClock() clock {
 	}}
 }
 
-// build checks everything a send would write and builds the message. It
-// refuses (with security's injection error) a CR, LF or NUL in any address
-// or header value, before any connection.
-func build(req *schemes.Request, c clock) (*message, error) {
+// build checks everything a send would write and builds the message from
+// sent by from. It refuses (with security's injection error) a CR, LF or
+// NUL in any address or header value, before any connection.
+func build(req *schemes.Request, from string, c clock) (*message, error) {
 	u := req.URL
 	if u == nil || u.Mailto == nil {
 		return nil, schemes.Errorf(schemes.ErrUnsupportedScheme, "not a mailto URL")
@@ -87,37 +87,75 @@ func build(req *schemes.Request, c clock) (*message, error) {
 	if err := security.CheckParts(u); err != nil {
 		return nil, err
 	}
-	m := &message{body: req.Body}
-	var to, cc, bcc []string
-	addList := func(list *[]string, what, value string) error {
-		if strings.TrimSpace(value) == "" {
-			return nil
-		}
-		addrs, err := mail.ParseAddressList(value)
-		if err != nil {
-			return schemes.Errorf(schemes.ErrUsage, "%s %q is not a mail address list: %v", what, value, err)
-		}
-		for _, a := range addrs {
-			if err := checkAddress(what, a.Address); err != nil {
-				return err
-			}
-			*list = append(*list, a.Address)
-		}
-		return nil
+	var mr schemes.MailRequest
+	if req.Mail != nil {
+		mr = *req.Mail
 	}
-	if err := addList(&to, "mailto address", u.Mailto.Addr); err != nil {
+	m := &message{body: mr.Body}
+	var rcpt addresses
+	fromURL, err := m.readURL(req, &rcpt)
+	if err != nil {
 		return nil, err
 	}
-	var urlFieldsSeen []field
-	for _, h := range u.Mailto.Headers {
+	own, err := rcpt.readOwnLines(mr.Headers)
+	if err != nil {
+		return nil, err
+	}
+	if len(rcpt.to)+len(rcpt.cc)+len(rcpt.bcc) == 0 {
+		return nil, schemes.Errorf(schemes.ErrUsage, "the mailto URL names no recipient")
+	}
+	fromHeader := ""
+	if m.from, fromHeader, err = sender(from, c); err != nil {
+		return nil, err
+	}
+	m.recipients = append(append(append(m.recipients, rcpt.to...), rcpt.cc...), rcpt.bcc...)
+	m.fields = withOwn(m.generated(fromHeader, rcpt, fromURL, c), own)
+	if err := checkFields(m.fields); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// addresses are a message's recipients, by the field that names them.
+type addresses struct{ to, cc, bcc []string }
+
+// addList appends the addresses of the list value to *list, each checked
+// as an envelope address.
+func addList(list *[]string, what, value string) error {
+	if strings.TrimSpace(value) == "" {
+		return nil
+	}
+	addrs, err := mail.ParseAddressList(value)
+	if err != nil {
+		return schemes.Errorf(schemes.ErrUsage, "%s %q is not a mail address list: %v", what, value, err)
+	}
+	for _, a := range addrs {
+		if err := checkAddress(what, a.Address); err != nil {
+			return err
+		}
+		*list = append(*list, a.Address)
+	}
+	return nil
+}
+
+// readURL takes from the URL its recipients (the address, "to" and "cc"),
+// its "body", which it keeps in m, and the header fields RFC 6068 lets a
+// URL give, which it returns; any other field is left out with a warning.
+func (m *message) readURL(req *schemes.Request, rcpt *addresses) ([]field, error) {
+	mt := req.URL.Mailto
+	if err := addList(&rcpt.to, "mailto address", mt.Addr); err != nil {
+		return nil, err
+	}
+	var seen []field
+	for _, h := range mt.Headers {
 		name := strings.ToLower(h.Name)
 		switch name {
 		case "to":
-			if err := addList(&to, "mailto to", h.Value); err != nil {
+			if err := addList(&rcpt.to, "mailto to", h.Value); err != nil {
 				return nil, err
 			}
 		case "cc":
-			if err := addList(&cc, "mailto cc", h.Value); err != nil {
+			if err := addList(&rcpt.cc, "mailto cc", h.Value); err != nil {
 				return nil, err
 			}
 		case "body":
@@ -131,13 +169,18 @@ func build(req *schemes.Request, c clock) (*message, error) {
 				req.Warnf(fmt.Sprintf("mailto URL header %q left out: only to, cc, subject, keywords, in-reply-to, references and body are taken from a URL", security.CleanPart(h.Name)))
 				continue
 			}
-			urlFieldsSeen = append(urlFieldsSeen, field{canon, encodeText(h.Value)})
+			seen = append(seen, field{canon, encodeText(h.Value)})
 		}
 	}
-	// The sender's own lines: To, Cc and Bcc add recipients, others replace
-	// a field of the same name.
+	return seen, nil
+}
+
+// readOwnLines reads the sender's own "Name: value" lines: To, Cc and Bcc
+// add recipients; the others are returned, to replace a generated field of
+// the same name.
+func (rcpt *addresses) readOwnLines(lines []string) ([]field, error) {
 	var own []field
-	for _, line := range req.Headers {
+	for _, line := range lines {
 		name, value, ok := strings.Cut(line, ":")
 		if err := security.CheckLine("header", line); err != nil {
 			return nil, err
@@ -146,76 +189,82 @@ func build(req *schemes.Request, c clock) (*message, error) {
 			return nil, schemes.Errorf(schemes.ErrUsage, "header %q is not \"Name: value\"", line)
 		}
 		value = strings.TrimSpace(value)
+		var err error
 		switch strings.ToLower(name) {
 		case "to":
-			if err := addList(&to, "header To", value); err != nil {
-				return nil, err
-			}
+			err = addList(&rcpt.to, "header To", value)
 		case "cc":
-			if err := addList(&cc, "header Cc", value); err != nil {
-				return nil, err
-			}
+			err = addList(&rcpt.cc, "header Cc", value)
 		case "bcc":
-			if err := addList(&bcc, "header Bcc", value); err != nil {
-				return nil, err
-			}
+			err = addList(&rcpt.bcc, "header Bcc", value)
 		default:
 			own = append(own, field{name, value})
 		}
-	}
-	if len(to)+len(cc)+len(bcc) == 0 {
-		return nil, schemes.Errorf(schemes.ErrUsage, "the mailto URL names no recipient")
-	}
-	if err := security.CheckLine("sender", req.From); err != nil {
-		return nil, err
-	}
-	from := req.From
-	var fromHeader string
-	if from == "" {
-		if c.now != nil {
-			return nil, schemes.NeedSetting(schemes.ErrUsage, "From", "no sender address")
-		}
-		from, fromHeader = "{from}", "{from}"
-	} else {
-		a, err := mail.ParseAddress(from)
 		if err != nil {
-			return nil, schemes.Errorf(schemes.ErrUsage, "sender %q is not a mail address: %v", from, err)
-		}
-		if err := checkAddress("sender", a.Address); err != nil {
 			return nil, err
 		}
-		from, fromHeader = a.Address, a.Address
-		if a.Name != "" {
-			fromHeader = a.String()
-		}
 	}
-	m.from = from
-	m.recipients = append(append(append(m.recipients, to...), cc...), bcc...)
+	return own, nil
+}
 
+// sender checks the sender's address from and returns it as the envelope
+// (MAIL FROM) and the From field give it. A plan (c without a time) shows
+// a missing sender as "{from}"; a send needs one.
+func sender(from string, c clock) (envelope, header string, err error) {
+	if err := security.CheckLine("sender", from); err != nil {
+		return "", "", err
+	}
+	if from == "" {
+		if c.now != nil {
+			return "", "", schemes.NeedSetting(schemes.ErrUsage, "mailto.Fetcher.From", "no sender address")
+		}
+		return "{from}", "{from}", nil
+	}
+	a, err := mail.ParseAddress(from)
+	if err != nil {
+		return "", "", schemes.Errorf(schemes.ErrUsage, "sender %q is not a mail address: %v", from, err)
+	}
+	if err := checkAddress("sender", a.Address); err != nil {
+		return "", "", err
+	}
+	if a.Name != "" {
+		return a.Address, a.String(), nil
+	}
+	return a.Address, a.Address, nil
+}
+
+// generated is the header a mail user agent writes: From, To, Cc, the
+// URL's fields, then Date, Message-ID and the MIME fields of UTF-8 text.
+func (m *message) generated(fromHeader string, rcpt addresses, fromURL []field, c clock) []field {
 	fields := []field{{"From", fromHeader}}
-	if len(to) > 0 {
-		fields = append(fields, field{"To", strings.Join(to, ", ")})
+	if len(rcpt.to) > 0 {
+		fields = append(fields, field{"To", strings.Join(rcpt.to, ", ")})
 	}
-	if len(cc) > 0 {
-		fields = append(fields, field{"Cc", strings.Join(cc, ", ")})
+	if len(rcpt.cc) > 0 {
+		fields = append(fields, field{"Cc", strings.Join(rcpt.cc, ", ")})
 	}
-	fields = append(fields, urlFieldsSeen...)
+	fields = append(fields, fromURL...)
 	date, id := "{date}", "{message-id}"
 	if c.now != nil {
 		date = c.now().Format(time.RFC1123Z)
-		_, domain, _ := strings.Cut(from, "@")
+		_, domain, _ := strings.Cut(m.from, "@")
 		if domain == "" {
 			domain = "localhost"
 		}
 		id = c.id(domain)
 	}
-	fields = append(fields,
+	return append(fields,
 		field{"Date", date},
 		field{"Message-ID", id},
 		field{"MIME-Version", "1.0"},
 		field{"Content-Type", "text/plain; charset=utf-8"},
 		field{"Content-Transfer-Encoding", "8bit"},
 	)
+}
+
+// withOwn puts each of the sender's own fields in place of the generated
+// field of the same name, or after them all when there is none.
+func withOwn(fields, own []field) []field {
 	for _, f := range own {
 		replaced := false
 		for i := range fields {
@@ -228,16 +277,21 @@ func build(req *schemes.Request, c clock) (*message, error) {
 			fields = append(fields, f)
 		}
 	}
+	return fields
+}
+
+// checkFields refuses a field that would break its header line or be
+// longer than one may be.
+func checkFields(fields []field) error {
 	for _, f := range fields {
 		if err := security.CheckLine("mailto header "+security.CleanPart(f.name), f.value); err != nil {
-			return nil, err
+			return err
 		}
 		if len(f.name)+2+len(f.value) > maxHeaderLine {
-			return nil, schemes.Errorf(schemes.ErrUsage, "header %s is longer than a mail header line may be (%d bytes)", f.name, maxHeaderLine)
+			return schemes.Errorf(schemes.ErrUsage, "header %s is longer than a mail header line may be (%d bytes)", f.name, maxHeaderLine)
 		}
 	}
-	m.fields = fields
-	return m, nil
+	return nil
 }
 
 // checkAddress refuses what would break the envelope command the address

@@ -114,28 +114,33 @@ func fixedClock() clock {
 	}
 }
 
-func request(t *testing.T, raw, server string) *schemes.Request {
+// request is a send of the message raw names through the SMTP server
+// at server: the Fetcher and the request.
+func request(t *testing.T, raw, server string) (*Fetcher, *schemes.Request) {
 	t.Helper()
 	u, err := schemes.Parse(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &schemes.Request{URL: u, Dialer: &net.Dialer{}, SMTPServer: server, From: "Sender <me@example.org>", IdleTimeout: 5 * time.Second}
+	return &Fetcher{SMTPServer: server, From: "Sender <me@example.org>"},
+		&schemes.Request{URL: u, Dialer: &net.Dialer{}, IdleTimeout: 5 * time.Second}
 }
 
 // TestSendTranscript: the exact lines the client writes, the DATA text
 // dot-stuffed with CR LF line ends, and the queue id from the reply.
 func TestSendTranscript(t *testing.T) {
 	s := serveSMTP(t, postfixLike, "250 2.0.0 Ok: queued as 4C1D2E3F")
-	req := request(t, "mailto:a@example.org?subject=Hello&cc=c@example.org&body=From%20the%20URL", s.addr)
-	req.Body = strings.NewReader("line one\n.leading dot\nbare\rcr\r\n.\nlast")
-	req.Headers = []string{"X-Test: yes", "Bcc: hidden@example.org"}
-	m, err := build(req, fixedClock())
+	f, req := request(t, "mailto:a@example.org?subject=Hello&cc=c@example.org&body=From%20the%20URL", s.addr)
+	req.Mail = &schemes.MailRequest{
+		Body:    strings.NewReader("line one\n.leading dot\nbare\rcr\r\n.\nlast"),
+		Headers: []string{"X-Test: yes", "Bcc: hidden@example.org"},
+	}
+	m, err := build(req, f.From, fixedClock())
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv, _ := parseServer(s.addr)
-	reply, err := send(context.Background(), req, srv, nil, m)
+	reply, err := send(context.Background(), req, srv, nil, false, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,8 +190,8 @@ func TestSendRefusedRecipient(t *testing.T) {
 		}
 		return postfixLike(line)
 	}, "250 ok")
-	req := request(t, "mailto:nobody@example.org", s.addr)
-	_, err := New().Fetch(context.Background(), req)
+	f, req := request(t, "mailto:nobody@example.org", s.addr)
+	_, err := f.Fetch(context.Background(), req)
 	if !errors.Is(err, schemes.ErrRefused) || !strings.Contains(err.Error(), "550 5.1.1") {
 		t.Fatalf("err %v", err)
 	}
@@ -206,10 +211,10 @@ func TestSendStall(t *testing.T) {
 		}
 		return postfixLike(line)
 	}, "250 ok")
-	req := request(t, "mailto:a@example.org", s.addr)
+	f, req := request(t, "mailto:a@example.org", s.addr)
 	req.IdleTimeout = 300 * time.Millisecond
 	start := time.Now()
-	_, err := New().Fetch(context.Background(), req)
+	_, err := f.Fetch(context.Background(), req)
 	if !errors.Is(err, schemes.ErrTimeout) {
 		t.Fatalf("err %v", err)
 	}
@@ -228,10 +233,10 @@ func TestSendCancel(t *testing.T) {
 		}
 		return postfixLike(line)
 	}, "250 ok")
-	req := request(t, "mailto:a@example.org", s.addr)
+	f, req := request(t, "mailto:a@example.org", s.addr)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-entered; cancel() }()
-	_, err := New().Fetch(ctx, req)
+	_, err := f.Fetch(ctx, req)
 	if !errors.Is(err, schemes.ErrInterrupted) {
 		t.Fatalf("err %v", err)
 	}
@@ -241,8 +246,8 @@ func TestSendCancel(t *testing.T) {
 // ErrInterrupted: nothing claims the message was queued.
 func TestSendCut(t *testing.T) {
 	s := serveSMTP(t, postfixLike, "")
-	req := request(t, "mailto:a@example.org", s.addr)
-	_, err := New().Fetch(context.Background(), req)
+	f, req := request(t, "mailto:a@example.org", s.addr)
+	_, err := f.Fetch(context.Background(), req)
 	if !errors.Is(err, schemes.ErrInterrupted) {
 		t.Fatalf("err %v", err)
 	}
@@ -252,9 +257,9 @@ func TestSendCut(t *testing.T) {
 // server never accepts the message.
 func TestSendNUL(t *testing.T) {
 	s := serveSMTP(t, postfixLike, "250 queued")
-	req := request(t, "mailto:a@example.org", s.addr)
-	req.Body = strings.NewReader("ok\nnul\x00here\n")
-	_, err := New().Fetch(context.Background(), req)
+	f, req := request(t, "mailto:a@example.org", s.addr)
+	req.Mail = &schemes.MailRequest{Body: strings.NewReader("ok\nnul\x00here\n")}
+	_, err := f.Fetch(context.Background(), req)
 	if !errors.Is(err, schemes.ErrUsage) {
 		t.Fatalf("err %v", err)
 	}
@@ -269,10 +274,10 @@ func TestSendNUL(t *testing.T) {
 // server without STARTTLS is refused before AUTH.
 func TestPasswordNeedsTLS(t *testing.T) {
 	s := serveSMTP(t, postfixLike, "250 ok")
-	req := request(t, "mailto:a@example.org", s.addr)
-	req.SMTPUser = "u"
+	f, req := request(t, "mailto:a@example.org", s.addr)
+	f.SMTPUser = "u"
 	req.Credentials = func(string) (string, string, bool) { return "u", "s3cret", true }
-	_, err := New().Fetch(context.Background(), req)
+	_, err := f.Fetch(context.Background(), req)
 	if err == nil || !strings.Contains(err.Error(), "without TLS") {
 		t.Fatalf("err %v", err)
 	}
@@ -320,11 +325,12 @@ func TestInjectionNothingSent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		req := &schemes.Request{URL: u, Dialer: &net.Dialer{}, SMTPServer: l.Addr().String(), From: "me@example.org", Headers: c.headers}
+		req := &schemes.Request{URL: u, Dialer: &net.Dialer{}, Mail: &schemes.MailRequest{Headers: c.headers}}
+		f := &Fetcher{SMTPServer: l.Addr().String(), From: "me@example.org"}
 		if c.from != "" {
-			req.From = c.from
+			f.From = c.from
 		}
-		_, err = New().Fetch(context.Background(), req)
+		_, err = f.Fetch(context.Background(), req)
 		if err == nil || !strings.Contains(err.Error(), "inject") {
 			t.Errorf("%s %q %q: %v", c.url, c.headers, c.from, err)
 		}

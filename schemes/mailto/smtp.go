@@ -54,33 +54,34 @@ type login struct {
 	user, password string
 }
 
-// findLogin decides the login before any connection: --smtp-user with its
-// password from netrc or a prompt, else the netrc login for the server.
+// findLogin decides the login before any connection: user (Fetcher.SMTPUser)
+// with its password from Credentials or a prompt, else the Credentials
+// login for the server.
 // The submission port requires one (RFC 6409 §4.3 lets it refuse mail
 // from anyone who has not logged in).
-func findLogin(req *schemes.Request, srv server) (*login, error) {
+func findLogin(req *schemes.Request, user string, srv server) (*login, error) {
 	var netUser, netPass string
 	var netOK bool
 	if req.Credentials != nil {
 		netUser, netPass, netOK = req.Credentials(srv.host)
 	}
 	switch {
-	case req.SMTPUser != "":
-		if netOK && netUser == req.SMTPUser {
-			return &login{req.SMTPUser, netPass}, nil
+	case user != "":
+		if netOK && netUser == user {
+			return &login{user, netPass}, nil
 		}
 		if req.Prompt == nil {
-			return nil, schemes.NeedSetting(schemes.ErrAuth, "Credentials", "no password for SMTP user %s at %s: no terminal to ask on and no netrc entry", req.SMTPUser, srv.host)
+			return nil, schemes.NeedSetting(schemes.ErrAuth, "Credentials", "no password for SMTP user %s at %s: no terminal to ask on and no netrc entry", user, srv.host)
 		}
-		pw, err := req.Prompt(fmt.Sprintf("Password for %s at %s:", req.SMTPUser, srv.host), true)
+		pw, err := req.Prompt(fmt.Sprintf("Password for %s at %s:", user, srv.host), true)
 		if err != nil {
 			return nil, schemes.Errorf(schemes.ErrAuth, "reading the password: %v", err)
 		}
-		return &login{req.SMTPUser, pw}, nil
+		return &login{user, pw}, nil
 	case netOK:
 		return &login{netUser, netPass}, nil
 	case srv.port == portSubmission:
-		return nil, schemes.NeedSetting(schemes.ErrAuth, "SMTPUser", "the submission port %d of %s needs a login", portSubmission, srv.host)
+		return nil, schemes.NeedSetting(schemes.ErrAuth, "mailto.Fetcher.SMTPUser", "the submission port %d of %s needs a login", portSubmission, srv.host)
 	}
 	return nil, nil
 }
@@ -117,7 +118,9 @@ type session struct {
 	conn *lineproto.Conn
 	log  *wireLog
 	tls  bool
-	c    *smtp.Client
+	// requireTLS starts TLS whatever the port (Fetcher.RequireTLS).
+	requireTLS bool
+	c          *smtp.Client
 	// lastStep names the command in progress, for errors.
 	lastStep string
 }
@@ -150,13 +153,13 @@ func (s *session) fail(ctx context.Context, err error, what string) error {
 
 // send submits m over SMTP and returns the server's reply to the end of
 // DATA.
-func send(ctx context.Context, req *schemes.Request, srv server, lg *login, m *message) (string, error) {
+func send(ctx context.Context, req *schemes.Request, srv server, lg *login, requireTLS bool, m *message) (string, error) {
 	conn, err := lineproto.Dial(ctx, req, "tcp", srv.addr())
 	if err != nil {
 		return "", err
 	}
 	defer conn.Close()
-	s := &session{srv: srv, conn: conn, log: &wireLog{w: req.Transcript, limit: req.LineLimit()}}
+	s := &session{srv: srv, conn: conn, log: &wireLog{w: req.Transcript, limit: req.LineLimit()}, requireTLS: requireTLS}
 	reply, err := s.run(ctx, req, lg, m)
 	if err != nil {
 		return "", s.fail(ctx, err, s.lastStep)
@@ -201,7 +204,7 @@ func (s *session) run(ctx context.Context, req *schemes.Request, lg *login, m *m
 		return "", err
 	}
 	offered, _ := c.Extension("STARTTLS")
-	mustTLS := s.srv.port == portSubmission || req.RequireTLS || lg != nil
+	mustTLS := s.srv.port == portSubmission || s.requireTLS || lg != nil
 	if !s.tls && (offered || mustTLS) {
 		if !offered {
 			return "", schemes.Errorf(schemes.ErrRefused, "smtp server %s offers no STARTTLS, and gofer does not send %s without TLS", s.srv.addr(), map[bool]string{true: "a password", false: "mail to the submission port"}[lg != nil])

@@ -96,12 +96,12 @@ func TestStartTLSAuth(t *testing.T) {
 	}()
 	u, _ := schemes.Parse("mailto:a@example.org?subject=over%20TLS")
 	var transcript strings.Builder
+	f := &Fetcher{SMTPServer: l.Addr().String(), From: "me@example.org", SMTPUser: "tester"}
 	req := &schemes.Request{
-		URL: u, Dialer: &net.Dialer{}, SMTPServer: l.Addr().String(), From: "me@example.org",
-		SMTPUser: "tester", Credentials: func(host string) (string, string, bool) { return "tester", "s3cret", host == "127.0.0.1" },
-		TLSConfig: &tls.Config{RootCAs: pool}, Transcript: &transcript, Body: strings.NewReader("hello\n"),
+		URL: u, Dialer: &net.Dialer{}, Credentials: func(host string) (string, string, bool) { return "tester", "s3cret", host == "127.0.0.1" },
+		TLSConfig: &tls.Config{RootCAs: pool}, Transcript: &transcript, Mail: &schemes.MailRequest{Body: strings.NewReader("hello\n")},
 	}
-	resp, err := New().Fetch(context.Background(), req)
+	resp, err := f.Fetch(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,13 +12,13 @@ import (
 
 // article sends ARTICLE, HEAD or BODY and hands the dot-terminated block
 // that follows to the response as a stream.
-func (s *session) article(req *schemes.Request, cmd command, name string, lg *login) (*schemes.Response, error) {
+func (s *session) article(req *schemes.Request, part string, cmd command, name string, lg *login) (*schemes.Response, error) {
 	code, text, err := s.c.do(cmd, lg)
 	if err != nil {
 		return nil, err
 	}
 	want := codeArticle
-	switch req.Part {
+	switch part {
 	case "head":
 		want = codeHead
 	case "body":
@@ -44,7 +44,7 @@ func (s *session) article(req *schemes.Request, cmd command, name string, lg *lo
 		Name: name,
 		Type: schemes.TypeArticle,
 	}
-	if req.Part == "" {
+	if part == "" {
 		resp.MediaType = "message/rfc822"
 	}
 	return resp, nil

@@ -13,10 +13,12 @@
 //	nntp://host/group/N    GROUP group, ARTICLE N
 //	nntp://host/group      GROUP group, OVER low-high
 //
-// Request.Part "head" or "body" turns ARTICLE into HEAD or BODY. The session
-// reads the greeting, asks for CAPABILITIES, switches a mode-switching server
-// to reader mode (MODE READER), starts TLS when asked, and logs in with
-// AUTHINFO only when credentials were given or the server answers 480.
+// Request.News.Part "head" or "body" turns ARTICLE into HEAD or BODY. The
+// session reads the greeting, asks for CAPABILITIES, switches a
+// mode-switching server to reader mode (MODE READER), starts TLS when the
+// Fetcher's RequireTLS asks, and logs in with AUTHINFO only when
+// credentials were given or the server answers 480. news: URLs name no
+// server: they go to the Fetcher's Server.
 //
 // Articles and overviews are streamed: an article is an io.ReadCloser
 // that undoes the dot-stuffing and, as textproto's DotReader does, gives

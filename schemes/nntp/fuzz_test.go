@@ -134,9 +134,9 @@ func FuzzSession(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, reply string) {
 		for _, u := range urls {
-			req := &schemes.Request{URL: u, NNTPServer: "127.0.0.1", Dialer: pipeDialer{reply},
+			req := &schemes.Request{URL: u, Dialer: pipeDialer{reply},
 				IdleTimeout: 5 * time.Second, MaxEntries: 100, MaxBytes: 1 << 16, MaxLineLength: 1024}
-			resp, err := New().Fetch(context.Background(), req)
+			resp, err := (&Fetcher{Server: "127.0.0.1"}).Fetch(context.Background(), req)
 			if err != nil {
 				checkKind(t, reply, err)
 				continue

@@ -13,11 +13,23 @@ import (
 )
 
 // Fetcher retrieves news:, nntp: and nntps: URLs. Each fetch has its own
-// connection, ended when the response is closed.
-type Fetcher struct{}
+// connection, ended when the response is closed. Its zero value is ready
+// to use, for nntp: and nntps: URLs, which name their server.
+type Fetcher struct {
+	// Server is "host[:port]" of the news server that news: URLs, which
+	// name none (RFC 1738 §3.6), are fetched from. "" leaves them without
+	// one: a fetch fails with a *schemes.SettingError for "nntp.Fetcher.Server".
+	Server string
+	// RequireTLS asks for STARTTLS (RFC 4642) on a plain connection; a
+	// server that refuses it is an error, never a plain-text fall back.
+	RequireTLS bool
+}
 
 // New returns a Fetcher.
 func New() *Fetcher { return &Fetcher{} }
+
+// Schemes returns the schemes a Fetcher serves: news, nntp and nntps.
+func Schemes() []string { return []string{"news", "nntp", "nntps"} }
 
 var (
 	_ schemes.Fetcher = (*Fetcher)(nil)
@@ -35,6 +47,7 @@ type target struct {
 	group     string // news:group, nntp://host/group[/N]
 	article   int64  // nntp://host/group/N
 	all       bool   // news:*
+	part      string // "", "head" or "body" of an article (Request.News)
 }
 
 func (t *target) addr() string { return net.JoinHostPort(t.host, strconv.Itoa(t.port)) }
@@ -43,7 +56,7 @@ func (t *target) addr() string { return net.JoinHostPort(t.host, strconv.Itoa(t.
 // any connection, what cannot be sent: no server for a news: URL, a
 // message-id or group name that is not one in NNTP's syntax.
 // Without needServer (a plan), a news: URL may lack one.
-func resolve(req *schemes.Request, needServer bool) (*target, error) {
+func (f *Fetcher) resolve(req *schemes.Request, needServer bool) (*target, error) {
 	u := req.URL
 	if u == nil {
 		return nil, schemes.Errorf(schemes.ErrUsage, "no URL to fetch")
@@ -54,14 +67,14 @@ func resolve(req *schemes.Request, needServer bool) (*target, error) {
 		// RFC 1738 §3.6: news URLs name no host; the reader's own server is used.
 		t.scheme = "nntp"
 		switch {
-		case req.NNTPServer != "":
-			host, port, err := splitServer(req.NNTPServer)
+		case f.Server != "":
+			host, port, err := splitServer(f.Server)
 			if err != nil {
 				return nil, err
 			}
 			t.host, t.port = host, port
 		case needServer:
-			return nil, schemes.NeedSetting(schemes.ErrUsage, "NNTPServer", "%s names no news server and none is set", redactedNews(u))
+			return nil, schemes.NeedSetting(schemes.ErrUsage, "nntp.Fetcher.Server", "%s names no news server and none is set", redactedNews(u))
 		}
 		t.messageID, t.group, t.all = u.News.MessageID, u.News.Group, u.News.All
 	case (u.Scheme == "nntp" || u.Scheme == "nntps") && u.NNTP != nil:
@@ -80,13 +93,16 @@ func resolve(req *schemes.Request, needServer bool) (*target, error) {
 	default:
 		return nil, schemes.Errorf(schemes.ErrUnsupportedScheme, "unsupported scheme %q", u.Scheme)
 	}
-	switch req.Part {
+	if req.News != nil {
+		t.part = req.News.Part
+	}
+	switch t.part {
 	case "", "head", "body":
 	default:
-		return nil, schemes.Errorf(schemes.ErrUsage, "unknown article part %q (want head or body)", req.Part)
+		return nil, schemes.Errorf(schemes.ErrUsage, "unknown article part %q (want head or body)", t.part)
 	}
-	if req.Part != "" && t.messageID == "" && t.article == 0 {
-		return nil, schemes.Errorf(schemes.ErrUsage, "--%s applies to an article, and this URL names a group or group list", req.Part)
+	if t.part != "" && t.messageID == "" && t.article == 0 {
+		return nil, schemes.Errorf(schemes.ErrUsage, "--%s applies to an article, and this URL names a group or group list", t.part)
 	}
 	if t.messageID != "" {
 		if err := checkMessageID(t.messageID); err != nil {
@@ -215,12 +231,12 @@ func (t *target) retrieval(part, low, high string) []command {
 // CAPABILITIES and MODE READER depend on the server and are left out.
 // A news: URL plans without a server; the "server" note says so.
 func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
-	t, err := resolve(req, false)
+	t, err := f.resolve(req, false)
 	if err != nil {
 		return nil, err
 	}
 	var cmds []command
-	if req.RequireTLS && !t.tls {
+	if f.RequireTLS && !t.tls {
 		cmds = append(cmds, command{verb: "STARTTLS"})
 	}
 	if u := req.URL; u.HasUser {
@@ -228,7 +244,7 @@ func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 			command{verb: "AUTHINFO USER", arg: u.User, part: "news user"},
 			command{verb: "AUTHINFO PASS", arg: "****", part: "news password", secret: true})
 	}
-	cmds = append(cmds, t.retrieval(req.Part, "{low}", "{high}")...)
+	cmds = append(cmds, t.retrieval(t.part, "{low}", "{high}")...)
 	p := &schemes.Plan{Notes: map[string]string{}}
 	for _, c := range cmds {
 		if _, err := c.line(); err != nil {
@@ -249,12 +265,12 @@ func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 // (KindListing, streamed from the connection). The connection stays open
 // until the response is closed.
 func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Response, error) {
-	t, err := resolve(req, true)
+	t, err := f.resolve(req, true)
 	if err != nil {
 		return nil, err
 	}
 	// Check every URL-derived argument before a connection is opened.
-	cmds := t.retrieval(req.Part, "0", "0")
+	cmds := t.retrieval(t.part, "0", "0")
 	if u := req.URL; u.HasUser {
 		cmds = append(cmds, command{verb: "AUTHINFO USER", arg: u.User, part: "news user"},
 			command{verb: "AUTHINFO PASS", arg: u.Password, part: "news password", secret: true})
@@ -287,12 +303,12 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 
 func (f *Fetcher) fetch(ctx context.Context, req *schemes.Request, t *target, s *session, lg *login) (*schemes.Response, error) {
 	c := s.c
-	if err := c.setup(ctx, req, t.host, lg); err != nil {
+	if err := c.setup(ctx, req, t.host, f.RequireTLS, lg); err != nil {
 		return nil, err
 	}
 	switch {
 	case t.messageID != "":
-		return s.article(req, messageIDCommand(req.Part, t.messageID), t.messageID, lg)
+		return s.article(req, t.part, messageIDCommand(t.part, t.messageID), t.messageID, lg)
 	case t.all:
 		return s.groups(req, lg)
 	}
@@ -301,7 +317,7 @@ func (f *Fetcher) fetch(ctx context.Context, req *schemes.Request, t *target, s 
 		return nil, err
 	}
 	if t.article > 0 {
-		return s.article(req, numberCommand(req.Part, t.article), strconv.FormatInt(t.article, 10), lg)
+		return s.article(req, t.part, numberCommand(t.part, t.article), strconv.FormatInt(t.article, 10), lg)
 	}
 	return s.overview(req, t, g, lg)
 }

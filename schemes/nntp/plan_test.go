@@ -12,33 +12,34 @@ import (
 func TestPlan(t *testing.T) {
 	tests := []struct {
 		name   string
+		f      Fetcher
 		req    schemes.Request
 		want   []string
 		server string
 	}{
-		{"news:message-id", schemes.Request{URL: &schemes.URL{Scheme: "news", News: &schemes.News{MessageID: "gofer-test-1@gofer.test"}}, NNTPServer: "127.0.0.119"},
+		{"news:message-id", Fetcher{Server: "127.0.0.119"}, schemes.Request{URL: &schemes.URL{Scheme: "news", News: &schemes.News{MessageID: "gofer-test-1@gofer.test"}}},
 			[]string{"ARTICLE <gofer-test-1@gofer.test>"}, "127.0.0.119:119"},
-		{"news:message-id, head", schemes.Request{URL: &schemes.URL{Scheme: "news", News: &schemes.News{MessageID: "a@b"}}, Part: "head", NNTPServer: "127.0.0.119:1119"},
+		{"news:message-id, head", Fetcher{Server: "127.0.0.119:1119"}, schemes.Request{URL: &schemes.URL{Scheme: "news", News: &schemes.News{MessageID: "a@b"}}, News: &schemes.NewsRequest{Part: "head"}},
 			[]string{"HEAD <a@b>"}, "127.0.0.119:1119"},
-		{"news:group", schemes.Request{URL: &schemes.URL{Scheme: "news", News: &schemes.News{Group: "gofer.test"}}},
+		{"news:group", Fetcher{}, schemes.Request{URL: &schemes.URL{Scheme: "news", News: &schemes.News{Group: "gofer.test"}}},
 			[]string{"GROUP gofer.test", "OVER {low}-{high}"}, "none is set"},
-		{"news:*", schemes.Request{URL: &schemes.URL{Scheme: "news", News: &schemes.News{All: true}}, NNTPServer: "127.0.0.119"},
+		{"news:*", Fetcher{Server: "127.0.0.119"}, schemes.Request{URL: &schemes.URL{Scheme: "news", News: &schemes.News{All: true}}},
 			[]string{"LIST NEWSGROUPS", "LIST ACTIVE"}, "127.0.0.119:119"},
-		{"nntp group and number", schemes.Request{URL: &schemes.URL{Scheme: "nntp", Host: "127.0.0.119", NNTP: &schemes.NNTP{Group: "gofer.test", Article: 3}}},
+		{"nntp group and number", Fetcher{}, schemes.Request{URL: &schemes.URL{Scheme: "nntp", Host: "127.0.0.119", NNTP: &schemes.NNTP{Group: "gofer.test", Article: 3}}},
 			[]string{"GROUP gofer.test", "ARTICLE 3"}, "127.0.0.119:119"},
-		{"nntp body", schemes.Request{URL: &schemes.URL{Scheme: "nntp", Host: "127.0.0.119", NNTP: &schemes.NNTP{Group: "gofer.test", Article: 3}}, Part: "body"},
+		{"nntp body", Fetcher{}, schemes.Request{URL: &schemes.URL{Scheme: "nntp", Host: "127.0.0.119", NNTP: &schemes.NNTP{Group: "gofer.test", Article: 3}}, News: &schemes.NewsRequest{Part: "body"}},
 			[]string{"GROUP gofer.test", "BODY 3"}, "127.0.0.119:119"},
-		{"nntp group", schemes.Request{URL: &schemes.URL{Scheme: "nntp", Host: "127.0.0.119", Port: 1119, NNTP: &schemes.NNTP{Group: "gofer.test"}}},
+		{"nntp group", Fetcher{}, schemes.Request{URL: &schemes.URL{Scheme: "nntp", Host: "127.0.0.119", Port: 1119, NNTP: &schemes.NNTP{Group: "gofer.test"}}},
 			[]string{"GROUP gofer.test", "OVER {low}-{high}"}, "127.0.0.119:1119"},
-		{"nntps", schemes.Request{URL: &schemes.URL{Scheme: "nntps", Host: "127.0.0.119", NNTP: &schemes.NNTP{Group: "g", Article: 1}}, RequireTLS: true},
+		{"nntps", Fetcher{RequireTLS: true}, schemes.Request{URL: &schemes.URL{Scheme: "nntps", Host: "127.0.0.119", NNTP: &schemes.NNTP{Group: "g", Article: 1}}},
 			[]string{"GROUP g", "ARTICLE 1"}, "127.0.0.119:563"},
-		{"login and STARTTLS", schemes.Request{URL: &schemes.URL{Scheme: "nntp", Host: "127.0.0.119", User: "reader", HasUser: true,
-			Password: "reader-secret", HasPassword: true, NNTP: &schemes.NNTP{Group: "gofer.secret", Article: 1}}, RequireTLS: true},
+		{"login and STARTTLS", Fetcher{RequireTLS: true}, schemes.Request{URL: &schemes.URL{Scheme: "nntp", Host: "127.0.0.119", User: "reader", HasUser: true,
+			Password: "reader-secret", HasPassword: true, NNTP: &schemes.NNTP{Group: "gofer.secret", Article: 1}}},
 			[]string{"STARTTLS", "AUTHINFO USER reader", "AUTHINFO PASS ****", "GROUP gofer.secret", "ARTICLE 1"}, "127.0.0.119:119"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := New().Plan(&tc.req)
+			p, err := tc.f.Plan(&tc.req)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -150,7 +150,7 @@ var readerCaps = caps("READER", "OVER", "LIST ACTIVE NEWSGROUPS OVERVIEW.FMT", "
 
 // newsReq is a request for news:… on the scripted server s.
 func newsReq(s *scripted, n *schemes.News) *schemes.Request {
-	return &schemes.Request{URL: &schemes.URL{Scheme: "news", News: n}, NNTPServer: s.addr,
+	return &schemes.Request{URL: &schemes.URL{Scheme: "news", News: n},
 		Dialer: &dial.Dialer{}, IdleTimeout: 10 * time.Second}
 }
 
@@ -174,11 +174,14 @@ func splitAddr(t *testing.T, addr string) (string, int) {
 	return h, port
 }
 
-// fetchAll fetches req and reads the whole response: the body of a file,
-// the entries of a listing. The response is closed before it returns.
-func fetchAll(t *testing.T, req *schemes.Request) (body string, entries []schemes.Entry, err error) {
+// newsFetcher is a Fetcher whose news server is the scripted server s.
+func newsFetcher(s *scripted) *Fetcher { return &Fetcher{Server: s.addr} }
+
+// fetchAll fetches req with f and reads the whole response: the body of a
+// file, the entries of a listing. The response is closed before it returns.
+func fetchAll(t *testing.T, f *Fetcher, req *schemes.Request) (body string, entries []schemes.Entry, err error) {
 	t.Helper()
-	resp, err := New().Fetch(context.Background(), req)
+	resp, err := f.Fetch(context.Background(), req)
 	if err != nil {
 		return "", nil, err
 	}

@@ -22,8 +22,9 @@ type login struct {
 }
 
 // setup runs the session up to the point where reader commands can be
-// sent: greeting, capabilities, reader mode, TLS, login.
-func (c *conn) setup(ctx context.Context, req *schemes.Request, host string, lg *login) error {
+// sent: greeting, capabilities, reader mode, TLS (STARTTLS when
+// requireTLS), login.
+func (c *conn) setup(ctx context.Context, req *schemes.Request, host string, requireTLS bool, lg *login) error {
 	code, text, err := c.readStatus("greeting")
 	if err != nil {
 		return err
@@ -41,7 +42,7 @@ func (c *conn) setup(ctx context.Context, req *schemes.Request, host string, lg 
 	if err := c.modeReader(); err != nil {
 		return err
 	}
-	if req.RequireTLS {
+	if requireTLS {
 		if err := c.startTLS(ctx, req, host); err != nil {
 			return err
 		}

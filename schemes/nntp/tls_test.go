@@ -25,8 +25,10 @@ func TestStartTLSThenCapabilitiesAgain(t *testing.T) {
 		readerCaps,
 		step{want: "ARTICLE <a@b>", reply: lines("220 0 <a@b>", "over TLS", ".")})
 	req := newsReq(s, &schemes.News{MessageID: "a@b"})
-	req.RequireTLS, req.TLSConfig = true, cliCfg
-	body, _, err := fetchAll(t, req)
+	req.TLSConfig = cliCfg
+	f := newsFetcher(s)
+	f.RequireTLS = true
+	body, _, err := fetchAll(t, f, req)
 	if err != nil || body != "over TLS\n" {
 		t.Fatalf("body %q, err %v", body, err)
 	}
@@ -38,8 +40,9 @@ func TestStartTLSWithUntrustedCertificateFails(t *testing.T) {
 	s := serve(t, greeting, caps("READER", "STARTTLS"),
 		step{want: "STARTTLS", reply: "382 Continue with TLS negotiation\r\n", startTLS: srvCfg})
 	req := newsReq(s, &schemes.News{MessageID: "a@b"})
-	req.RequireTLS = true // system roots: the test certificate is not trusted
-	if _, _, err := fetchAll(t, req); !errors.Is(err, schemes.ErrConnect) {
+	f := newsFetcher(s)
+	f.RequireTLS = true // system roots: the test certificate is not trusted
+	if _, _, err := fetchAll(t, f, req); !errors.Is(err, schemes.ErrConnect) {
 		t.Fatalf("err %v, want ErrConnect for an untrusted certificate", err)
 	}
 	got := s.wait(t)
@@ -58,7 +61,7 @@ func TestNNTPSIsTLSFromTheFirstByte(t *testing.T) {
 	host, port := splitAddr(t, s.addr)
 	req := &schemes.Request{URL: &schemes.URL{Scheme: "nntps", Host: host, Port: port,
 		NNTP: &schemes.NNTP{Group: "g", Article: 1}}, Dialer: &dial.Dialer{}, TLSConfig: cliCfg, IdleTimeout: 10 * time.Second}
-	body, _, err := fetchAll(t, req)
+	body, _, err := fetchAll(t, newsFetcher(s), req)
 	if err != nil || body != "secure\n" {
 		t.Fatalf("body %q, err %v", body, err)
 	}

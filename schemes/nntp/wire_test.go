@@ -34,7 +34,7 @@ func TestArticleByMessageIDIsDotUnstuffed(t *testing.T) {
 	s := serve(t, greeting, readerCaps,
 		step{want: "ARTICLE <gofer-test-7@gofer.test>", reply: "220 7 <gofer-test-7@gofer.test>\r\n" + stuffedArticle})
 	req := newsReq(s, &schemes.News{MessageID: "gofer-test-7@gofer.test"})
-	resp, err := New().Fetch(context.Background(), req)
+	resp, err := newsFetcher(s).Fetch(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestCommandSequencePerURLForm(t *testing.T) {
 			name: "head of an article by message-id is HEAD",
 			req: func(s *scripted) *schemes.Request {
 				r := newsReq(s, &schemes.News{MessageID: "a@b"})
-				r.Part = "head"
+				r.News = &schemes.NewsRequest{Part: "head"}
 				return r
 			},
 			script: []step{{want: "HEAD <a@b>", reply: lines("221 0 <a@b>", "Subject: x", ".")}},
@@ -105,7 +105,7 @@ func TestCommandSequencePerURLForm(t *testing.T) {
 			name: "body of an article by number is BODY",
 			req: func(s *scripted) *schemes.Request {
 				r := nntpReq(t, s.addr, "gofer.test", 3)
-				r.Part = "body"
+				r.News = &schemes.NewsRequest{Part: "body"}
 				return r
 			},
 			script: []step{{want: "GROUP gofer.test", reply: "211 30 1 30 gofer.test\r\n"},
@@ -132,7 +132,7 @@ func TestCommandSequencePerURLForm(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := serve(t, append([]step{greeting, readerCaps}, tc.script...)...)
-			body, entries, err := fetchAll(t, tc.req(s))
+			body, entries, err := fetchAll(t, newsFetcher(s), tc.req(s))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,7 +151,7 @@ func TestXOVERWhenServerLacksOVER(t *testing.T) {
 	s := serve(t, greeting, caps("READER", "LIST ACTIVE"),
 		step{want: "GROUP g", reply: "211 1 5 5 g\r\n"},
 		step{want: "XOVER 5-5", reply: lines("224 data follows", "5\ts\tf\td\t<m@x>\t\t1\t1", ".")})
-	_, entries, err := fetchAll(t, newsReq(s, &schemes.News{Group: "g"}))
+	_, entries, err := fetchAll(t, newsFetcher(s), newsReq(s, &schemes.News{Group: "g"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestPreRFC3977ServerFallsBackToXOVERAndPlainLIST(t *testing.T) {
 			step{want: "GROUP g", reply: "211 1 5 5 g\r\n"},
 			step{want: "OVER 5-5", reply: unknown},
 			step{want: "XOVER 5-5", reply: lines("224 data follows", "5\ts\tf\td\t<m@x>\t\t1\t1", ".")})
-		_, entries, err := fetchAll(t, newsReq(s, &schemes.News{Group: "g"}))
+		_, entries, err := fetchAll(t, newsFetcher(s), newsReq(s, &schemes.News{Group: "g"}))
 		if err != nil || len(entries) != 1 {
 			t.Fatalf("entries %v, err %v; want one", entries, err)
 		}
@@ -181,7 +181,7 @@ func TestPreRFC3977ServerFallsBackToXOVERAndPlainLIST(t *testing.T) {
 			step{want: "LIST NEWSGROUPS", reply: unknown},
 			step{want: "LIST ACTIVE", reply: unknown},
 			step{want: "LIST", reply: lines("215 list", "g 5 5 y", ".")})
-		_, entries, err := fetchAll(t, newsReq(s, &schemes.News{All: true}))
+		_, entries, err := fetchAll(t, newsFetcher(s), newsReq(s, &schemes.News{All: true}))
 		if err != nil || len(entries) != 1 || entries[0].Name != "g" {
 			t.Fatalf("entries %v, err %v; want group g", entries, err)
 		}
@@ -196,7 +196,7 @@ func TestModeReaderOnlyWhenServerAsks(t *testing.T) {
 		step{want: "MODE READER", reply: "201 reader mode, no posting\r\n"},
 		readerCaps,
 		step{want: "GROUP g", reply: "211 0 1 0 g\r\n"})
-	if _, _, err := fetchAll(t, newsReq(s, &schemes.News{Group: "g"})); err != nil {
+	if _, _, err := fetchAll(t, newsFetcher(s), newsReq(s, &schemes.News{Group: "g"})); err != nil {
 		t.Fatal(err)
 	}
 	equalLines(t, s.wait(t), []string{"CAPABILITIES", "MODE READER", "CAPABILITIES", "GROUP g", "QUIT"})
@@ -220,7 +220,7 @@ func TestAuthinfoOn480(t *testing.T) {
 	}
 	var transcript bytes.Buffer
 	req.Transcript = &transcript
-	if _, _, err := fetchAll(t, req); err != nil {
+	if _, _, err := fetchAll(t, newsFetcher(s), req); err != nil {
 		t.Fatal(err)
 	}
 	equalLines(t, s.wait(t), []string{"CAPABILITIES", "GROUP gofer.secret", "AUTHINFO USER reader",
@@ -251,7 +251,7 @@ func TestAuthinfoOn480AfterGroupSelectsItAgain(t *testing.T) {
 		}
 		return "reader", nil
 	}
-	body, _, err := fetchAll(t, req)
+	body, _, err := fetchAll(t, newsFetcher(s), req)
 	if err != nil || body != "after login\n" {
 		t.Fatalf("body %q, err %v", body, err)
 	}
@@ -268,7 +268,7 @@ func TestCredentialsFromURLAreSentUpfront(t *testing.T) {
 	req := nntpReq(t, s.addr, "gofer.secret", 4)
 	req.URL.User, req.URL.HasUser = "reader", true
 	req.URL.Password, req.URL.HasPassword = "reader-secret", true
-	body, _, err := fetchAll(t, req)
+	body, _, err := fetchAll(t, newsFetcher(s), req)
 	if err != nil || body != "secret\n" {
 		t.Fatalf("body %q, err %v", body, err)
 	}
@@ -278,7 +278,7 @@ func TestCredentialsFromURLAreSentUpfront(t *testing.T) {
 func TestAuthErrors(t *testing.T) {
 	t.Run("480 with no way to log in", func(t *testing.T) {
 		s := serve(t, greeting, readerCaps, step{want: "GROUP gofer.secret", reply: "480 Authentication required\r\n"})
-		_, _, err := fetchAll(t, newsReq(s, &schemes.News{Group: "gofer.secret"}))
+		_, _, err := fetchAll(t, newsFetcher(s), newsReq(s, &schemes.News{Group: "gofer.secret"}))
 		if !errors.Is(err, schemes.ErrAuth) {
 			t.Errorf("err %v, want ErrAuth", err)
 		}
@@ -290,7 +290,7 @@ func TestAuthErrors(t *testing.T) {
 			step{want: "AUTHINFO PASS wrong", reply: "481 Authentication failed\r\n"})
 		req := newsReq(s, &schemes.News{Group: "gofer.secret"})
 		req.Credentials = func(host string) (string, string, bool) { return "reader", "wrong", host == "127.0.0.1" }
-		_, _, err := fetchAll(t, req)
+		_, _, err := fetchAll(t, newsFetcher(s), req)
 		if !errors.Is(err, schemes.ErrAuth) || strings.Contains(err.Error(), "wrong") {
 			t.Errorf("err %v, want ErrAuth without the password", err)
 		}
@@ -298,7 +298,7 @@ func TestAuthErrors(t *testing.T) {
 	})
 	t.Run("502 permission denied", func(t *testing.T) {
 		s := serve(t, greeting, readerCaps, step{want: "GROUP gofer.secret", reply: "502 Permission denied\r\n"})
-		_, _, err := fetchAll(t, newsReq(s, &schemes.News{Group: "gofer.secret"}))
+		_, _, err := fetchAll(t, newsFetcher(s), newsReq(s, &schemes.News{Group: "gofer.secret"}))
 		if !errors.Is(err, schemes.ErrAuth) {
 			t.Errorf("err %v, want ErrAuth", err)
 		}
@@ -323,7 +323,7 @@ func TestServerRefusalsCarryTheServersText(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := serve(t, append([]step{greeting, readerCaps}, tc.steps...)...)
-			_, _, err := fetchAll(t, tc.req(s))
+			_, _, err := fetchAll(t, newsFetcher(s), tc.req(s))
 			if !errors.Is(err, schemes.ErrRefused) {
 				t.Fatalf("err %v, want ErrRefused", err)
 			}
@@ -341,7 +341,7 @@ func TestServerRefusalsCarryTheServersText(t *testing.T) {
 
 func TestRefusalMessage(t *testing.T) {
 	s := serve(t, greeting, readerCaps, step{want: "GROUP gofer.nope", reply: "411 No such group \x1b[2Jgofer.nope\r\n"})
-	_, _, err := fetchAll(t, newsReq(s, &schemes.News{Group: "gofer.nope"}))
+	_, _, err := fetchAll(t, newsFetcher(s), newsReq(s, &schemes.News{Group: "gofer.nope"}))
 	want := "news server " + s.addr + " answered GROUP gofer.nope with 411 No such group ?[2Jgofer.nope"
 	if err == nil || err.Error() != want {
 		t.Errorf("err %q, want %q", err, want)
@@ -351,7 +351,7 @@ func TestRefusalMessage(t *testing.T) {
 
 func TestAuthRequiredSaysHowToLogIn(t *testing.T) {
 	s := serve(t, greeting, readerCaps, step{want: "GROUP gofer.secret", reply: "480 Read access denied\r\n"})
-	_, _, err := fetchAll(t, newsReq(s, &schemes.News{Group: "gofer.secret"}))
+	_, _, err := fetchAll(t, newsFetcher(s), newsReq(s, &schemes.News{Group: "gofer.secret"}))
 	if !errors.Is(err, schemes.ErrAuth) || !strings.Contains(err.Error(), "480 Read access denied") || !strings.Contains(err.Error(), "netrc entry") {
 		t.Errorf("err %v, want ErrAuth with the server's text and how to log in", err)
 	}
@@ -360,7 +360,7 @@ func TestAuthRequiredSaysHowToLogIn(t *testing.T) {
 
 func TestGreetingRefusal(t *testing.T) {
 	s := serve(t, step{reply: "502 You have no permission to talk\r\n", close: true})
-	_, _, err := fetchAll(t, newsReq(s, &schemes.News{Group: "g"}))
+	_, _, err := fetchAll(t, newsFetcher(s), newsReq(s, &schemes.News{Group: "g"}))
 	if !errors.Is(err, schemes.ErrRefused) || !strings.Contains(err.Error(), "no permission to talk") {
 		t.Errorf("err %v, want ErrRefused with the server's text", err)
 	}
@@ -370,7 +370,7 @@ func TestGreetingRefusal(t *testing.T) {
 func TestConnectionClosedMidArticleIsInterrupted(t *testing.T) {
 	s := serve(t, greeting, readerCaps,
 		step{want: "ARTICLE <a@b>", reply: "220 0 <a@b>\r\nSubject: cut\r\n\r\nfirst line\r\nsecond li", close: true})
-	body, _, err := fetchAll(t, newsReq(s, &schemes.News{MessageID: "a@b"}))
+	body, _, err := fetchAll(t, newsFetcher(s), newsReq(s, &schemes.News{MessageID: "a@b"}))
 	if !errors.Is(err, schemes.ErrInterrupted) {
 		t.Fatalf("err %v, want ErrInterrupted", err)
 	}
@@ -384,7 +384,7 @@ func TestConnectionClosedMidListingIsInterrupted(t *testing.T) {
 	s := serve(t, greeting, readerCaps,
 		step{want: "GROUP g", reply: "211 3 1 3 g\r\n"},
 		step{want: "OVER 1-3", reply: "224 follows\r\n1\ts\tf\td\t<m@x>\t\t1\t1\r\n", close: true})
-	_, entries, err := fetchAll(t, newsReq(s, &schemes.News{Group: "g"}))
+	_, entries, err := fetchAll(t, newsFetcher(s), newsReq(s, &schemes.News{Group: "g"}))
 	if !errors.Is(err, schemes.ErrInterrupted) || len(entries) != 1 {
 		t.Errorf("entries %d, err %v; want 1 entry then ErrInterrupted", len(entries), err)
 	}
@@ -397,7 +397,7 @@ func TestOverviewEntries(t *testing.T) {
 		step{want: "OVER 12-12", reply: lines("224 follows",
 			"12\t=?UTF-8?Q?Caf=C3=A9?= talk\tTester <tester@gofer.test>\tSun, 22 Nov 2026 07:00:00 +0000\t<gofer-test-12@gofer.test>\t<p@x>\t1234\t17\tXref: h gofer.test:12",
 			".")})
-	_, entries, err := fetchAll(t, newsReq(s, &schemes.News{Group: "gofer.test"}))
+	_, entries, err := fetchAll(t, newsFetcher(s), newsReq(s, &schemes.News{Group: "gofer.test"}))
 	if err != nil || len(entries) != 1 {
 		t.Fatalf("entries %v, err %v", entries, err)
 	}
@@ -419,7 +419,7 @@ func TestGroupEntries(t *testing.T) {
 	s := serve(t, greeting, readerCaps,
 		step{want: "LIST NEWSGROUPS", reply: lines("215 follows", "gofer.test  Test articles for gofer", ".")},
 		step{want: "LIST ACTIVE", reply: lines("215 follows", "gofer.test 0000000030 0000000001 y", "gofer.empty 0000000000 0000000001 m", ".")})
-	_, entries, err := fetchAll(t, newsReq(s, &schemes.News{All: true}))
+	_, entries, err := fetchAll(t, newsFetcher(s), newsReq(s, &schemes.News{All: true}))
 	if err != nil || len(entries) != 2 {
 		t.Fatalf("entries %v, err %v", entries, err)
 	}
@@ -441,7 +441,7 @@ func TestEntryLimit(t *testing.T) {
 		step{want: "OVER 1-3", reply: lines("224 follows", "1\ta", "2\tb", "3\tc", ".")})
 	req := newsReq(s, &schemes.News{Group: "g"})
 	req.MaxEntries = 2
-	_, entries, err := fetchAll(t, req)
+	_, entries, err := fetchAll(t, newsFetcher(s), req)
 	if !errors.Is(err, schemes.ErrTooLarge) || len(entries) != 2 {
 		t.Errorf("entries %d, err %v; want 2 then ErrTooLarge", len(entries), err)
 	}
@@ -455,7 +455,7 @@ func TestMaxBytesLeftToTheCaller(t *testing.T) {
 		step{want: "ARTICLE <a@b>", reply: lines("220 0 <a@b>", "0123456789", "0123456789", ".")})
 	req := newsReq(s, &schemes.News{MessageID: "a@b"})
 	req.MaxBytes = 15
-	body, _, err := fetchAll(t, req)
+	body, _, err := fetchAll(t, newsFetcher(s), req)
 	if err != nil || len(body) != 22 {
 		t.Errorf("body %q, err %v; want all 22 bytes", body, err)
 	}
@@ -466,8 +466,9 @@ func TestStartTLSNeverFallsBackToPlainText(t *testing.T) {
 	t.Run("not offered", func(t *testing.T) {
 		s := serve(t, greeting, readerCaps)
 		req := newsReq(s, &schemes.News{Group: "g"})
-		req.RequireTLS = true
-		_, _, err := fetchAll(t, req)
+		f := newsFetcher(s)
+		f.RequireTLS = true
+		_, _, err := fetchAll(t, f, req)
 		if !errors.Is(err, schemes.ErrRefused) || !strings.Contains(err.Error(), "STARTTLS") {
 			t.Errorf("err %v, want a refusal naming STARTTLS", err)
 		}
@@ -476,8 +477,9 @@ func TestStartTLSNeverFallsBackToPlainText(t *testing.T) {
 	t.Run("refused", func(t *testing.T) {
 		s := serve(t, greeting, caps("READER", "STARTTLS"), step{want: "STARTTLS", reply: "580 Can not initiate TLS negotiation\r\n"})
 		req := newsReq(s, &schemes.News{Group: "g"})
-		req.RequireTLS = true
-		_, _, err := fetchAll(t, req)
+		f := newsFetcher(s)
+		f.RequireTLS = true
+		_, _, err := fetchAll(t, f, req)
 		if !errors.Is(err, schemes.ErrRefused) {
 			t.Errorf("err %v, want ErrRefused", err)
 		}
@@ -511,8 +513,8 @@ func TestRefusedBeforeConnecting(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			req := &schemes.Request{URL: tc.url, NNTPServer: "127.0.0.1:1", Dialer: noDial{t}}
-			_, err := New().Fetch(context.Background(), req)
+			req := &schemes.Request{URL: tc.url, Dialer: noDial{t}}
+			_, err := (&Fetcher{Server: "127.0.0.1:1"}).Fetch(context.Background(), req)
 			if !errors.Is(err, tc.kind) {
 				t.Errorf("err %v, want %v", err, tc.kind)
 			}
@@ -524,8 +526,8 @@ func TestNewsURLWithoutServerSaysHowToSetOne(t *testing.T) {
 	req := &schemes.Request{URL: &schemes.URL{Scheme: "news", News: &schemes.News{Group: "g"}}, Dialer: noDial{t}}
 	_, err := New().Fetch(context.Background(), req)
 	var se *schemes.SettingError
-	if !errors.Is(err, schemes.ErrUsage) || !errors.As(err, &se) || se.Setting != "NNTPServer" || strings.Contains(err.Error(), "--") {
-		t.Errorf("err %v, want a usage error for the NNTPServer setting, naming no flag", err)
+	if !errors.Is(err, schemes.ErrUsage) || !errors.As(err, &se) || se.Setting != "nntp.Fetcher.Server" || strings.Contains(err.Error(), "--") {
+		t.Errorf("err %v, want a usage error for the nntp.Fetcher.Server setting, naming no flag", err)
 	}
 }
 
@@ -536,7 +538,7 @@ func TestConnectFailureIsErrConnect(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens there now
-	_, _, err = fetchAll(t, nntpReq(t, addr, "g", 0))
+	_, _, err = fetchAll(t, New(), nntpReq(t, addr, "g", 0))
 	if !errors.Is(err, schemes.ErrConnect) {
 		t.Errorf("err %v, want ErrConnect", err)
 	}
@@ -547,7 +549,7 @@ func TestStalledServerTimesOut(t *testing.T) {
 		s := serve(t, greeting, readerCaps, step{want: "GROUP g", stall: true})
 		req := newsReq(s, &schemes.News{Group: "g"})
 		req.IdleTimeout = 100 * time.Millisecond
-		_, _, err := fetchAll(t, req)
+		_, _, err := fetchAll(t, newsFetcher(s), req)
 		if !errors.Is(err, schemes.ErrTimeout) {
 			t.Errorf("err %v, want ErrTimeout", err)
 		}
@@ -557,7 +559,7 @@ func TestStalledServerTimesOut(t *testing.T) {
 		s := serve(t, greeting, readerCaps, step{want: "ARTICLE <a@b>", reply: "220 0 <a@b>\r\nSubject: slow\r\n", stall: true})
 		req := newsReq(s, &schemes.News{MessageID: "a@b"})
 		req.IdleTimeout = 100 * time.Millisecond
-		body, _, err := fetchAll(t, req)
+		body, _, err := fetchAll(t, newsFetcher(s), req)
 		if !errors.Is(err, schemes.ErrTimeout) || body != "Subject: slow\n" {
 			t.Errorf("body %q, err %v; want the first line then ErrTimeout", body, err)
 		}
@@ -569,7 +571,7 @@ func TestCancelledContextEndsTheFetch(t *testing.T) {
 	s := serve(t, greeting, readerCaps,
 		step{want: "ARTICLE <a@b>", reply: "220 0 <a@b>\r\npartial\r\n"})
 	ctx, cancel := context.WithCancel(context.Background())
-	resp, err := New().Fetch(ctx, newsReq(s, &schemes.News{MessageID: "a@b"}))
+	resp, err := newsFetcher(s).Fetch(ctx, newsReq(s, &schemes.News{MessageID: "a@b"}))
 	if err != nil {
 		t.Fatal(err)
 	}

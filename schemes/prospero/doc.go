@@ -17,8 +17,8 @@
 //	SELECT OBJECT FIELD name SEQUENCE value     (one per other field)
 //
 // VERSION states the protocol version; AUTHENTICATE of type UNAUTHENTICATED
-// names the asking user (the local part of the mail address gofer gives
-// anonymous FTP servers); GET-OBJECT-INFO asks for every attribute of the
+// names the asking user (the Fetcher's User, else the process's account
+// name); GET-OBJECT-INFO asks for every attribute of the
 // object. The version token is the URL's version (after %00, as
 // draft-ietf-uri-url-03 writes it) or its OBJECT-VERSION field, else 0, the
 // latest version. Every other ;field=value of the URL identifies the target

@@ -7,8 +7,10 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"os/user"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
@@ -23,7 +25,11 @@ const softwareID = "gofer"
 
 // Fetcher resolves prospero URLs. Its zero value is ready to use; it keeps
 // no connections, so one Fetcher serves any number of concurrent fetches.
-type Fetcher struct{}
+type Fetcher struct {
+	// User is the name an UNAUTHENTICATED request gives; "" means the
+	// process's own account name ("anonymous" when it has none).
+	User string
+}
 
 // New returns a Fetcher.
 func New() *Fetcher { return &Fetcher{} }
@@ -45,13 +51,13 @@ type target struct {
 
 func (t *target) addr() string { return net.JoinHostPort(t.host, strconv.Itoa(t.port)) }
 
-func newTarget(req *schemes.Request) (*target, error) {
+func (f *Fetcher) newTarget(req *schemes.Request) (*target, error) {
 	u := req.URL
 	pr := u.Prospero
 	if pr == nil {
 		return nil, schemes.Errorf(schemes.ErrUsage, "not a prospero URL")
 	}
-	t := &target{host: u.Host, port: u.EffectivePort(), hsoname: pr.HSOName, version: "0", user: user(req.Email)}
+	t := &target{host: u.Host, port: u.EffectivePort(), hsoname: pr.HSOName, version: "0", user: f.user()}
 	if t.host == "" {
 		return nil, schemes.Errorf(schemes.ErrUsage, "prospero URL without a host")
 	}
@@ -79,15 +85,21 @@ func newTarget(req *schemes.Request) (*target, error) {
 	return t, nil
 }
 
-// user is the name an UNAUTHENTICATED client gives: the local part of the
-// mail address gofer gives anonymous FTP servers.
-func user(email string) string {
-	name, _, _ := strings.Cut(email, "@")
-	if name == "" {
-		return "anonymous"
+// user is the name an UNAUTHENTICATED client gives: User, else the
+// process's account name.
+func (f *Fetcher) user() string {
+	if f.User != "" {
+		return f.User
 	}
-	return name
+	return accountName()
 }
+
+var accountName = sync.OnceValue(func() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return "anonymous"
+})
 
 // preamble is the start of every request message: the protocol version,
 // then who asks.
@@ -121,7 +133,7 @@ func message(lines []string) []byte {
 
 // Plan lists the request lines a fetch sends, without any network.
 func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
-	t, err := newTarget(req)
+	t, err := f.newTarget(req)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +151,7 @@ func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 // attributes and answers KindRedirect to the URL of its first usable
 // ACCESS-METHOD, or, for a directory object, KindListing of its links.
 func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Response, error) {
-	t, err := newTarget(req)
+	t, err := f.newTarget(req)
 	if err != nil {
 		return nil, err
 	}

@@ -278,7 +278,7 @@ func TestPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := New().Plan(&schemes.Request{URL: u, Email: "someone@example.org"})
+	p, err := (&Fetcher{User: "someone"}).Plan(&schemes.Request{URL: u})
 	if err != nil {
 		t.Fatal(err)
 	}

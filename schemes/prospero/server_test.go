@@ -70,14 +70,14 @@ func request(t *testing.T, raw string, idle time.Duration) (*schemes.Request, *l
 		t.Fatal(err)
 	}
 	tr := &lockedBuffer{}
-	return &schemes.Request{URL: u, Dialer: netDialer{}, IdleTimeout: idle, Email: "tester@example.org", Transcript: tr}, tr
+	return &schemes.Request{URL: u, Dialer: netDialer{}, IdleTimeout: idle, Transcript: tr}, tr
 }
 
 // fetch resolves raw against the in-process server.
 func fetch(t *testing.T, raw string, idle time.Duration) (*schemes.Response, *lockedBuffer, error) {
 	t.Helper()
 	req, tr := request(t, raw, idle)
-	resp, err := New().Fetch(context.Background(), req)
+	resp, err := (&Fetcher{User: "tester"}).Fetch(context.Background(), req)
 	if (resp == nil) == (err == nil) {
 		t.Fatalf("response %v with error %v", resp, err)
 	}

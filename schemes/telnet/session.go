@@ -57,10 +57,10 @@ type Session struct {
 
 var _ schemes.Session = (*Session)(nil)
 
-func newSession(conn net.Conn, req *schemes.Request) *Session {
-	linger := req.Linger
+func (f *Fetcher) newSession(conn net.Conn, req *schemes.Request) *Session {
+	linger := f.Linger
 	if linger <= 0 {
-		linger = schemes.DefaultLinger
+		linger = DefaultLinger
 	}
 	u := req.URL
 	return &Session{
@@ -69,7 +69,7 @@ func newSession(conn net.Conn, req *schemes.Request) *Session {
 		password:     u.Password,
 		hasUser:      u.HasUser && u.User != "",
 		hasPassword:  u.HasPassword,
-		autoLogin:    req.AutoLogin,
+		autoLogin:    f.AutoLogin,
 		linger:       linger,
 		writeTimeout: req.Idle(),
 		transcript:   req.Transcript,

@@ -16,7 +16,7 @@
 // terminal's size or kind.
 //
 // The URL's user and password are advisory (RFC 1738 §3.8): the user is
-// suggested as a warning; only with Request.AutoLogin are the server's login
+// suggested as a warning; only with the Fetcher's AutoLogin are the server's login
 // and password prompts answered with them. The password is never shown.
 //
 // rlogin and tn3270 URLs are handed to an installed program (rlogin, c3270 or
@@ -30,6 +30,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
@@ -42,7 +43,16 @@ type Fetcher struct {
 	// LookPath finds the program a URL is handed to (rlogin, c3270,
 	// x3270); nil means exec.LookPath, the PATH of the environment.
 	LookPath func(name string) (string, error)
+	// AutoLogin answers a telnet server's login and password prompts with
+	// the URL's user and password.
+	AutoLogin bool
+	// Linger is how long a session whose input is not a terminal goes on
+	// after its input ends, for the server's last output (0: DefaultLinger).
+	Linger time.Duration
 }
+
+// DefaultLinger is Fetcher.Linger's zero value's meaning.
+const DefaultLinger = 5 * time.Second
 
 func (f *Fetcher) lookPath(name string) (string, error) {
 	if f != nil && f.LookPath != nil {
@@ -53,6 +63,9 @@ func (f *Fetcher) lookPath(name string) (string, error) {
 
 // New returns a Fetcher.
 func New() *Fetcher { return &Fetcher{} }
+
+// Schemes returns the schemes a Fetcher serves: telnet, rlogin and tn3270.
+func Schemes() []string { return []string{"telnet", "rlogin", "tn3270"} }
 
 var (
 	_ schemes.Fetcher = (*Fetcher)(nil)
@@ -123,10 +136,10 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	default:
 		return nil, schemes.Errorf(schemes.ErrUnsupportedScheme, "unsupported scheme %q", u.Scheme)
 	}
-	if err := checkLogin(u, req.AutoLogin && u.HasPassword); err != nil {
+	if err := checkLogin(u, f.AutoLogin && u.HasPassword); err != nil {
 		return nil, err
 	}
-	suggestLogin(req)
+	f.suggestLogin(req)
 
 	addr := net.JoinHostPort(u.Host, strconv.Itoa(u.EffectivePort()))
 	conn, err := dial.Default(req.Dialer).DialContext(ctx, "tcp", addr)
@@ -141,20 +154,20 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		Kind:    schemes.KindSession,
 		Size:    -1,
 		Type:    schemes.TypeTelnet,
-		Session: newSession(conn, req),
+		Session: f.newSession(conn, req),
 	}, nil
 }
 
 // suggestLogin tells the person which login the URL suggests (RFC 1738
 // §3.8: advisory). The password is never part of the message.
-func suggestLogin(req *schemes.Request) {
+func (f *Fetcher) suggestLogin(req *schemes.Request) {
 	u := req.URL
 	if !u.HasUser || u.User == "" {
 		return
 	}
 	msg := fmt.Sprintf("%s: the URL suggests logging in as %q", u.Scheme, u.User)
 	switch {
-	case req.AutoLogin && u.Scheme == "telnet":
+	case f.AutoLogin && u.Scheme == "telnet":
 		msg += "; answering the login prompt with it"
 		if u.HasPassword {
 			msg += " and the password prompt with the URL's password"
@@ -175,7 +188,7 @@ func (f *Fetcher) handoff(req *schemes.Request) (*schemes.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	suggestLogin(req)
+	f.suggestLogin(req)
 	kind := schemes.TypeTelnet
 	if u.Scheme == "tn3270" {
 		kind = schemes.TypeTN3270

@@ -60,12 +60,13 @@ func expect(r *bufio.Reader, want []byte) error {
 
 func iac(b ...byte) []byte { return append([]byte{cmdIAC}, b...) }
 
-func connect(t *testing.T, req *schemes.Request) schemes.Session {
+// connect fetches req with f and returns its session.
+func connect(t *testing.T, f *Fetcher, req *schemes.Request) schemes.Session {
 	t.Helper()
 	if req.Dialer == nil {
 		req.Dialer = &dial.Dialer{}
 	}
-	resp, err := New().Fetch(context.Background(), req)
+	resp, err := f.Fetch(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestNegotiationStrippedFromOutput(t *testing.T) {
 		want := bytes.Join([][]byte{iac(cmdWONT, optTType), iac(cmdDO, optEcho), iac(cmdWONT, optNAWS), iac(cmdDONT, 42)}, nil)
 		return expect(r, want)
 	})
-	s := connect(t, &schemes.Request{URL: u, Linger: time.Minute})
+	s := connect(t, &Fetcher{Linger: time.Minute}, &schemes.Request{URL: u})
 	var out bytes.Buffer
 	if err := interact(t, s, context.Background(), strings.NewReader(""), &out); err != nil {
 		t.Fatal(err)
@@ -134,7 +135,7 @@ func TestPipedInputLineEnds(t *testing.T) {
 		return expect(r, []byte("echo one\r\nline two\r\nx\r\x00y\xff\xffz\r\n"))
 		// Returning closes the connection: the session must end.
 	})
-	s := connect(t, &schemes.Request{URL: u, Linger: time.Minute})
+	s := connect(t, &Fetcher{Linger: time.Minute}, &schemes.Request{URL: u})
 	pr, pw := io.Pipe()
 	go func() {
 		for _, part := range []string{"echo one\n", "line two\r", "\nx\r", "y\xffz\n"} {
@@ -165,7 +166,7 @@ func TestLingerAfterStdinEnds(t *testing.T) {
 		return nil
 	})
 	const linger = 300 * time.Millisecond
-	s := connect(t, &schemes.Request{URL: u, Linger: linger})
+	s := connect(t, &Fetcher{Linger: linger}, &schemes.Request{URL: u})
 	var out syncBuffer
 	start := time.Now()
 	if err := interact(t, s, context.Background(), strings.NewReader("last\n"), &out); err != nil {
@@ -219,7 +220,7 @@ func TestAutoLoginRefused(t *testing.T) {
 	})
 	u.User, u.HasUser = "gofer", true
 	u.Password, u.HasPassword = "wrong", true
-	s := connect(t, &schemes.Request{URL: u, AutoLogin: true, Linger: time.Minute, Warn: func(string) {}})
+	s := connect(t, &Fetcher{AutoLogin: true, Linger: time.Minute}, &schemes.Request{URL: u, Warn: func(string) {}})
 	err := interact(t, s, context.Background(), strings.NewReader("echo hi\n"), io.Discard)
 	if !errors.Is(err, schemes.ErrAuth) || !strings.Contains(err.Error(), "refused") {
 		t.Errorf("err %v, want an authentication error", err)
@@ -259,9 +260,9 @@ func TestAutoLogin(t *testing.T) {
 	u.Password, u.HasPassword = "gofer-\xffsecret", true
 	var warnings []string
 	var transcript bytes.Buffer
-	req := &schemes.Request{URL: u, AutoLogin: true, Linger: time.Minute, Transcript: &transcript,
+	req := &schemes.Request{URL: u, Transcript: &transcript,
 		Warn: func(m string) { warnings = append(warnings, m) }}
-	s := connect(t, req)
+	s := connect(t, &Fetcher{AutoLogin: true, Linger: time.Minute}, req)
 	var out bytes.Buffer
 	if err := interact(t, s, context.Background(), strings.NewReader("echo hi\n"), &out); err != nil {
 		t.Fatal(err)
@@ -293,7 +294,7 @@ func TestNoAutoLoginSendsNothing(t *testing.T) {
 	u.User, u.HasUser = "gofer", true
 	u.Password, u.HasPassword = "pw", true
 	var warnings []string
-	s := connect(t, &schemes.Request{URL: u, Linger: time.Minute, Warn: func(m string) { warnings = append(warnings, m) }})
+	s := connect(t, &Fetcher{Linger: time.Minute}, &schemes.Request{URL: u, Warn: func(m string) { warnings = append(warnings, m) }})
 	var out bytes.Buffer
 	if err := interact(t, s, context.Background(), strings.NewReader("typed\n"), &out); err != nil {
 		t.Fatal(err)
@@ -315,7 +316,7 @@ func TestCancelEndsSession(t *testing.T) {
 		}
 		return nil
 	})
-	s := connect(t, &schemes.Request{URL: u, Linger: time.Minute})
+	s := connect(t, &Fetcher{Linger: time.Minute}, &schemes.Request{URL: u})
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &notifyWriter{wrote: make(chan struct{}, 1)}
 	pr, pw := io.Pipe()
