@@ -123,6 +123,9 @@ type Request struct {
 	Parsed *schemes.URL
 	// Offset resumes from this byte.
 	Offset int64
+	// Length, when positive, is how many bytes from Offset on the caller
+	// will read (see schemes.Request.Length).
+	Length int64
 	// Query answers a search; HasQuery says it was given.
 	Query    string
 	HasQuery bool
@@ -334,6 +337,7 @@ func (c *Client) schemeRequest(r *Request, u *schemes.URL, g *security.Guard) (*
 		Email:           c.email(),
 		Prompt:          o.Prompt,
 		Offset:          r.Offset,
+		Length:          r.Length,
 		IfModifiedSince: r.IfModifiedSince,
 		SkipMetadata:    r.SkipMetadata,
 		SkipSize:        r.SkipSize,
