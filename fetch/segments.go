@@ -53,7 +53,9 @@ type Download struct {
 // and never more than the server's learned connection limit (ConnLimit).
 // With an unknown size, or a server that answers a ranged request from the
 // file's start (FTP REST refused, HTTP 200 to a Range), the download goes on
-// as one stream, and Options.Warn says why. Every request passes the
+// as one stream, and Options.Warn says why; so does it under a capture
+// (Options.Capture, r.Capture), which records a file from one response.
+// Every request passes the
 // guard, as Do's do; later streams ask for the URL the first one ended at,
 // after any redirect.
 //
@@ -62,20 +64,31 @@ type Download struct {
 // others are stopped; Contiguous then says how much of the file from Offset
 // on is whole. Segments <= 1 means one stream.
 func (c *Client) Download(ctx context.Context, r *Request, w io.WriterAt, segments int) (*Download, error) {
-	d := &Download{Size: -1, Segments: 1}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	first, err := c.Do(ctx, r)
 	if err != nil {
-		return d, err
+		return &Download{Size: -1, Segments: 1}, err
 	}
-	d.Response, d.Offset, d.Size, d.Contiguous = first, first.Offset, first.Size, first.Offset
+	if r.Capture != nil {
+		// An archive records a whole file from one response.
+		segments = 1
+	}
+	return c.DownloadFrom(ctx, first, w, segments)
+}
+
+// DownloadFrom is Download for a caller that has made the first fetch
+// itself (with Do) and found a file: first's Body becomes the first
+// stream, and first is closed when DownloadFrom returns. A first that is
+// not a file is closed and refused with an error of kind schemes.ErrUsage.
+func (c *Client) DownloadFrom(ctx context.Context, first *Response, w io.WriterAt, segments int) (*Download, error) {
+	d := &Download{Response: first, Offset: first.Offset, Size: first.Size, Segments: 1, Contiguous: first.Offset}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	if first.Kind != schemes.KindFile {
 		first.Close()
 		return d, c.downloadError(first, schemes.Errorf(schemes.ErrUsage, "not a file: the answer is a %v", first.Kind))
 	}
 	n, why := c.segmentCount(first, segments)
-	if segments > 1 && (r.Capture != nil || c.opts.Capture != nil) {
+	if segments > 1 && c.opts.Capture != nil {
 		// An archive records a whole file from one response.
 		n, why = 1, "a capture records a file from one stream"
 	}
