@@ -118,6 +118,11 @@ func (c *Client) segmentCount(first *Response, segments int) (int, string) {
 	if first.Size < 0 {
 		return 1, "the server did not give the size"
 	}
+	if v := first.URL.FTP; v != nil && v.TypeCode == 'a' {
+		// RFC 959 §3.1.1.1: TYPE A rewrites line ends on the way, so a
+		// position in the stream is not a position in the file.
+		return 1, "a ;type=a transfer has no byte positions to cut at"
+	}
 	rest := first.Size - first.Offset
 	n := int(min(int64(segments), max(rest/MinSegment, 1)))
 	why := ""

@@ -388,6 +388,20 @@ func TestDownloadSmallFileFewerSegments(t *testing.T) {
 	}
 }
 
+func TestDownloadFTPTypeAOneStream(t *testing.T) {
+	content := randomBytes(3 * MinSegment)
+	srv := newSegFTP(t, content, nil)
+	c, _ := segClient(t)
+	var f memFile
+	d, err := c.Download(context.Background(), &Request{URL: srv.url() + ";type=a"}, &f, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Segments != 1 || !strings.Contains(d.Fallback, "type=a") || len(srv.restsSeen()) != 0 {
+		t.Fatalf("download = %+v, RESTs %v; want one stream for a TYPE A transfer", d, srv.restsSeen())
+	}
+}
+
 func TestContiguous(t *testing.T) {
 	for _, tc := range []struct {
 		start int64
