@@ -107,8 +107,10 @@ func TestStreamGateKeepsToTheCount(t *testing.T) {
 	var limit atomic.Int64
 	g := newStreamGate(newStreamRule(2, 4, true), 0, bytes.Load, func() int { return int(limit.Load()) }, clock.now)
 	ctx := context.Background()
-	if !g.acquire(ctx) || !g.acquire(ctx) {
-		t.Fatal("two turns refused at a count of 2")
+	for i := range 2 {
+		if !g.acquire(ctx) {
+			t.Fatalf("turn %d refused at a count of 2", i+1)
+		}
 	}
 	third := make(chan bool)
 	go func() { third <- g.acquire(ctx) }()
