@@ -61,8 +61,9 @@ import (
 	"github.com/goferurl/gofer/security"
 )
 
-// Options configure a mirror. The zero value mirrors with 4 workers, no
-// depth limit but DefaultMaxDepth, and symlinks kept.
+// Options configure a mirror. The zero value mirrors with as many workers
+// as the mirror finds worth it (from DefaultJobs up to DefaultMaxPerHost),
+// no depth limit but DefaultMaxDepth, and symlinks kept.
 type Options struct {
 	// Jobs is the number of parallel workers, each with its connection,
 	// at most MaxPerHost; 0 lets the mirror choose, starting at
@@ -193,17 +194,17 @@ type Summary struct {
 	Unstable int64 `json:"unstable"`
 	// HostConnections is how many connections at once the server was
 	// found to allow (it refused more), 0 when it refused none.
-	HostConnections int `json:"host_connections,omitempty"`
-	// Streams says, per server, how many connections the mirror used at
-	// once and why (adaptive.go).
-	Streams  []HostStreams `json:"streams,omitempty"`
-	Duration time.Duration `json:"-"`
-	Seconds  float64       `json:"duration"` // Duration in seconds
-	Refusals []Refusal     `json:"refusals"`
-	Failures []Failure     `json:"failures"`
+	HostConnections int           `json:"host_connections,omitempty"`
+	Duration        time.Duration `json:"-"`
+	Seconds         float64       `json:"duration"` // Duration in seconds
+	Refusals        []Refusal     `json:"refusals"`
+	Failures        []Failure     `json:"failures"`
 	// Planned lists, in a dry run, what a real run would fetch or delete
 	// (at most maxPlanned items; Options.Log receives every one).
 	Planned []Planned `json:"planned,omitempty"`
+	// Streams says, per server, how many connections the mirror used at
+	// once and why (see HostStreams).
+	Streams []HostStreams `json:"streams,omitempty"`
 }
 
 // Refusal is a remote name the safe-name rule (or a collision) kept off disk.
