@@ -72,14 +72,15 @@ func (c *Client) Download(ctx context.Context, r *Request, w io.WriterAt, segmen
 		// An archive records a whole file from one response.
 		segments = 1
 	}
-	return c.DownloadFrom(ctx, first, w, segments)
+	return c.DownloadFrom(ctx, r, first, w, segments)
 }
 
 // DownloadFrom is Download for a caller that has made the first fetch
-// itself (with Do) and found a file: first's Body becomes the first
-// stream, and first is closed when DownloadFrom returns. A first that is
-// not a file is closed and refused with an error of kind schemes.ErrUsage.
-func (c *Client) DownloadFrom(ctx context.Context, first *Response, w io.WriterAt, segments int) (*Download, error) {
+// itself, first = Do(ctx, r), and found a file: first's Body becomes the
+// first stream, and first is closed when DownloadFrom returns. A first
+// that is not a file is closed and refused with an error of kind
+// schemes.ErrUsage.
+func (c *Client) DownloadFrom(ctx context.Context, r *Request, first *Response, w io.WriterAt, segments int) (*Download, error) {
 	d := &Download{Response: first, Offset: first.Offset, Size: first.Size, Segments: 1, Contiguous: first.Offset}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -106,7 +107,7 @@ func (c *Client) DownloadFrom(ctx context.Context, first *Response, w io.WriterA
 		}
 		return d, nil
 	}
-	return c.segmented(ctx, cancel, first, w, n, d)
+	return c.segmented(ctx, cancel, r, first, w, n, d)
 }
 
 // segmentCount is how many streams a file of first's size gets when
@@ -138,7 +139,7 @@ func (c *Client) segmentCount(first *Response, segments int) (int, string) {
 
 // segmented runs n streams over first's file: first carries the first
 // range, a fetch of its own each of the others.
-func (c *Client) segmented(ctx context.Context, cancel context.CancelFunc, first *Response, w io.WriterAt, n int, d *Download) (*Download, error) {
+func (c *Client) segmented(ctx context.Context, cancel context.CancelFunc, r *Request, first *Response, w io.WriterAt, n int, d *Download) (*Download, error) {
 	start, size := first.Offset, first.Size
 	streams := make([]*stream, n)
 	stops := make([]context.CancelFunc, n)
@@ -173,7 +174,7 @@ func (c *Client) segmented(ctx context.Context, cancel context.CancelFunc, first
 			if i == 0 {
 				defer first.Close()
 			} else {
-				resp, err := c.Do(sctx, &Request{Parsed: first.URL, Offset: s.lo, Length: s.hi - s.lo, SkipMetadata: true})
+				resp, err := c.Do(sctx, streamRequest(r, first, s.lo, s.hi-s.lo))
 				if err != nil {
 					if sctx.Err() == nil {
 						fail(err)
@@ -237,6 +238,18 @@ func (c *Client) segmented(ctx context.Context, cancel context.CancelFunc, first
 		return d, c.downloadError(first, schemes.Errorf(schemes.ErrInterrupted, "segments cover %d of %d bytes", d.Contiguous-start, size-start))
 	}
 	return d, nil
+}
+
+// streamRequest asks for length bytes of first's file from byte lo on: by
+// the URL the first response came from when it is HTTP (past any
+// redirect), else as r asked, whose names are as the caller wrote them
+// (Options.RemoteCharset converts them once, on the way out).
+func streamRequest(r *Request, first *Response, lo, length int64) *Request {
+	q := &Request{URL: r.URL, Parsed: r.Parsed, Offset: lo, Length: length, SkipMetadata: true}
+	if first.URL != nil && first.URL.HTTP != nil {
+		q.URL, q.Parsed = first.URL.String(), first.URL
+	}
+	return q
 }
 
 // stream is one range of a download, [lo, hi), hi -1 when the stream

@@ -162,7 +162,7 @@ func (c *cli) getOne(ctx context.Context, client *fetch.Client, raw string, hasQ
 			})
 		}
 		if c.segmented(t) {
-			return c.saveSegments(ctx, client, t, resp, shown)
+			return c.saveSegments(ctx, client, req, t, resp, shown)
 		}
 		return c.saveBody(t, resp, shown)
 	case schemes.KindListing:

@@ -53,11 +53,11 @@ func (c *cli) segmented(t *target) bool {
 	return true
 }
 
-// saveSegments writes the file resp begins into t over c.segments streams:
+// saveSegments writes the file resp (the answer to req) begins into t over c.segments streams:
 // into NAME.part.segments, renamed to NAME when whole. On failure the
 // unbroken first bytes stay as NAME.part for -C (none: nothing stays; a
 // size limit: nothing stays either).
-func (c *cli) saveSegments(ctx context.Context, client *fetch.Client, t *target, resp *schemes.Response, url string) error {
+func (c *cli) saveSegments(ctx context.Context, client *fetch.Client, req *fetch.Request, t *target, resp *schemes.Response, url string) error {
 	part, tmp := t.partPath(), t.path+segmentsSuffix
 	resumed := t.offset > 0 && resp.Offset == t.offset
 	if resumed {
@@ -76,7 +76,7 @@ func (c *cli) saveSegments(ctx context.Context, client *fetch.Client, t *target,
 		resp.Close()
 		return err
 	}
-	d, err := client.DownloadFrom(ctx, resp, c.segmentProgress(f, resp), c.segments)
+	d, err := client.DownloadFrom(ctx, req, resp, c.segmentProgress(f, resp), c.segments)
 	if err == nil {
 		err = f.Truncate(d.Contiguous)
 	}
