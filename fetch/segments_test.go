@@ -333,6 +333,36 @@ func TestDownloadHTTPSegments(t *testing.T) {
 	}
 }
 
+func TestDownloadHTTPRedirectedOnce(t *testing.T) {
+	content := randomBytes(3 * MinSegment)
+	var mu sync.Mutex
+	var paths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.Path)
+		mu.Unlock()
+		if r.URL.Path == "/start" {
+			http.Redirect(w, r, "/file.bin", http.StatusFound)
+			return
+		}
+		http.ServeContent(w, r, "file.bin", modTime, bytes.NewReader(content))
+	}))
+	defer srv.Close()
+	c, _ := segClient(t)
+	var f memFile
+	d, err := c.Download(context.Background(), &Request{URL: srv.URL + "/start"}, &f, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(f.buf, content) || d.Segments != 3 {
+		t.Fatalf("%d segments, equal %v", d.Segments, bytes.Equal(f.buf, content))
+	}
+	slices.Sort(paths)
+	if want := []string{"/file.bin", "/file.bin", "/file.bin", "/start"}; !slices.Equal(paths, want) {
+		t.Errorf("requests %q, want the redirect followed once: %q", paths, want)
+	}
+}
+
 func TestDownloadHTTPIgnoresRange(t *testing.T) {
 	content := randomBytes(3 * MinSegment)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
