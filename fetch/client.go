@@ -148,6 +148,10 @@ type Request struct {
 	// Capture, when not nil, receives the exact bytes the fetch reads, for
 	// an archive (warc.Capture); it learns of every connection opened.
 	Capture schemes.Capture
+
+	// quiet drops the warnings of a fetch that repeats one whose
+	// warnings were given (a later stream of a Download).
+	quiet bool
 }
 
 // Client retrieves URLs. It is safe for concurrent use once configured:

@@ -245,7 +245,8 @@ func (c *Client) segmented(ctx context.Context, cancel context.CancelFunc, r *Re
 // redirect), else as r asked, whose names are as the caller wrote them
 // (Options.RemoteCharset converts them once, on the way out).
 func streamRequest(r *Request, first *Response, lo, length int64) *Request {
-	q := &Request{URL: r.URL, Parsed: r.Parsed, Offset: lo, Length: length, SkipMetadata: true}
+	// The first fetch gave the warnings this one would repeat.
+	q := &Request{URL: r.URL, Parsed: r.Parsed, Offset: lo, Length: length, SkipMetadata: true, quiet: true}
 	if first.URL != nil && first.URL.HTTP != nil {
 		q.URL, q.Parsed = first.URL.String(), first.URL
 	}

@@ -227,11 +227,15 @@ func bounds(size int64, n int) []int64 {
 func TestDownloadFTPSegments(t *testing.T) {
 	content := randomBytes(5*MinSegment + 12345)
 	srv := newSegFTP(t, content, nil)
-	c, _ := segClient(t)
+	c, warnings := segClient(t)
 	var f memFile
 	d, err := c.Download(context.Background(), &Request{URL: srv.url()}, &f, 4)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The non-default port is warned of once, not once per stream.
+	if w := warnings(); len(w) != 1 || !strings.Contains(w[0], "port") {
+		t.Errorf("warnings %q, want the port's once", w)
 	}
 	if !bytes.Equal(f.buf, content) {
 		t.Fatalf("reassembled %d bytes differ from the file's %d", len(f.buf), len(content))
