@@ -20,7 +20,7 @@ import (
 //
 //   - it starts with min(DefaultJobs, MaxPerHost) streams, or fewer when the
 //     server's connection limit is known from an earlier run;
-//   - it measures in windows, each at least minWindow and four times the
+//   - it measures in windows, each at least minWindow and twice the
 //     time the first reply took (the round trips a request costs), and
 //     holding at least two finished items per stream: items finished a
 //     second and bytes received a second;
@@ -296,7 +296,7 @@ func (e *engine) newStreams(u *schemes.URL, start, ceiling int, adaptive bool, f
 		// Learned before (loadConnLimit): the run starts within it.
 		rule.observe(measure{streams: start, dur: time.Millisecond, limit: l})
 	}
-	g := newStreamGate(rule, 4*firstReply, func() int64 { return e.bytes.Load() }, limit, time.Now)
+	g := newStreamGate(rule, 2*firstReply, func() int64 { return e.bytes.Load() }, limit, time.Now)
 	g.firstReply = firstReply
 	return g
 }
