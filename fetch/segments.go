@@ -226,6 +226,14 @@ func (c *Client) segmented(ctx context.Context, cancel context.CancelFunc, r *Re
 		d.Segments, d.Fallback = 1, "the server refused ranged requests"
 	}
 	d.Contiguous = contiguous(start, spans)
+	if u := first.URL; takeover == nil && d.Fallback == "" {
+		if limit := c.ConnLimit(u.Scheme, u.Host, u.EffectivePort()); limit > 0 && limit < n {
+			// Learned during the download: the streams beyond the
+			// limit waited for a connection.
+			d.Fallback = fmt.Sprintf("the server allows %d connections: %d streams, at most %d at once", limit, n, limit)
+			c.warn(fmt.Sprintf("%s: %s", u.Redacted(), d.Fallback))
+		}
+	}
 	if firstErr != nil {
 		return d, c.downloadError(first, firstErr)
 	}

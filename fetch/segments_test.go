@@ -53,8 +53,12 @@ type segFTP struct {
 	// cutAt: a RETR from this REST position sends half of what is left
 	// up to the next segment, then breaks the data connection off with 426.
 	cutAt int64
+	// maxConns: more sessions at once are refused at USER, as ProFTPD's
+	// MaxClientsPerHost does (0: no limit).
+	maxConns int
 
-	mu    sync.Mutex
+	mu     sync.Mutex
+	active int
 	rests []int64
 	retrs int
 	wg    sync.WaitGroup
@@ -94,6 +98,15 @@ func (s *segFTP) url() string {
 
 func (s *segFTP) session(c net.Conn) {
 	defer c.Close()
+	s.mu.Lock()
+	s.active++
+	over := s.maxConns > 0 && s.active > s.maxConns
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.active--
+		s.mu.Unlock()
+	}()
 	r := bufio.NewReader(c)
 	reply := func(format string, args ...any) { fmt.Fprintf(c, format+"\r\n", args...) }
 	var dataLn net.Listener
@@ -112,6 +125,10 @@ func (s *segFTP) session(c net.Conn) {
 		verb, arg, _ := strings.Cut(strings.TrimRight(line, "\r\n"), " ")
 		switch strings.ToUpper(verb) {
 		case "USER":
+			if over {
+				reply("530 Sorry, the maximum number of clients (%d) from your host are already connected.", s.maxConns)
+				continue
+			}
 			reply("331 Password.")
 		case "PASS":
 			reply("230 Welcome.")
@@ -264,6 +281,28 @@ func TestDownloadFTPResumeSegments(t *testing.T) {
 	want := []int64{1000, 1000 + rest/3, 1000 + rest*2/3}
 	if got := srv.restsSeen(); !slices.Equal(got, want) {
 		t.Errorf("REST positions = %v, want %v", got, want)
+	}
+}
+
+func TestDownloadFTPServerLimit(t *testing.T) {
+	content := randomBytes(4*MinSegment + 1)
+	srv := newSegFTP(t, content, func(s *segFTP) { s.maxConns = 2 })
+	c, warnings := segClient(t)
+	var f memFile
+	d, err := c.Download(context.Background(), &Request{URL: srv.url()}, &f, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(f.buf, content) || d.Segments != 4 {
+		t.Fatalf("%d segments, equal %v", d.Segments, bytes.Equal(f.buf, content))
+	}
+	if !strings.Contains(d.Fallback, "allows 2") || !slices.ContainsFunc(warnings(), func(s string) bool { return strings.Contains(s, "allows 2") }) {
+		t.Errorf("fallback %q, warnings %q: want the server's limit of 2 said", d.Fallback, warnings())
+	}
+	// A second download starts within the limit learned.
+	d, err = c.Download(context.Background(), &Request{URL: srv.url()}, &f, 4)
+	if err != nil || d.Segments != 2 {
+		t.Errorf("second download: %d segments, %v; want 2", d.Segments, err)
 	}
 }
 

@@ -84,6 +84,44 @@ func TestGoferSegmentsHTTP(t *testing.T) {
 	}
 }
 
+// TestGoferSegmentsServerLimit asks the ProFTPD that allows 2 connections
+// per address for 4 segments: the streams beyond its limit wait for a
+// connection, the file is whole, and --json says why not 4 at once.
+func TestGoferSegmentsServerLimit(t *testing.T) {
+	itest.Require(t, itest.ProFTPDLimitedHost+":21")
+	dir := filepath.Join(itest.FTPMoreDir(), "scratch", "TestGoferSegmentsServerLimit")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	content := make([]byte, 6<<20)
+	for i := range content {
+		content[i] = byte(i*7 + i>>11)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "f.bin"), content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "f.bin")
+	u := "ftp://" + itest.ProFTPDLimitedHost + "/scratch/TestGoferSegmentsServerLimit/f.bin"
+	code, stdout, stderr := runCLI(t, "", nil, "get", "-q", "--json", "--segments", "4", "-o", out, u)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got, want := sha256File(t, out), sha256File(t, filepath.Join(dir, "f.bin")); got != want {
+		t.Fatalf("sha256 %s, want %s", got, want)
+	}
+	var meta struct {
+		Segments int    `json:"segments"`
+		Fallback string `json:"segments_fallback"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &meta); err != nil {
+		t.Fatalf("--json: %v: %q", err, stdout)
+	}
+	if meta.Segments != 4 || !strings.Contains(meta.Fallback, fmt.Sprintf("allows %d", itest.FTPMoreLimitPerHost)) {
+		t.Errorf("--json says %d segments, %q; want 4, and the server's limit of %d", meta.Segments, meta.Fallback, itest.FTPMoreLimitPerHost)
+	}
+}
+
 // TestSegmentsLibraryThroughRelay downloads with fetch.Client.Download into
 // an *os.File through a rate-limited relay (data connections relayed too),
 // where every stream is cut off at its range's end by closing it.
