@@ -59,9 +59,9 @@ type segFTP struct {
 
 	mu     sync.Mutex
 	active int
-	rests []int64
-	retrs int
-	wg    sync.WaitGroup
+	rests  []int64
+	retrs  int
+	wg     sync.WaitGroup
 }
 
 func newSegFTP(t *testing.T, content []byte, setup func(*segFTP)) *segFTP {
