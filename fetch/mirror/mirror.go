@@ -27,6 +27,11 @@
 // registers (an x- scheme) is walked as the scheme whose view its fetcher
 // puts in Response.URL, by listing when it puts none.
 //
+// Unless Options.Jobs fixes it, the mirror chooses how many connections
+// to use from what it measures (the first reply's time, items and bytes a
+// second, the server's connection limit) and reports the choice in
+// Summary.Streams; HostStreams documents the rule.
+//
 // The state (DIR/.gofer/state.db, bbolt) records per local path the remote
 // URL, size, modification time and sha256, and what the listing said; a
 // second run compares listings (FTP), asks If-Modified-Since (HTTP), uses
