@@ -11,31 +11,6 @@ import (
 	"github.com/goferurl/gofer/schemes"
 )
 
-// Streams: how many connections at once a mirror uses to its server.
-//
-// With Options.Jobs set, the mirror keeps to min(Jobs, MaxPerHost) streams
-// (a fixed choice), fewer only once the server refuses more. With Jobs 0,
-// and neither Wait nor LimitRate (which ask for politeness, not speed), the
-// mirror chooses, from what it measures, by one rule:
-//
-//   - it starts with min(DefaultJobs, MaxPerHost) streams, or fewer when the
-//     server's connection limit is known from an earlier run;
-//   - it measures in windows, each at least minWindow and twice the
-//     time the first reply took (the round trips a request costs), and
-//     holding at least two finished items per stream: items finished a
-//     second and bytes received a second;
-//   - after the first window it adds one stream; it keeps adding one a
-//     window while the window after an addition shows at least 10% more
-//     items or bytes a second than the window before it, up to MaxPerHost;
-//     an addition that gains less is taken back and the count is final;
-//   - a server that refuses a connection (FTP 421 or 530 for too many,
-//     learned by the fetcher: fetch.Client.ConnLimit) caps the count at its
-//     limit at once, whatever the rule had reached, and the count is final.
-//
-// The summary reports the choice per server (Summary.Streams): the start,
-// the count at the end and the most used at once, the ceiling, the server's
-// limit, the first reply's time, the throughput, and why.
-
 // DefaultJobs is where the streams start when Options.Jobs is 0.
 const DefaultJobs = 4
 
@@ -46,7 +21,29 @@ const (
 	gain      = 1.10
 )
 
-// HostStreams is what the mirror chose for one server's connections, and why.
+// HostStreams is what the mirror chose for one server's connections, and
+// why (Summary.Streams): the start, the count at the end and the most used
+// at once, the ceiling, the server's limit, the first reply's time, the
+// throughput, and the reason.
+//
+// With Options.Jobs set, the mirror keeps to min(Jobs, MaxPerHost) streams
+// (a fixed choice), fewer only once the server refuses more. With Jobs 0,
+// and neither Wait nor LimitRate (which ask for politeness, not speed), the
+// mirror chooses, from what it measures, by one rule:
+//
+//   - it starts with min(DefaultJobs, MaxPerHost) streams, or fewer when the
+//     server's connection limit is known from an earlier run;
+//   - it measures in windows, each at least 300 ms and twice the
+//     time the first reply took (the round trips a request costs), and
+//     holding at least two finished items per stream: items finished a
+//     second and bytes received a second;
+//   - after the first window it adds one stream; it keeps adding one a
+//     window while the window after an addition shows at least 10% more
+//     items or bytes a second than the window before it, up to MaxPerHost;
+//     an addition that gains less is taken back and the count is final;
+//   - a server that refuses a connection (FTP 421 or 530 for too many,
+//     learned by the fetcher: fetch.Client.ConnLimit) caps the count at its
+//     limit at once, whatever the rule had reached, and the count is final.
 type HostStreams struct {
 	Host string `json:"host"`
 	// Adaptive is true when the mirror chose the count (Options.Jobs 0).
