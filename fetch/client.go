@@ -121,6 +121,9 @@ type Request struct {
 	Parsed *schemes.URL
 	// Offset resumes from this byte.
 	Offset int64
+	// Length, when positive, is how many bytes from Offset on the caller
+	// will read (see schemes.Request.Length).
+	Length int64
 	// Query answers a search; HasQuery says it was given.
 	Query    string
 	HasQuery bool
@@ -144,6 +147,10 @@ type Request struct {
 	// Capture, when not nil, receives the exact bytes the fetch reads, for
 	// an archive (warc.Capture); it learns of every connection opened.
 	Capture schemes.Capture
+
+	// quiet drops the warnings of a fetch that repeats one whose
+	// warnings were given (a later stream of a Download).
+	quiet bool
 }
 
 // Client retrieves URLs. It is safe for concurrent use once configured:
@@ -330,6 +337,7 @@ func (c *Client) schemeRequest(r *Request, u *schemes.URL, g *security.Guard) (*
 		Warn:            g.Warn,
 		Prompt:          o.Prompt,
 		Offset:          r.Offset,
+		Length:          r.Length,
 		IfModifiedSince: r.IfModifiedSince,
 		SkipMetadata:    r.SkipMetadata,
 		SkipSize:        r.SkipSize,

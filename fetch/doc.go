@@ -45,6 +45,10 @@
 //
 // The caller closes the Response (or, with Get, any part of it).
 //
+// Client.Download writes a file into an io.WriterAt over several streams
+// at once (FTP REST, HTTP Range), as lftp's pget does, and falls back to
+// one stream, with a warning, where the server gives no size or no ranges.
+//
 // # The packages
 //
 //	schemes            the URL model (Parse, URL and its typed view per scheme,

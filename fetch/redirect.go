@@ -24,6 +24,9 @@ func (c *Client) follow(ctx context.Context, r *Request, u *schemes.URL) (*Respo
 		return nil, &Error{Op: "get", URL: u.Redacted(), Err: err, secrets: secrets}
 	}
 	g := c.guardFor(nil)
+	if r.quiet {
+		g.Warn = func(string) {}
+	}
 	visited := map[string]bool{visitKey(u): true}
 	for hops := 0; ; hops++ {
 		resp, err := c.fetchOne(ctx, r, u, g)

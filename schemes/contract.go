@@ -72,6 +72,11 @@ type Request struct {
 
 	// Offset asks for the resource from this byte on (resume, -C).
 	Offset int64
+	// Length, when positive, says the caller reads only this many bytes
+	// from Offset on (one segment of a segmented download): a fetcher that
+	// can ask for a bounded range does (HTTP Range: bytes=Offset-End);
+	// others send more, and the caller closes the body at its end.
+	Length int64
 	// IfModifiedSince asks for the body only if the resource changed after
 	// this time (HTTP conditional GET); zero means always.
 	IfModifiedSince time.Time

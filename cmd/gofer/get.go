@@ -58,6 +58,7 @@ NUL in any address or header value is refused before anything is sent (exit 3).`
 		},
 	}
 	cmd.Flags().StringVar(&c.warc.file, "warc", "", "also capture what is fetched into the WARC/1.1 archive `FILE` (replaced)")
+	c.addSegmentsFlag(cmd)
 	return cmd
 }
 
@@ -71,6 +72,9 @@ func (c *cli) runGet(cmd *cobra.Command, args []string) error {
 		return &usageError{msg: "-C resumes a file: give -o FILE or -O"}
 	case c.head && c.body:
 		return &usageError{msg: "--head and --body cannot be used together"}
+	}
+	if err := c.checkSegments(); err != nil {
+		return err
 	}
 	ctx, client, done, err := c.session(cmd)
 	if err != nil {
@@ -156,6 +160,9 @@ func (c *cli) getOne(ctx context.Context, client *fetch.Client, raw string, hasQ
 			return c.saveRendered(t, func(w io.Writer) error {
 				return writeListing(w, shown, gemtextListing(resp, c.json), c.json, c.warnf)
 			})
+		}
+		if c.segmented(t) {
+			return c.saveSegments(ctx, client, req, t, resp, shown)
 		}
 		return c.saveBody(t, resp, shown)
 	case schemes.KindListing:

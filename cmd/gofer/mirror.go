@@ -49,7 +49,7 @@ could not safely become local names are listed and never written (exit 3).`,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVarP(&c.jobs, "jobs", "j", 4, "parallel workers, each with its own connection")
+	f.IntVarP(&c.jobs, "jobs", "j", mirror.DefaultJobs, "parallel workers, each with its own connection; unset, gofer starts with 4 and adds one while it raises throughput, up to --max-per-host (--json: streams)")
 	f.IntVar(&c.depth, "depth", 0, "descend at most `N` levels (0: no limit)")
 	f.BoolVar(&c.dryRun, "dry-run", false, "list what would be fetched, fetch nothing")
 	f.BoolVar(&c.delete, "delete", false, "remove local files that vanished remotely")
@@ -151,7 +151,11 @@ func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	defer done()
-	opts := mirror.Options{Jobs: c.jobs, Depth: c.depth, NoParent: c.noParent, DryRun: c.dryRun, Delete: c.delete,
+	jobs := c.jobs
+	if !cmd.Flags().Changed("jobs") {
+		jobs = 0 // the mirror chooses
+	}
+	opts := mirror.Options{Jobs: jobs, Depth: c.depth, NoParent: c.noParent, DryRun: c.dryRun, Delete: c.delete,
 		Filters: c.mf.filters, Retries: c.mf.retries, Wait: c.mf.wait, LimitRate: limit, MaxPerHost: c.mf.maxPerHost,
 		Symlinks: c.mf.symlinks, MaxDepth: c.mf.maxDepth, AllVersions: c.mf.allVersions}
 	if c.mf.retries == 0 {

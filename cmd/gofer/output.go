@@ -63,6 +63,10 @@ type fileMeta struct {
 	Modified  string `json:"modified,omitempty"`
 	SHA256    string `json:"sha256"`
 	Resumed   int64  `json:"resumed_from,omitempty"`
+	// Segments is the number of streams that carried the file, with
+	// --segments; SegmentsFallback says why fewer than asked.
+	Segments         int    `json:"segments,omitempty"`
+	SegmentsFallback string `json:"segments_fallback,omitempty"`
 }
 
 // copyBufferSize is large enough that a loopback transfer is bound by the

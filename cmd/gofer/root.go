@@ -62,6 +62,7 @@ type cli struct {
 	smtpUser      string
 	gemini        geminiFlags
 	maxRedirects  int
+	segments      int
 
 	jobs     int
 	depth    int

@@ -27,6 +27,11 @@
 // registers (an x- scheme) is walked as the scheme whose view its fetcher
 // puts in Response.URL, by listing when it puts none.
 //
+// Unless Options.Jobs fixes it, the mirror chooses how many connections
+// to use from what it measures (the first reply's time, items and bytes a
+// second, the server's connection limit) and reports the choice in
+// Summary.Streams; HostStreams documents the rule.
+//
 // The state (DIR/.gofer/state.db, bbolt) records per local path the remote
 // URL, size, modification time and sha256, and what the listing said; a
 // second run compares listings (FTP), asks If-Modified-Since (HTTP), uses
@@ -61,10 +66,14 @@ import (
 	"github.com/goferurl/gofer/security"
 )
 
-// Options configure a mirror. The zero value mirrors with 4 workers, no
-// depth limit but DefaultMaxDepth, and symlinks kept.
+// Options configure a mirror. The zero value mirrors with as many workers
+// as the mirror finds worth it (from DefaultJobs up to DefaultMaxPerHost),
+// no depth limit but DefaultMaxDepth, and symlinks kept.
 type Options struct {
-	Jobs int // parallel workers, default 4
+	// Jobs is the number of parallel workers, each with its connection,
+	// at most MaxPerHost; 0 lets the mirror choose, starting at
+	// DefaultJobs (see HostStreams for the rule).
+	Jobs int
 	// Depth limits how many levels are walked: 1 takes the starting
 	// directory's (menu's, page's) items only, 2 also those one level
 	// below, and so on; 0 is unlimited.
@@ -198,6 +207,9 @@ type Summary struct {
 	// Planned lists, in a dry run, what a real run would fetch or delete
 	// (at most maxPlanned items; Options.Log receives every one).
 	Planned []Planned `json:"planned,omitempty"`
+	// Streams says, per server, how many connections the mirror used at
+	// once and why (see HostStreams).
+	Streams []HostStreams `json:"streams,omitempty"`
 }
 
 // Refusal is a remote name the safe-name rule (or a collision) kept off disk.
@@ -249,10 +261,16 @@ const stateDir = ".gofer"
 // in the Summary.
 func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options) (*Summary, error) {
 	start := time.Now()
+	adaptive := opts.Jobs <= 0 && opts.Wait == 0 && opts.LimitRate == 0
 	if opts.Jobs <= 0 {
-		opts.Jobs = 4
+		opts.Jobs = DefaultJobs
 	}
-	opts.Jobs = opts.workers()
+	startStreams := opts.workers()
+	opts.Jobs = startStreams
+	if adaptive {
+		// Workers up to the ceiling; the gate lets the chosen number work.
+		opts.Jobs = max(startStreams, opts.maxPerHost())
+	}
 	e := &engine{c: c, opts: opts, dir: dir, start: start, shared: opts.Shared}
 	e.sum.URL, e.sum.Dir, e.sum.DryRun = rawURL, dir, opts.DryRun
 	defer func() {
@@ -301,11 +319,14 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 	}
 	e.loadConnLimit(u)
 	defer e.saveConnLimit(u)
+	asked := time.Now()
 	resp, err := c.Do(ctx, &fetch.Request{URL: rawURL, Parsed: u})
 	if err != nil {
 		e.fail(rawURL, "", err)
 		return &e.sum, err
 	}
+	e.streams = e.newStreams(u, startStreams, opts.Jobs, adaptive, time.Since(asked))
+	defer e.reportStreams(u)
 	resp.Body = e.throttle(ctx, resp.Body)
 	if err := e.site.init(rawURL, u, resp, c.DecodeName); err != nil {
 		resp.Close()
@@ -390,6 +411,7 @@ type engine struct {
 	rootRemote string
 	limiter    *rate.Limiter // the run's byte budget, nil for none
 	rootResp   atomic.Pointer[fetch.Response]
+	streams    *streamGate
 
 	mu        sync.Mutex // guards sum, visited, dirs, workers, listFailed
 	sum       Summary
@@ -517,18 +539,25 @@ func (e *engine) worker(ctx context.Context, id int) {
 	var held *heldSlot
 	defer func() { held.giveBack() }()
 	for {
+		if !e.streams.acquire(ctx) {
+			return
+		}
 		j, done, ok := e.q.pop(ctx, where)
 		if !ok {
+			e.streams.release(false)
+			e.streams.finish()
 			return
 		}
 		if !held.keep() {
 			if held != nil && held.turnTaken && !ctxwait.For(ctx, time.Duration(rand.Int64N(int64(slotYield)))) {
 				done()
+				e.streams.release(false)
 				return
 			}
 			release, ok := e.slot(ctx)
 			if !ok {
 				done()
+				e.streams.release(false)
 				return
 			}
 			held = &heldSlot{release: release, since: time.Now()}
@@ -546,6 +575,7 @@ func (e *engine) worker(ctx context.Context, id int) {
 			held.idle()
 		}
 		done()
+		e.streams.release(true)
 	}
 }
 

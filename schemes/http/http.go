@@ -158,7 +158,11 @@ func newRequest(ctx context.Context, req *schemes.Request) (*nethttp.Request, er
 	}
 	hreq.URL, hreq.Host = target, target.Host
 	hreq.Header.Set("User-Agent", "gofer")
-	if req.Offset > 0 {
+	switch {
+	case req.Length > 0:
+		// RFC 9110 §14.1.2: the last byte position is inclusive.
+		hreq.Header.Set("Range", fmt.Sprintf("bytes=%d-%d", max(req.Offset, 0), max(req.Offset, 0)+req.Length-1))
+	case req.Offset > 0:
 		hreq.Header.Set("Range", fmt.Sprintf("bytes=%d-", req.Offset))
 	}
 	if !req.IfModifiedSince.IsZero() {
