@@ -18,7 +18,7 @@ func TestEntryJSON(t *testing.T) {
 			`{"name":"old","type":"file","url":"ftp://h/old","size":1,"modified":"1994-12-20T00:00:00Z","modified_precision":"day"}`},
 		{Entry{Name: "d", Type: TypeDir, URL: "ftp://h/d/", Size: -1},
 			`{"name":"d","type":"dir","url":"ftp://h/d/"}`},
-		{Entry{Name: "Welcome", Type: TypeInfo, Size: -1, Gopher: true, GopherType: "i"},
+		{Entry{Name: "Welcome", Type: TypeInfo, Size: -1, Gopher: &GopherItem{Type: "i"}},
 			`{"name":"Welcome","type":"info","url":"","gopher_type":"i","plus":"","selector":""}`},
 		{Entry{Name: "caf\xe9.txt", Type: TypeFile, URL: "ftp://h/caf%E9.txt", Size: 3},
 			`{"name":"caf\ufffd.txt","raw_name":"caf%E9.txt","type":"file","url":"ftp://h/caf%E9.txt","size":3}`},
