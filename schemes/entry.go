@@ -205,6 +205,56 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 	return json.Marshal(j)
 }
 
+// UnmarshalJSON reads an entry in the form MarshalJSON writes: the name
+// from raw_name when there is one, Size -1 when size is absent, and each
+// view set when the JSON carries its fields (gopher_type for Gopher, score
+// for WAIS, gemini for Gemini, any article or group field for News).
+func (e *Entry) UnmarshalJSON(b []byte) error {
+	var j entryJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	d := Entry{Name: j.Name, Type: j.Type, URL: j.URL, Size: -1, Target: j.Target, Version: j.Version}
+	if j.RawName != "" {
+		d.Name = Decode(j.RawName)
+	}
+	if j.Size != nil {
+		d.Size = *j.Size
+	}
+	if j.Modified != nil {
+		t, err := time.Parse(time.RFC3339, *j.Modified)
+		if err != nil {
+			return err
+		}
+		d.Modified, d.Precision = t, j.Precision
+	}
+	if j.GopherType != nil && j.Gemini == "" {
+		d.Gopher = &GopherItem{Type: *j.GopherType, Host: j.Host, Port: j.Port}
+		if j.Plus != nil {
+			d.Gopher.Plus = *j.Plus
+		}
+		if j.Selector != nil {
+			d.Gopher.Selector = *j.Selector
+		}
+	}
+	n := NewsItem{Number: j.Number, Subject: j.Subject, From: j.From, MessageID: j.MessageID,
+		Bytes: j.Bytes, URL: j.NNTPURL, Description: j.Description, Low: j.Low, High: j.High, Status: j.Status}
+	if j.Score != nil {
+		// A hit's lines and date are its own, not an article's.
+		d.WAIS = &WAISHit{Score: *j.Score, Type: j.WAISType, Lines: j.Lines, Date: j.Date}
+	} else {
+		n.Lines, n.Date = j.Lines, j.Date
+	}
+	if n != (NewsItem{}) {
+		d.News = &n
+	}
+	if j.Gemini != "" {
+		d.Gemini = &GeminiLine{Kind: j.Gemini, Level: j.Level, Host: j.Host}
+	}
+	*e = d
+	return nil
+}
+
 // TimePrecision is Precision with the default filled in: PrecisionSecond
 // when the entry names none.
 func (e Entry) TimePrecision() string {
