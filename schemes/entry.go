@@ -89,14 +89,20 @@ type GopherItem struct {
 // 3977 §7.6); a field the server did not send is zero.
 type NewsItem struct {
 	// Number is the article's number in its group.
-	Number    int64
-	Subject   string
-	From      string
-	Date      string
+	Number int64
+	// Subject, From and Date are the article's header lines as the server
+	// sent them (Entry.Modified is Date read as a time, when it reads).
+	Subject string
+	From    string
+	Date    string
+	// MessageID is the article's message-id without its angle brackets.
 	MessageID string
-	Lines     int64
-	Bytes     int64
-	// URL is the article's or group's nntp URL (Entry.URL is its news URL).
+	// Lines and Bytes are the article's size in lines and in octets as the
+	// overview gives them.
+	Lines int64
+	Bytes int64
+	// URL is the article's nntp URL by number on the server that listed
+	// it (Entry.URL names it by message-id, on any server); "" for a group.
 	URL string
 	// Description is a group's one-line description.
 	Description string
