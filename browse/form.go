@@ -178,8 +178,8 @@ func (b *Browser) showInfo() {
 		fmt.Fprintf(&head, "URL:  %s\n", redacted(e.URL))
 	}
 	fmt.Fprintf(&head, "Type: %s\n", e.Type)
-	if e.Gopher {
-		fmt.Fprintf(&head, "Gopher type: %s  Gopher+: %q\n", e.GopherType, e.Plus)
+	if g := e.Gopher; g != nil {
+		fmt.Fprintf(&head, "Gopher type: %s  Gopher+: %q\n", g.Type, g.Plus)
 	}
 	if e.Size >= 0 {
 		fmt.Fprintf(&head, "Size: %s\n", sizeText(e.Size))
@@ -188,7 +188,7 @@ func (b *Browser) showInfo() {
 		fmt.Fprintf(&head, "Date: %s\n", d)
 	}
 	p := &page{title: "About " + e.Name, kind: kindText, match: -1, wrap: true}
-	if !e.Gopher || e.Plus == "" || e.URL == "" {
+	if e.Gopher == nil || e.Gopher.Plus == "" || e.URL == "" {
 		p.text = []byte(head.String())
 		b.push(p)
 		return

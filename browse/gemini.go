@@ -39,9 +39,12 @@ func (b *Browser) geminiPage(ctx context.Context, resp *fetch.Response, p *page)
 // written, its markers kept (a heading's '#', a list item's "* ", a
 // quote's "> ", a preformatted block's toggles), a link by its label.
 func gemtextRow(e schemes.Entry) string {
-	switch e.Gemini {
+	if e.Gemini == nil {
+		return e.Name
+	}
+	switch e.Gemini.Kind {
 	case gemini.LineHeading:
-		return strings.Repeat("#", max(e.Level, 1)) + " " + e.Name
+		return strings.Repeat("#", max(e.Gemini.Level, 1)) + " " + e.Name
 	case gemini.LineList:
 		return "* " + e.Name
 	case gemini.LineQuote:

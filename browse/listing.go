@@ -21,12 +21,12 @@ func (b *Browser) fillTable(p *page) {
 	first := -1
 	for i, e := range p.entries {
 		name := displayName(e)
-		if e.Gemini != "" {
+		if e.Gemini != nil {
 			name = gemtextRow(e)
 		}
 		if e.Type == schemes.TypeInfo {
 			cell := tview.NewTableCell(clean(name)).SetSelectable(false).SetExpansion(1)
-			if e.Gemini == gemini.LineHeading {
+			if e.Gemini != nil && e.Gemini.Kind == gemini.LineHeading {
 				cell.SetAttributes(tcell.AttrBold)
 			}
 			t.SetCell(i, 0, tview.NewTableCell("").SetSelectable(false))
@@ -36,7 +36,7 @@ func (b *Browser) fillTable(p *page) {
 			continue
 		}
 		typ := e.Type
-		if e.Plus == "?" {
+		if isForm(e) {
 			typ = "form"
 		}
 		color := tcell.ColorDefault
@@ -85,10 +85,18 @@ func sizeText(n int64) string {
 	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
 }
 
-// dateText is an entry's time as far as the listing knows it.
+// dateText is an entry's time as far as the listing knows it: an
+// article's or a WAIS hit's date as the server wrote it when there is no
+// other.
 func dateText(e schemes.Entry) string {
 	if e.Modified.IsZero() {
-		return e.Date
+		switch {
+		case e.News != nil:
+			return e.News.Date
+		case e.WAIS != nil:
+			return e.WAIS.Date
+		}
+		return ""
 	}
 	t := e.Modified.UTC()
 	if e.Precision == schemes.PrecisionDay {
@@ -143,15 +151,23 @@ func (b *Browser) findRow(p *page, from int) {
 // displayName is how a listing shows an entry: an article by its subject
 // and author, a group with its description.
 func displayName(e schemes.Entry) string {
+	n := e.News
 	switch {
-	case e.Subject != "":
-		name := e.Subject
-		if e.From != "" {
-			name += "  " + e.From
+	case n == nil:
+	case n.Subject != "":
+		name := n.Subject
+		if n.From != "" {
+			name += "  " + n.From
 		}
 		return name
-	case e.Description != "":
-		return e.Name + "  " + e.Description
+	case n.Description != "":
+		return e.Name + "  " + n.Description
 	}
 	return e.Name
+}
+
+// isForm reports whether an entry is a Gopher+ item that asks for input
+// before it is fetched.
+func isForm(e schemes.Entry) bool {
+	return e.Gopher != nil && e.Gopher.Plus == "?"
 }

@@ -74,10 +74,10 @@ func entryFor(raw, name string) (schemes.Entry, error) {
 	}
 	e := schemes.Entry{Name: name, URL: raw, Size: -1, Type: schemes.TypeOther}
 	if g := u.Gopher; g != nil {
-		e.Gopher, e.GopherType, e.Selector, e.Host, e.Port = true, string(g.Type), g.Selector, u.Host, u.EffectivePort()
+		e.Gopher = &schemes.GopherItem{Type: string(g.Type), Selector: g.Selector, Host: u.Host, Port: u.EffectivePort()}
 		e.Type = schemes.GopherTypeWord(g.Type)
 		if g.HasPlus && g.PlusString == "?" {
-			e.Plus, e.Type = "?", schemes.TypeAsk
+			e.Gopher.Plus, e.Type = "?", schemes.TypeAsk
 		}
 		if g.Type == '7' && g.HasSearch {
 			e.Type = schemes.TypeDir // the search is in the URL already
@@ -116,7 +116,7 @@ func (b *Browser) openRow(row int) {
 // from the URL; a gemini link stays as it is, its server's media type
 // deciding how it shows.
 func linkEntry(e schemes.Entry) schemes.Entry {
-	if e.Gemini != gemini.LineLink || e.URL == "" {
+	if e.Gemini == nil || e.Gemini.Kind != gemini.LineLink || e.URL == "" {
 		return e
 	}
 	u, err := fetch.ParseURL(e.URL)
@@ -157,7 +157,7 @@ func (b *Browser) openEntry(e schemes.Entry) {
 				b.fetchPage(fetch.Request{URL: e.URL, Query: q, HasQuery: true}, e.Name+": "+q)
 			}
 		})
-	case e.Plus == "?":
+	case isForm(e):
 		b.openForm(e)
 	case u.Scheme == "gemini":
 		// Only the response's media type says what a gemini URL is.
@@ -212,10 +212,10 @@ func (b *Browser) showListing(p *page, l schemes.Listing) {
 			}
 			break
 		}
-		if e.NNTPURL != "" {
+		if e.News != nil && e.News.URL != "" {
 			// An article by number on the server the listing
 			// came from, not by message-id on $NNTPSERVER's.
-			e.URL = e.NNTPURL
+			e.URL = e.News.URL
 		}
 		p.entries = append(p.entries, e)
 	}

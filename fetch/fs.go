@@ -225,25 +225,26 @@ func (f *remoteFS) fromListing(parent *node, l schemes.Listing) ([]*node, error)
 func (f *remoteFS) child(parent *node, e schemes.Entry) *node {
 	c := &node{url: e.URL, size: max(e.Size, 0), sized: e.Size >= 0, mod: e.Modified}
 	switch {
-	case e.Gopher:
-		if e.Host != "" && parent.url != "" && !f.sameGopherServer(e) {
+	case e.Gopher != nil:
+		g := e.Gopher
+		if g.Host != "" && parent.url != "" && !f.sameGopherServer(g) {
 			return nil
 		}
 		switch e.Type {
 		case schemes.TypeDir:
 			c.dir = true
 		case schemes.TypeText, schemes.TypeBinary, schemes.TypeImage, schemes.TypeAudio, schemes.TypeHTML, schemes.TypeFile, schemes.TypeOther:
-			if e.GopherType == "h" && strings.HasPrefix(e.Selector, "URL:") {
+			if g.Type == "h" && strings.HasPrefix(g.Selector, "URL:") {
 				return nil
 			}
 		default:
 			return nil
 		}
-		dir, base := path.Split(strings.TrimSuffix(e.Selector, "/"))
+		dir, base := path.Split(strings.TrimSuffix(g.Selector, "/"))
 		if strings.Trim(dir, "/") != strings.Trim(parent.selector, "/") {
 			return nil
 		}
-		c.name, c.selector = base, e.Selector
+		c.name, c.selector = base, g.Selector
 	default:
 		switch e.Type {
 		case schemes.TypeDir:
@@ -266,12 +267,12 @@ func (f *remoteFS) child(parent *node, e schemes.Entry) *node {
 }
 
 // sameGopherServer reports whether a menu item lives on the root's server.
-func (f *remoteFS) sameGopherServer(e schemes.Entry) bool {
+func (f *remoteFS) sameGopherServer(g *schemes.GopherItem) bool {
 	u, err := schemes.Parse(f.root.url)
 	if err != nil {
 		return false
 	}
-	return strings.EqualFold(e.Host, u.Host) && e.Port == u.EffectivePort()
+	return strings.EqualFold(g.Host, u.Host) && g.Port == u.EffectivePort()
 }
 
 // fromPage reads an HTTP directory's index page: each link to a name

@@ -200,7 +200,7 @@ func TestGopherPlusItemAttributes(t *testing.T) {
 		t.Fatalf("%d items", len(a.Items))
 	}
 	it := a.Items[0]
-	if it.Info == nil || it.Info.Selector != "/views.txt" || it.Info.Host != itest.GopherPlusHost || it.Info.Plus != "+" {
+	if it.Info == nil || it.Info.Gopher.Selector != "/views.txt" || it.Info.Gopher.Host != itest.GopherPlusHost || it.Info.Gopher.Plus != "+" {
 		t.Errorf("+INFO %+v", it.Info)
 	}
 	want := time.Date(1994, 12, 20, 12, 0, 0, 0, time.UTC)
@@ -230,7 +230,7 @@ func TestGopherPlusDirectoryAttributes(t *testing.T) {
 	byName := map[string]*gopher.Item{}
 	for _, it := range a.Items {
 		if it.Info != nil {
-			byName[it.Info.Selector] = it
+			byName[it.Info.Gopher.Selector] = it
 		}
 	}
 	for _, sel := range []string{"/about.txt", "/abstracted.txt", "/form.txt", "/views.txt", "/menus", "/binary.bin"} {
@@ -241,7 +241,7 @@ func TestGopherPlusDirectoryAttributes(t *testing.T) {
 	if it := byName["/abstracted.txt"]; it != nil && !strings.HasPrefix(it.Abstract, "This is the abstract") {
 		t.Errorf("abstract in $: %q", it.Abstract)
 	}
-	if it := byName["/form.txt"]; it != nil && (it.Info.Plus != "?" || it.Ask == nil) {
+	if it := byName["/form.txt"]; it != nil && (it.Info.Gopher.Plus != "?" || it.Ask == nil) {
 		t.Errorf("form in $: %+v", it)
 	}
 }
@@ -400,7 +400,7 @@ func TestGopherMenu(t *testing.T) {
 	itest.Require(t, gopherAddr)
 	var got []string
 	for _, e := range gopherEntries(t, "gopher://127.0.0.71/", nil) {
-		got = append(got, e.GopherType+" "+e.Type+" "+e.Name+" "+e.URL)
+		got = append(got, e.Gopher.Type+" "+e.Type+" "+e.Name+" "+e.URL)
 	}
 	want := []string{
 		"i info gofer integration hole (gophernicus) ",
@@ -437,7 +437,7 @@ func TestGopherMenu(t *testing.T) {
 	}
 	var deep string
 	for _, e := range gopherEntries(t, url, nil) {
-		if e.GopherType == "9" && strings.HasPrefix(e.Name, "deep.bin") {
+		if e.Gopher.Type == "9" && strings.HasPrefix(e.Name, "deep.bin") {
 			deep = e.URL
 		}
 	}
@@ -472,7 +472,7 @@ func TestGopherSearch(t *testing.T) {
 	for _, url := range []string{"gopher://127.0.0.71/7/cgi-bin/search", "gopher://127.0.0.70/7/search"} {
 		es := gopherEntries(t, url, func(r *schemes.Request) { r.Query, r.HasQuery = "café", true })
 		host := strings.Split(url, "/")[2]
-		if len(es) != 1 || es[0].Name != "names/café-utf8.txt" || es[0].Selector != "/archive/names/café-utf8.txt" || es[0].Host != host {
+		if len(es) != 1 || es[0].Name != "names/café-utf8.txt" || es[0].Gopher.Selector != "/archive/names/café-utf8.txt" || es[0].Gopher.Host != host {
 			t.Fatalf("%s: %+v", url, es)
 		}
 		// The result fetches the file.
@@ -482,7 +482,7 @@ func TestGopherSearch(t *testing.T) {
 	}
 	// The query in the URL is the same search.
 	es := gopherEntries(t, "gopher://127.0.0.71/7/cgi-bin/search%09level12/marker", nil)
-	if len(es) != 1 || !strings.HasSuffix(es[0].Selector, "/level12/marker.txt") {
+	if len(es) != 1 || !strings.HasSuffix(es[0].Gopher.Selector, "/level12/marker.txt") {
 		t.Fatalf("URL search: %+v", es)
 	}
 }

@@ -246,14 +246,18 @@ func TestINNGroupListing(t *testing.T) {
 		bySubject[p.number] = p
 	}
 	for _, e := range es {
-		p, ok := bySubject[e.Number]
-		if !ok {
-			t.Errorf("entry %d is not a posted article", e.Number)
+		if e.News == nil {
+			t.Errorf("entry %+v has no article fields", e)
 			continue
 		}
-		if e.Type != "article" || e.Subject != p.subject || "<"+e.MessageID+">" != p.messageID ||
-			e.URL != "news:"+p.id() || e.NNTPURL != "nntp://"+itest.NNTPHost+"/gofer.test/"+strconv.FormatInt(p.number, 10) ||
-			e.From != "Gofer Tester <tester@gofer.test>" || e.Bytes <= 0 || e.Lines <= 0 || e.Modified.Year() != 1994 {
+		p, ok := bySubject[e.News.Number]
+		if !ok {
+			t.Errorf("entry %d is not a posted article", e.News.Number)
+			continue
+		}
+		if e.Type != "article" || e.News.Subject != p.subject || "<"+e.News.MessageID+">" != p.messageID ||
+			e.URL != "news:"+p.id() || e.News.URL != "nntp://"+itest.NNTPHost+"/gofer.test/"+strconv.FormatInt(p.number, 10) ||
+			e.News.From != "Gofer Tester <tester@gofer.test>" || e.News.Bytes <= 0 || e.News.Lines <= 0 || e.Modified.Year() != 1994 {
 			t.Errorf("entry %+v does not describe %+v", e, p)
 		}
 	}
@@ -283,10 +287,10 @@ func TestINNListsTheTestGroups(t *testing.T) {
 		groups[e.Name] = e
 	}
 	test, empty := groups["gofer.test"], groups["gofer.empty"]
-	if test.Type != "group" || test.URL != "news:gofer.test" || test.High < 30 || test.Description != "Thirty test articles for gofer." {
+	if test.News == nil || test.Type != "group" || test.URL != "news:gofer.test" || test.News.High < 30 || test.News.Description != "Thirty test articles for gofer." {
 		t.Errorf("gofer.test entry %+v", test)
 	}
-	if empty.Type != "group" || empty.Description != "A group with no articles." {
+	if empty.News == nil || empty.Type != "group" || empty.News.Description != "A group with no articles." {
 		t.Errorf("gofer.empty entry %+v", empty)
 	}
 	if _, ok := groups["gofer.secret"]; ok {
@@ -302,7 +306,7 @@ func TestINNListsTheTestGroups(t *testing.T) {
 	}
 	found := false
 	for _, e := range es {
-		found = found || e.Name == "gofer.secret" && e.Description == "Articles readable only after AUTHINFO."
+		found = found || e.Name == "gofer.secret" && e.News != nil && e.News.Description == "Articles readable only after AUTHINFO."
 	}
 	if !found {
 		t.Error("gofer.secret, with its description, is not listed after a login")

@@ -62,8 +62,8 @@ func TestSmallGopherMenu(t *testing.T) {
 			t.Errorf("entry %q is no name in names/", e.Name)
 			continue
 		}
-		if e.Selector != "/names/"+n || e.Host != itest.SmallGopherHost {
-			t.Errorf("%q: selector %q host %q", e.Name, e.Selector, e.Host)
+		if e.Gopher.Selector != "/names/"+n || e.Gopher.Host != itest.SmallGopherHost {
+			t.Errorf("%q: selector %q host %q", e.Name, e.Gopher.Selector, e.Gopher.Host)
 		}
 		if fi, err := os.Stat(filepath.Join(dir, n)); err == nil && fi.Mode().IsRegular() {
 			if b := gopherBody(t, e.URL, nil); !bytes.Equal(b, archiveFile(t, "names/"+n)) {

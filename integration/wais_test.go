@@ -172,7 +172,7 @@ func TestWAISLibrary(t *testing.T) {
 	}
 	e, err := resp.Listing.Next()
 	resp.Close()
-	if err != nil || !strings.HasPrefix(e.Name, "long.txt") || !e.WAIS || e.Score != 1000 {
+	if err != nil || !strings.HasPrefix(e.Name, "long.txt") || e.WAIS == nil || e.WAIS.Score != 1000 {
 		t.Fatalf("%+v, %v", e, err)
 	}
 	resp, err = fetch.Get(ctx, e.URL)

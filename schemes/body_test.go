@@ -35,14 +35,14 @@ var mod = time.Date(2024, 3, 1, 12, 30, 0, 0, time.UTC)
 // listingEntries covers every line shape of the text form.
 func listingEntries() []Entry {
 	return []Entry{
-		{Gopher: true, Type: TypeInfo, Name: "Welcome\x1b[2J"},
-		{Gopher: true, Type: TypeText, Name: "About", URL: "gopher://h/0/about"},
-		{Gopher: true, Type: TypeError, Name: "oops"},
-		{Gopher: true, Type: TypeDir, Name: "Más", URL: "gopher://h/1/mas"},
+		{Gopher: &GopherItem{Type: "i"}, Type: TypeInfo, Name: "Welcome\x1b[2J"},
+		{Gopher: &GopherItem{Type: "0"}, Type: TypeText, Name: "About", URL: "gopher://h/0/about"},
+		{Gopher: &GopherItem{Type: "3"}, Type: TypeError, Name: "oops"},
+		{Gopher: &GopherItem{Type: "1"}, Type: TypeDir, Name: "Más", URL: "gopher://h/1/mas"},
 		{Type: TypeFile, Name: "README", Size: 1234, Modified: mod, URL: "ftp://h/README"},
 		{Type: TypeLink, Name: "latest", Size: -1, Target: "v2", URL: "ftp://h/latest"},
-		{Type: TypeArticle, Number: 42, Subject: "Hi", From: "a@b", URL: "news:x@y"},
-		{Type: TypeGroup, Name: "comp.lang.go", Low: 1, High: 9, Description: "Go", URL: "nntp://h/comp.lang.go"},
+		{Type: TypeArticle, News: &NewsItem{Number: 42, Subject: "Hi", From: "a@b"}, URL: "news:x@y"},
+		{Type: TypeGroup, Name: "comp.lang.go", News: &NewsItem{Low: 1, High: 9, Description: "Go"}, URL: "nntp://h/comp.lang.go"},
 	}
 }
 

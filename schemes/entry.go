@@ -43,7 +43,10 @@ const (
 )
 
 // Entry is one item of a listing: a directory entry, a menu item, an article
-// of a group or a group of a server. URL is the URL that fetches it.
+// of a group or a group of a server. URL is the URL that fetches it. The
+// fields every listing has are on Entry itself; what one scheme alone knows
+// is in a view (Gopher, News, WAIS, Gemini), nil when the entry is not of
+// that kind, as a URL has its per-scheme views.
 type Entry struct {
 	Name     string
 	Type     string
@@ -61,40 +64,76 @@ type Entry struct {
 	// 0 when the listing gives none.
 	Version int
 
-	// Gopher: the raw type character, the Gopher+ marker ("", "+" or "?"),
-	// and where the item lives.
-	Gopher     bool
-	GopherType string
-	Plus       string
-	Selector   string
-	Host       string
-	Port       int
+	Gopher *GopherItem // an item of a Gopher menu
+	News   *NewsItem   // an article of a group, or a group of a server
+	WAIS   *WAISHit    // a hit of a WAIS search
+	Gemini *GeminiLine // a line of a text/gemini page
+}
 
-	// News: article number, overview fields, or a group's description.
-	Number      int64
-	Subject     string
-	From        string
-	Date        string
-	MessageID   string
-	Lines       int64
-	Bytes       int64
-	NNTPURL     string
+// GopherItem is what a Gopher menu line (RFC 1436 §3.8) says of its item
+// beyond its name and type.
+type GopherItem struct {
+	// Type is the raw item type character ("0", "1", "i", "+", ...).
+	Type string
+	// Plus is the Gopher+ marker: "" for none, "+" for a Gopher+ item,
+	// "?" for one that asks for input first.
+	Plus string
+	// Selector, Host and Port say where the item lives.
+	Selector string
+	Host     string
+	Port     int
+}
+
+// NewsItem is what an NNTP server says of an article (the overview fields
+// of RFC 3977 §8.3) or of a group (LIST ACTIVE and LIST NEWSGROUPS, RFC
+// 3977 §7.6); a field the server did not send is zero.
+type NewsItem struct {
+	// Number is the article's number in its group.
+	Number int64
+	// Subject, From and Date are the article's header lines as the server
+	// sent them (Entry.Modified is Date read as a time, when it reads).
+	Subject string
+	From    string
+	Date    string
+	// MessageID is the article's message-id without its angle brackets.
+	MessageID string
+	// Lines and Bytes are the article's size in lines and in octets as the
+	// overview gives them.
+	Lines int64
+	Bytes int64
+	// URL is the article's nntp URL by number on the server that listed
+	// it (Entry.URL names it by message-id, on any server); "" for a group.
+	URL string
+	// Description is a group's one-line description.
 	Description string
-	Low, High   int64
-	Status      string
+	// Low and High are a group's lowest and highest article numbers, and
+	// Status its posting status ("y", "n", "m", ...).
+	Low, High int64
+	Status    string
+}
 
-	// WAIS: a search hit's relevance score and the document type the
-	// server named (TEXT, HTML, ...), which its retrieval sends back.
-	// Lines and Date carry the hit's line count and date.
-	WAIS     bool
-	Score    int64
-	WAISType string
+// WAISHit is what a WAIS server says of one search hit.
+type WAISHit struct {
+	// Score is the hit's relevance as the server ranks it.
+	Score int64
+	// Type is the document type the server named (TEXT, HTML, ...), which
+	// a retrieval of the document sends back.
+	Type string
+	// Lines is the document's line count, 0 when the server gave none, and
+	// Date its date as the server wrote it.
+	Lines int64
+	Date  string
+}
 
-	// Gemini: the kind of a text/gemini line ("text", "link", "heading",
-	// ...; see package gemini), "" for an entry that is no such line, and
-	// a heading's level (1 to 3).
-	Gemini string
-	Level  int
+// GeminiLine is one line of a text/gemini page, as package gemini reads it.
+type GeminiLine struct {
+	// Kind is the kind of line: "text", "link", "heading", "list",
+	// "quote", "pre-open", "pre" or "pre-close".
+	Kind string
+	// Level is a heading's level (1 to 3), 0 for any other line.
+	Level int
+	// Host is a link's host, "" for any other line.
+	Host string
 }
 
 type entryJSON struct {
@@ -132,17 +171,11 @@ type entryJSON struct {
 
 // MarshalJSON writes the entry in the --json contract: numbers as numbers,
 // times as RFC 3339, size only when known, gopher_type and plus on every
-// Gopher entry, and raw_name (the name's bytes percent-encoded) when the
-// name is not valid UTF-8.
+// Gopher entry, score on every WAIS hit, and raw_name (the name's bytes
+// percent-encoded) when the name is not valid UTF-8. The views' fields are
+// written flat, beside the entry's own.
 func (e Entry) MarshalJSON() ([]byte, error) {
-	j := entryJSON{
-		Name: e.Name, Type: e.Type, URL: e.URL, Target: e.Target, Version: e.Version,
-		Host: e.Host, Port: e.Port,
-		Number: e.Number, Subject: e.Subject, From: e.From, Date: e.Date,
-		MessageID: e.MessageID, Lines: e.Lines, Bytes: e.Bytes, NNTPURL: e.NNTPURL,
-		Description: e.Description, Low: e.Low, High: e.High, Status: e.Status,
-		Gemini: e.Gemini, Level: e.Level,
-	}
+	j := entryJSON{Name: e.Name, Type: e.Type, URL: e.URL, Target: e.Target, Version: e.Version}
 	if !utf8.ValidString(e.Name) {
 		// JSON strings are Unicode: a Latin-1 or otherwise non-UTF-8 name
 		// would lose its bytes to U+FFFD, so they travel percent-encoded too.
@@ -157,15 +190,75 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 		j.Modified = &m
 		j.Precision = e.TimePrecision()
 	}
-	if e.WAIS {
-		score := e.Score
-		j.Score, j.WAISType = &score, e.WAISType
-	}
-	if e.Gopher {
-		gt, plus, sel := e.GopherType, e.Plus, e.Selector
+	if g := e.Gopher; g != nil {
+		gt, plus, sel := g.Type, g.Plus, g.Selector
 		j.GopherType, j.Plus, j.Selector = &gt, &plus, &sel
+		j.Host, j.Port = g.Host, g.Port
+	}
+	if n := e.News; n != nil {
+		j.Number, j.Subject, j.From, j.Date = n.Number, n.Subject, n.From, n.Date
+		j.MessageID, j.Lines, j.Bytes, j.NNTPURL = n.MessageID, n.Lines, n.Bytes, n.URL
+		j.Description, j.Low, j.High, j.Status = n.Description, n.Low, n.High, n.Status
+	}
+	if w := e.WAIS; w != nil {
+		score := w.Score
+		j.Score, j.WAISType = &score, w.Type
+		j.Lines, j.Date = w.Lines, w.Date
+	}
+	if g := e.Gemini; g != nil {
+		j.Gemini, j.Level, j.Host = g.Kind, g.Level, g.Host
 	}
 	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads an entry in the form MarshalJSON writes: the name
+// from raw_name when there is one, Size -1 when size is absent, and each
+// view set when the JSON carries its fields (gopher_type for Gopher, score
+// for WAIS, gemini for Gemini, any article or group field for News).
+func (e *Entry) UnmarshalJSON(b []byte) error {
+	var j entryJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	d := Entry{Name: j.Name, Type: j.Type, URL: j.URL, Size: -1, Target: j.Target, Version: j.Version}
+	if j.RawName != "" {
+		d.Name = Decode(j.RawName)
+	}
+	if j.Size != nil {
+		d.Size = *j.Size
+	}
+	if j.Modified != nil {
+		t, err := time.Parse(time.RFC3339, *j.Modified)
+		if err != nil {
+			return err
+		}
+		d.Modified, d.Precision = t, j.Precision
+	}
+	if j.GopherType != nil && j.Gemini == "" {
+		d.Gopher = &GopherItem{Type: *j.GopherType, Host: j.Host, Port: j.Port}
+		if j.Plus != nil {
+			d.Gopher.Plus = *j.Plus
+		}
+		if j.Selector != nil {
+			d.Gopher.Selector = *j.Selector
+		}
+	}
+	n := NewsItem{Number: j.Number, Subject: j.Subject, From: j.From, MessageID: j.MessageID,
+		Bytes: j.Bytes, URL: j.NNTPURL, Description: j.Description, Low: j.Low, High: j.High, Status: j.Status}
+	if j.Score != nil {
+		// A hit's lines and date are its own, not an article's.
+		d.WAIS = &WAISHit{Score: *j.Score, Type: j.WAISType, Lines: j.Lines, Date: j.Date}
+	} else {
+		n.Lines, n.Date = j.Lines, j.Date
+	}
+	if n != (NewsItem{}) {
+		d.News = &n
+	}
+	if j.Gemini != "" {
+		d.Gemini = &GeminiLine{Kind: j.Gemini, Level: j.Level, Host: j.Host}
+	}
+	*e = d
+	return nil
 }
 
 // TimePrecision is Precision with the default filled in: PrecisionSecond

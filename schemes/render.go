@@ -40,10 +40,10 @@ type listingText struct {
 
 // line is the text of one entry, with its newline.
 func (lt *listingText) line(e Entry) string {
-	if e.Gemini != "" {
+	if e.Gemini != nil {
 		return lt.geminiLine(e)
 	}
-	if e.Gopher {
+	if e.Gopher != nil {
 		if e.Type == TypeInfo || e.Type == TypeError {
 			return "     " + Printable(e.Name) + "\n"
 		}
@@ -55,7 +55,7 @@ func (lt *listingText) line(e Entry) string {
 		return "     " + Printable(e.Name) + "\n"
 	case e.Type == TypeUnparsed:
 		return TypeUnparsed + " " + strconv.Quote(e.Name) + "\n"
-	case e.WAIS:
+	case e.WAIS != nil:
 		return waisLine(e) + "\n"
 	}
 	return entryLine(e) + "\n"
@@ -66,7 +66,7 @@ func (lt *listingText) line(e Entry) string {
 // as written, preformatted lines verbatim (tabs kept) and their toggles
 // left out.
 func (lt *listingText) geminiLine(e Entry) string {
-	switch e.Gemini {
+	switch e.Gemini.Kind {
 	case "link":
 		lt.n++
 		if e.Name == e.URL || e.Name == "" {
@@ -74,7 +74,7 @@ func (lt *listingText) geminiLine(e Entry) string {
 		}
 		return fmt.Sprintf("[%d] %s  <%s>\n", lt.n, Printable(e.Name), Printable(e.URL))
 	case "heading":
-		return strings.Repeat("#", max(e.Level, 1)) + " " + Printable(e.Name) + "\n"
+		return strings.Repeat("#", max(e.Gemini.Level, 1)) + " " + Printable(e.Name) + "\n"
 	case "list":
 		return "  \u2022 " + Printable(e.Name) + "\n"
 	case "quote":
@@ -103,22 +103,27 @@ func waisLine(e Entry) string {
 	if e.Size >= 0 {
 		size = fmt.Sprint(e.Size)
 	}
-	return fmt.Sprintf("%-7s %5d %10s  %s  %s", e.Type, e.Score, size, Printable(e.Name), e.URL)
+	return fmt.Sprintf("%-7s %5d %10s  %s  %s", e.Type, e.WAIS.Score, size, Printable(e.Name), e.URL)
 }
 
 // entryLine is the readable form of one non-Gopher entry: type, size,
 // time, name and the URL that fetches it.
 func entryLine(e Entry) string {
 	switch e.Type {
-	case TypeArticle:
-		return fmt.Sprintf("%-7s %6d  %s  %s  %s", e.Type, e.Number, Printable(e.Subject), Printable(e.From), e.URL)
-	case TypeGroup:
-		line := fmt.Sprintf("%-7s %s", e.Type, Printable(e.Name))
-		if e.High > 0 || e.Low > 0 {
-			line += fmt.Sprintf("  %d-%d", e.Low, e.High)
+	case TypeArticle, TypeGroup:
+		n := e.News
+		if n == nil {
+			n = &NewsItem{}
 		}
-		if e.Description != "" {
-			line += "  " + Printable(e.Description)
+		if e.Type == TypeArticle {
+			return fmt.Sprintf("%-7s %6d  %s  %s  %s", e.Type, n.Number, Printable(n.Subject), Printable(n.From), e.URL)
+		}
+		line := fmt.Sprintf("%-7s %s", e.Type, Printable(e.Name))
+		if n.High > 0 || n.Low > 0 {
+			line += fmt.Sprintf("  %d-%d", n.Low, n.High)
+		}
+		if n.Description != "" {
+			line += "  " + Printable(n.Description)
 		}
 		return line + "  " + e.URL
 	}

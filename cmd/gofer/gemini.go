@@ -127,7 +127,7 @@ type links struct{ schemes.Listing }
 func (l links) Next() (schemes.Entry, error) {
 	for {
 		e, err := l.Listing.Next()
-		if err != nil || e.Gemini == gemini.LineLink {
+		if err != nil || e.Gemini != nil && e.Gemini.Kind == gemini.LineLink {
 			return e, err
 		}
 	}

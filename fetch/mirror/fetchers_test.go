@@ -292,7 +292,7 @@ func (g *memGopher) item(typ byte, name, sel string) schemes.Entry {
 
 func (g *memGopher) itemAt(typ byte, name, sel, host string, port int) schemes.Entry {
 	types := map[byte]string{'0': "text", '1': "dir", '7': "search", '8': "telnet", '9': "binary", 'i': "info", 'h': "html", 'I': "image"}
-	return schemes.Entry{Name: name, Type: types[typ], Gopher: true, GopherType: string(typ), Selector: sel, Host: host, Port: port,
+	return schemes.Entry{Name: name, Type: types[typ], Gopher: &schemes.GopherItem{Type: string(typ), Selector: sel, Host: host, Port: port},
 		Size: -1, URL: gopherURL(g.scheme, host, port, typ, sel, "")}
 }
 
@@ -302,7 +302,8 @@ func (g *memGopher) menu(sel string, items ...schemes.Entry) {
 	g.menus[sel] = items
 	var b strings.Builder
 	for _, it := range items {
-		fmt.Fprintf(&b, "%s%s\t%s\t%s\t%d\r\n", it.GopherType, it.Name, it.Selector, it.Host, it.Port)
+		gi := gopherOf(it)
+		fmt.Fprintf(&b, "%s%s\t%s\t%s\t%d\r\n", gi.Type, it.Name, gi.Selector, gi.Host, gi.Port)
 	}
 	b.WriteString(".\r\n")
 	g.raw[sel] = []byte(b.String())
@@ -321,7 +322,7 @@ func (g *memGopher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.R
 		g.attrs++
 		var attrs gopher.Attributes
 		for _, it := range g.menus[sel] {
-			if d, ok := g.modDate[it.Selector]; ok {
+			if d, ok := g.modDate[gopherOf(it).Selector]; ok {
 				info := it
 				attrs.Items = append(attrs.Items, &gopher.Item{Info: &info, Admin: &gopher.Admin{ModDate: &d}})
 			}

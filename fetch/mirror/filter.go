@@ -129,7 +129,7 @@ func (e *engine) filteredItem(p string, ent schemes.Entry, menu bool) bool {
 	if e.filt.allows(e.relPath(p), menu) {
 		return false
 	}
-	if e.visit("x:" + ent.Selector) {
+	if e.visit("x:" + gopherOf(ent).Selector) {
 		e.excluded(p, ent.URL, menu)
 	}
 	return true

@@ -86,7 +86,8 @@ func (e *engine) menu(ctx context.Context, j job, pre *fetch.Response) {
 // menuItem queues or records one menu item and returns the local path the
 // readable index links to ("" when it links to the remote URL or nothing).
 func (e *engine) menuItem(j job, key string, ent schemes.Entry, deeper bool, modDates map[string]time.Time) string {
-	switch ent.GopherType {
+	g := gopherOf(ent)
+	switch g.Type {
 	case "i", "3":
 		return "" // info and error lines live on in the menu files
 	case "7", "8", "T", "2", "+":
@@ -95,55 +96,55 @@ func (e *engine) menuItem(j job, key string, ent schemes.Entry, deeper bool, mod
 		e.count(&e.sum.Recorded)
 		return ""
 	}
-	if ent.Plus == "?" || ent.Type == schemes.TypeAsk || strings.HasPrefix(ent.Selector, "URL:") ||
-		strings.HasPrefix(ent.Selector, "/URL:") {
+	if g.Plus == "?" || ent.Type == schemes.TypeAsk || strings.HasPrefix(g.Selector, "URL:") ||
+		strings.HasPrefix(g.Selector, "/URL:") {
 		e.count(&e.sum.Recorded)
 		return ""
 	}
-	if !strings.EqualFold(ent.Host, e.site.host) || gopherPort(e.site.scheme, ent.Port) != e.site.port {
+	if !strings.EqualFold(g.Host, e.site.host) || gopherPort(e.site.scheme, g.Port) != e.site.port {
 		e.count(&e.sum.Recorded)
 		return ""
 	}
-	if e.opts.NoParent && !underSelector(e.site.selector, ent.Selector) {
+	if e.opts.NoParent && !underSelector(e.site.selector, g.Selector) {
 		return ""
 	}
-	menu := ent.GopherType == "1"
-	if e.robotsDisallow(ent.Selector) {
+	menu := g.Type == "1"
+	if e.robotsDisallow(g.Selector) {
 		e.count(&e.sum.Skipped)
-		e.logf("skipped %q (robots.txt)", ent.Selector)
+		e.logf("skipped %q (robots.txt)", g.Selector)
 		return ""
 	}
 	if menu {
-		p, err := gopherPath(e.c.DecodeName(ent.Selector))
+		p, err := gopherPath(e.c.DecodeName(g.Selector))
 		if err != nil {
-			e.refuse(ent.Selector, ent.URL, err)
+			e.refuse(g.Selector, ent.URL, err)
 			return ""
 		}
 		if e.filteredItem(p, ent, true) {
 			return ""
 		}
-		if deeper && e.visit("m:"+ent.Selector) {
+		if deeper && e.visit("m:"+g.Selector) {
 			e.q.push(job{Op: opMenu, URL: ent.URL, Path: p, From: key, Depth: j.Depth + 1, Name: ent.Name,
-				Sel: ent.Selector, Host: ent.Host, Port: ent.Port, Plus: ent.Plus, Size: -1})
+				Sel: g.Selector, Host: g.Host, Port: g.Port, Plus: g.Plus, Size: -1})
 		}
 		return join(p, indexFile)
 	}
-	p, err := gopherItemPath(e.c.DecodeName(ent.Selector))
+	p, err := gopherItemPath(e.c.DecodeName(g.Selector))
 	if err != nil {
-		e.refuse(ent.Selector, ent.URL, err)
+		e.refuse(g.Selector, ent.URL, err)
 		return ""
 	}
 	if e.filteredItem(p, ent, false) {
 		return ""
 	}
-	if e.visit("f:" + ent.Selector) {
+	if e.visit("f:" + g.Selector) {
 		e.filesTotal.Add(1)
 		mod := ent.Modified
-		if d, ok := modDates[ent.Selector]; ok && mod.IsZero() {
+		if d, ok := modDates[g.Selector]; ok && mod.IsZero() {
 			mod = d
 		}
 		e.q.push(job{Op: opFile, URL: itemURL(e.site.scheme, ent), Path: p, From: key, Depth: j.Depth + 1,
-			Name: ent.Name, Size: ent.Size, Mod: mod, Sel: ent.Selector, Host: ent.Host, Port: ent.Port, Plus: ent.Plus})
+			Name: ent.Name, Size: ent.Size, Mod: mod, Sel: g.Selector, Host: g.Host, Port: g.Port, Plus: g.Plus})
 	}
 	return p
 }
@@ -154,15 +155,25 @@ func (e *engine) menuItem(j job, key string, ent schemes.Entry, deeper bool, mod
 // dot-stuffing and the final "." line RFC 1436 adds on the wire, other
 // types are read to the close).
 func itemURL(scheme string, ent schemes.Entry) string {
+	g := gopherOf(ent)
 	typ := byte('9')
-	if ent.GopherType != "" {
-		typ = ent.GopherType[0]
+	if g.Type != "" {
+		typ = g.Type[0]
 	}
 	plus := ""
-	if ent.Plus == "+" {
+	if g.Plus == "+" {
 		plus = "+"
 	}
-	return gopherURL(scheme, ent.Host, ent.Port, typ, ent.Selector, plus)
+	return gopherURL(scheme, g.Host, g.Port, typ, g.Selector, plus)
+}
+
+// gopherOf is an entry's Gopher view, empty for an entry that has none
+// (which then lives on no server and names no selector).
+func gopherOf(ent schemes.Entry) *schemes.GopherItem {
+	if ent.Gopher == nil {
+		return &schemes.GopherItem{}
+	}
+	return ent.Gopher
 }
 
 // maxModDates bounds the Mod-Date table kept for one menu.
@@ -188,7 +199,7 @@ func (e *engine) modDates(ctx context.Context, j job) map[string]time.Time {
 			break
 		}
 		if !it.Modified.IsZero() {
-			out[it.Selector] = it.Modified
+			out[gopherOf(it).Selector] = it.Modified
 		}
 	}
 	return out
@@ -282,15 +293,16 @@ func (x *index) add(dir string, ent schemes.Entry, local string) {
 		return
 	}
 	label := html.EscapeString(ent.Name)
+	g := gopherOf(ent)
 	switch {
-	case ent.GopherType == "i" || ent.GopherType == "3":
+	case g.Type == "i" || g.Type == "3":
 		fmt.Fprintf(x.w, "%s\n", label)
 	case local != "":
 		fmt.Fprintf(x.w, "[%s] <a href=\"%s\">%s</a>\n", html.EscapeString(ent.Type), html.EscapeString(relLink(dir, local)), label)
 	case ent.URL != "":
 		ref := ent.URL
-		if strings.HasPrefix(ent.Selector, "URL:") {
-			ref = strings.TrimPrefix(ent.Selector, "URL:")
+		if strings.HasPrefix(g.Selector, "URL:") {
+			ref = strings.TrimPrefix(g.Selector, "URL:")
 		}
 		fmt.Fprintf(x.w, "[%s] <a href=\"%s\">%s</a>\n", html.EscapeString(ent.Type), html.EscapeString(ref), label)
 	default:

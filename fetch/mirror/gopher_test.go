@@ -152,7 +152,7 @@ func TestGopherNoParentAndRerun(t *testing.T) {
 func TestGopherPlusModDateSkipsUnchanged(t *testing.T) {
 	g := newMemGopher()
 	it := g.item('0', "Doc", "/doc")
-	it.Plus = "+"
+	it.Gopher.Plus = "+"
 	g.menu("", it)
 	g.items["/doc"] = []byte("document")
 	g.modDate["/doc"] = testTime

@@ -35,7 +35,7 @@
 //
 // A text/gemini body is a document of lines: text, links ("=>"),
 // headings, list items, quotes and preformatted blocks. NewListing reads
-// one as a schemes.Listing, one Entry per line (Entry.Gemini names the
+// one as a schemes.Listing, one Entry per line (Entry.Gemini.Kind is the
 // line's kind), links resolved against the page's URL; a mirror or a
 // browser walks pages through it. The response itself is a KindFile whose
 // Body is the document's bytes, exactly as the server sent them.

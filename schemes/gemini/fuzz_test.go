@@ -91,10 +91,10 @@ func FuzzGemtext(f *testing.F) {
 				t.Fatal(err)
 			}
 			n++
-			if e.Gemini == "" || e.Type == "" {
+			if e.Gemini == nil || e.Gemini.Kind == "" || e.Type == "" {
 				t.Fatalf("entry %+v", e)
 			}
-			if e.Gemini == LineLink && e.URL != "" && LinkType(e.URL) != e.Type {
+			if e.Gemini.Kind == LineLink && e.URL != "" && LinkType(e.URL) != e.Type {
 				t.Fatalf("entry %+v: type is not LinkType's", e)
 			}
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/goferurl/gofer/schemes"
 )
 
-// Line kinds of a text/gemini document: the value of Entry.Gemini for the
+// Line kinds of a text/gemini document: the Entry.Gemini.Kind of the
 // entries of a page's Listing.
 const (
 	LineText    = "text"
@@ -182,10 +182,11 @@ type listing struct {
 }
 
 // NewListing reads the text/gemini document r, the page at pageURL, as a
-// Listing with one Entry per line: Entry.Gemini is the line's kind (Line*
-// constants), Name its text (a heading's and a quote's without their
-// marker, a preformatted line verbatim), and a link's URL its target
-// resolved against pageURL with Type guessed from it. Closing the listing
+// Listing with one Entry per line: Entry.Gemini holds the line's kind
+// (Line* constants), a heading's level and a link's host; Name is its text
+// (a heading's and a quote's without their marker, a preformatted line
+// verbatim), and a link's URL its target resolved against pageURL with
+// Type guessed from it. Closing the listing
 // closes r if it is an io.Closer. maxLine and maxEntries bound a line and
 // the number of lines (0: the schemes defaults).
 func NewListing(r io.Reader, pageURL string, maxLine, maxEntries int) schemes.Listing {
@@ -225,7 +226,7 @@ func (l *listing) Close() error {
 
 // entry is a line as an Entry.
 func (l *listing) entry(ln Line) schemes.Entry {
-	e := schemes.Entry{Name: ln.Text, Type: schemes.TypeInfo, Size: -1, Gemini: ln.Kind, Level: ln.Level}
+	e := schemes.Entry{Name: ln.Text, Type: schemes.TypeInfo, Size: -1, Gemini: &schemes.GeminiLine{Kind: ln.Kind, Level: ln.Level}}
 	if ln.Kind != LineLink {
 		return e
 	}
@@ -235,7 +236,7 @@ func (l *listing) entry(ln Line) schemes.Entry {
 	}
 	e.Type = LinkType(e.URL)
 	if u, err := url.Parse(e.URL); err == nil {
-		e.Host = u.Hostname()
+		e.Gemini.Host = u.Hostname()
 	}
 	return e
 }

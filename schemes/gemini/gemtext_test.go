@@ -77,7 +77,10 @@ func TestListing(t *testing.T) {
 		if err != nil {
 			t.Fatalf("line %d: %v", i+1, err)
 		}
-		got := want{e.Gemini, e.Name, e.URL, e.Type, e.Host, e.Level}
+		if e.Gemini == nil {
+			t.Fatalf("line %d: %+v has no Gemini view", i+1, e)
+		}
+		got := want{e.Gemini.Kind, e.Name, e.URL, e.Type, e.Gemini.Host, e.Gemini.Level}
 		if got != w {
 			t.Errorf("line %d: %+v\n\twant %+v", i+1, got, w)
 		}
@@ -160,7 +163,7 @@ func TestEntryLimit(t *testing.T) {
 func TestListingBadBase(t *testing.T) {
 	l := NewListing(strings.NewReader("=> rel.gmi\n=> gemini://127.0.0.1/a.gmi\n"), "%zz", 0, 0)
 	e, _ := l.Next()
-	if e.Gemini != LineLink || e.URL != "" {
+	if e.Gemini == nil || e.Gemini.Kind != LineLink || e.URL != "" {
 		t.Errorf("relative link: %+v", e)
 	}
 	e, _ = l.Next()

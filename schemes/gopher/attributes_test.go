@@ -38,7 +38,7 @@ func TestParseAttributes(t *testing.T) {
 		t.Fatalf("%d items", len(a.Items))
 	}
 	it := a.Items[0]
-	if it.Info == nil || it.Info.Name != "Some file or other" || it.Info.Selector != "moo selector" || it.Info.Port != 7072 || it.Info.Plus != "+" {
+	if it.Info == nil || it.Info.Name != "Some file or other" || it.Info.Gopher.Selector != "moo selector" || it.Info.Gopher.Port != 7072 || it.Info.Gopher.Plus != "+" {
 		t.Errorf("Info %+v", it.Info)
 	}
 	want := time.Date(1993, 7, 28, 17, 2, 1, 0, time.UTC)
@@ -118,7 +118,7 @@ func TestAttributesEntries(t *testing.T) {
 		t.Fatal("*Attributes does not implement schemes.EntriesInfo")
 	}
 	got := items.Entries()
-	if len(got) != 2 || got[0].Selector != "some selector" || got[1].Selector != "other selector" {
+	if len(got) != 2 || got[0].Gopher.Selector != "some selector" || got[1].Gopher.Selector != "other selector" {
 		t.Fatalf("entries %+v", got)
 	}
 	if want := time.Date(1992, 8, 15, 18, 55, 3, 0, time.UTC); !got[0].Modified.Equal(want) {

@@ -277,7 +277,7 @@ func TestAskOnSearchItem(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Close()
-	if e, err := resp.Listing.Next(); err != nil || e.Selector != "/hit" {
+	if e, err := resp.Listing.Next(); err != nil || e.Gopher.Selector != "/hit" {
 		t.Fatalf("result %+v %v", e, err)
 	}
 	want := []string{"/s\t+\t!+ASK\r\n", "/s\t+\t+\t1\r\n+-1\r\na\r\n.\r\n"}

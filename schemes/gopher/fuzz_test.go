@@ -40,7 +40,7 @@ func FuzzMenu(f *testing.F) {
 			if n >= 64 {
 				t.Fatalf("more entries than the limit")
 			}
-			if !e.Gopher || e.Type == "" || e.GopherType == "" {
+			if e.Gopher == nil || e.Type == "" || e.Gopher.Type == "" {
 				t.Fatalf("entry %+v", e)
 			}
 			if !strings.HasPrefix(e.URL, "gopher:") {
@@ -50,7 +50,7 @@ func FuzzMenu(f *testing.F) {
 			if err != nil {
 				t.Fatalf("entry URL %q does not parse: %v", e.URL, err)
 			}
-			if g := u.Gopher; string(g.Type) != e.GopherType || g.Selector != e.Selector || u.Host != e.Host || u.EffectivePort() != e.Port {
+			if g := u.Gopher; string(g.Type) != e.Gopher.Type || g.Selector != e.Gopher.Selector || u.Host != e.Gopher.Host || u.EffectivePort() != e.Gopher.Port {
 				t.Fatalf("entry %+v: URL %q parses to %+v %q %d", e, e.URL, g, u.Host, u.EffectivePort())
 			}
 		}

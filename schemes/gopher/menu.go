@@ -21,51 +21,52 @@ import (
 // is not a number is the default, anything after the fifth field is ignored.
 // line has no line end.
 func ParseItem(line, host string, port int) schemes.Entry {
-	e := schemes.Entry{Gopher: true, Size: -1}
+	g := &schemes.GopherItem{}
+	e := schemes.Entry{Gopher: g, Size: -1}
 	if line == "" {
-		e.GopherType, e.Type = "i", schemes.TypeInfo
+		g.Type, e.Type = "i", schemes.TypeInfo
 		return e
 	}
 	if strings.IndexByte(line, '\t') < 0 && line[0] != 'i' || line[0] < 0x20 || line[0] == 0x7f {
 		// Not a menu line at all (no fields, or no type character):
 		// show it as text rather than lose it.
-		e.GopherType, e.Type, e.Name = "i", schemes.TypeInfo, line
+		g.Type, e.Type, e.Name = "i", schemes.TypeInfo, line
 		return e
 	}
 	t := line[0]
-	e.GopherType, e.Type = string(t), TypeWord(t)
+	g.Type, e.Type = string(t), TypeWord(t)
 	fields := strings.SplitN(line[1:], "\t", 6)
 	e.Name = fields[0]
 	if t == 'i' {
 		return e
 	}
 	if len(fields) > 1 {
-		e.Selector = fields[1]
+		g.Selector = fields[1]
 	}
-	e.Host, e.Port = host, port
+	g.Host, g.Port = host, port
 	if len(fields) > 2 && strings.TrimSpace(fields[2]) != "" {
-		e.Host = strings.TrimSpace(fields[2])
+		g.Host = strings.TrimSpace(fields[2])
 	}
 	if len(fields) > 3 {
 		if p, err := strconv.Atoi(strings.TrimSpace(fields[3])); err == nil && p > 0 && p < 65536 {
-			e.Port = p
+			g.Port = p
 		}
 	}
 	if len(fields) > 4 {
 		switch strings.TrimSpace(fields[4]) {
 		case "+":
-			e.Plus = "+"
+			g.Plus = "+"
 		case "?":
-			e.Plus = "?"
+			g.Plus = "?"
 		}
 	}
-	if e.Port == 0 {
-		e.Port = schemes.DefaultPort("gopher")
+	if g.Port == 0 {
+		g.Port = schemes.DefaultPort("gopher")
 	}
-	if e.Plus == "?" {
+	if g.Plus == "?" {
 		e.Type = schemes.TypeAsk
 	}
-	e.URL = itemURL(t, e)
+	e.URL = itemURL(t, g)
 	return e
 }
 
@@ -75,8 +76,8 @@ func ParseItem(line, host string, port int) schemes.Entry {
 // (RFC 4266 §2: the selector, if any, is the user to log in as), errors have
 // none, and every other item is the gopher URL of its type and selector;
 // "?" items keep their marker so that fetching the URL fills in the form.
-func itemURL(t byte, e schemes.Entry) string {
-	if !validHost(e.Host) {
+func itemURL(t byte, g *schemes.GopherItem) string {
+	if !validHost(g.Host) {
 		// A host no URL can name ("error.host" is fine, "!" is not).
 		return ""
 	}
@@ -84,29 +85,29 @@ func itemURL(t byte, e schemes.Entry) string {
 	case '3':
 		return ""
 	case 'h':
-		if rest, ok := cutURLSelector(e.Selector); ok {
+		if rest, ok := cutURLSelector(g.Selector); ok {
 			return rest
 		}
 	case '8', 'T':
-		u := &schemes.URL{Scheme: "telnet", Host: e.Host, Telnet: &schemes.Telnet{}}
+		u := &schemes.URL{Scheme: "telnet", Host: g.Host, Telnet: &schemes.Telnet{}}
 		if t == 'T' {
 			u.Scheme = "tn3270"
 		}
-		if e.Port != schemes.DefaultPort(u.Scheme) {
-			u.Port = e.Port
+		if g.Port != schemes.DefaultPort(u.Scheme) {
+			u.Port = g.Port
 		}
-		if e.Selector != "" {
-			u.User, u.HasUser = e.Selector, true
+		if g.Selector != "" {
+			u.User, u.HasUser = g.Selector, true
 		}
 		return u.String()
 	}
-	g := &schemes.Gopher{Type: t, Selector: e.Selector}
-	if e.Plus == "?" {
-		g.PlusString, g.HasPlus = "?", true
+	v := &schemes.Gopher{Type: t, Selector: g.Selector}
+	if g.Plus == "?" {
+		v.PlusString, v.HasPlus = "?", true
 	}
-	u := &schemes.URL{Scheme: "gopher", Host: e.Host, Gopher: g}
-	if e.Port != schemes.DefaultPort("gopher") {
-		u.Port = e.Port
+	u := &schemes.URL{Scheme: "gopher", Host: g.Host, Gopher: v}
+	if g.Port != schemes.DefaultPort("gopher") {
+		u.Port = g.Port
 	}
 	return u.String()
 }
@@ -116,7 +117,7 @@ func itemURL(t byte, e schemes.Entry) string {
 // another server keeps the scheme the menu line gives it (plain gopher),
 // since nothing says that server speaks TLS.
 func overTLS(e schemes.Entry, host string, port int) schemes.Entry {
-	if rest, ok := strings.CutPrefix(e.URL, "gopher://"); ok && strings.EqualFold(e.Host, host) && e.Port == port {
+	if rest, ok := strings.CutPrefix(e.URL, "gopher://"); ok && e.Gopher != nil && strings.EqualFold(e.Gopher.Host, host) && e.Gopher.Port == port {
 		e.URL = "gophers://" + rest
 	}
 	return e

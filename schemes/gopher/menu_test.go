@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -16,68 +17,68 @@ func TestParseItem(t *testing.T) {
 		want schemes.Entry
 	}{
 		{"0About this hole\t/about.txt\t127.0.0.71\t70",
-			schemes.Entry{Name: "About this hole", Type: "text", GopherType: "0", Selector: "/about.txt", Host: "127.0.0.71", Port: 70,
+			schemes.Entry{Name: "About this hole", Type: "text", Gopher: &schemes.GopherItem{Type: "0", Selector: "/about.txt", Host: "127.0.0.71", Port: 70},
 				URL: "gopher://127.0.0.71/0/about.txt"}},
 		{"1Some new directory\tbar selector\thost1\t7070\t+",
-			schemes.Entry{Name: "Some new directory", Type: "dir", GopherType: "1", Selector: "bar selector", Host: "host1", Port: 7070, Plus: "+",
+			schemes.Entry{Name: "Some new directory", Type: "dir", Gopher: &schemes.GopherItem{Type: "1", Selector: "bar selector", Host: "host1", Port: 7070, Plus: "+"},
 				URL: "gopher://host1:7070/1bar%20selector"}},
 		{"0A form\tform sel\thost\t70\t?",
-			schemes.Entry{Name: "A form", Type: "ask", GopherType: "0", Selector: "form sel", Host: "host", Port: 70, Plus: "?",
+			schemes.Entry{Name: "A form", Type: "ask", Gopher: &schemes.GopherItem{Type: "0", Selector: "form sel", Host: "host", Port: 70, Plus: "?"},
 				URL: "gopher://host/0form%20sel%09%09?"}},
 		{"iJust text\t\terror.host\t1",
-			schemes.Entry{Name: "Just text", Type: "info", GopherType: "i"}},
+			schemes.Entry{Name: "Just text", Type: "info", Gopher: &schemes.GopherItem{Type: "i"}}},
 		{"iNo fields at all",
-			schemes.Entry{Name: "No fields at all", Type: "info", GopherType: "i"}},
+			schemes.Entry{Name: "No fields at all", Type: "info", Gopher: &schemes.GopherItem{Type: "i"}}},
 		{"A line that is no menu line",
-			schemes.Entry{Name: "A line that is no menu line", Type: "info", GopherType: "i"}},
+			schemes.Entry{Name: "A line that is no menu line", Type: "info", Gopher: &schemes.GopherItem{Type: "i"}}},
 		{"9Missing host and port\t/bin",
-			schemes.Entry{Name: "Missing host and port", Type: "binary", GopherType: "9", Selector: "/bin", Host: "menuhost", Port: 7000,
+			schemes.Entry{Name: "Missing host and port", Type: "binary", Gopher: &schemes.GopherItem{Type: "9", Selector: "/bin", Host: "menuhost", Port: 7000},
 				URL: "gopher://menuhost:7000/9/bin"}},
 		{"gBad port\t/x.gif\th\tseventy",
-			schemes.Entry{Name: "Bad port", Type: "image", GopherType: "g", Selector: "/x.gif", Host: "h", Port: 7000,
+			schemes.Entry{Name: "Bad port", Type: "image", Gopher: &schemes.GopherItem{Type: "g", Selector: "/x.gif", Host: "h", Port: 7000},
 				URL: "gopher://h:7000/g/x.gif"}},
 		{"hA web link\tURL:http://127.0.0.80/\th\t70",
-			schemes.Entry{Name: "A web link", Type: "html", GopherType: "h", Selector: "URL:http://127.0.0.80/", Host: "h", Port: 70,
+			schemes.Entry{Name: "A web link", Type: "html", Gopher: &schemes.GopherItem{Type: "h", Selector: "URL:http://127.0.0.80/", Host: "h", Port: 70},
 				URL: "http://127.0.0.80/"}},
 		{"hOld style link\t/URL:ftp://127.0.0.21/pub/\th\t70",
-			schemes.Entry{Name: "Old style link", Type: "html", GopherType: "h", Selector: "/URL:ftp://127.0.0.21/pub/", Host: "h", Port: 70,
+			schemes.Entry{Name: "Old style link", Type: "html", Gopher: &schemes.GopherItem{Type: "h", Selector: "/URL:ftp://127.0.0.21/pub/", Host: "h", Port: 70},
 				URL: "ftp://127.0.0.21/pub/"}},
 		{"hA local page\t/page.html\th\t70",
-			schemes.Entry{Name: "A local page", Type: "html", GopherType: "h", Selector: "/page.html", Host: "h", Port: 70,
+			schemes.Entry{Name: "A local page", Type: "html", Gopher: &schemes.GopherItem{Type: "h", Selector: "/page.html", Host: "h", Port: 70},
 				URL: "gopher://h/h/page.html"}},
 		{"8A telnet link\tgofer\t127.0.0.23\t23",
-			schemes.Entry{Name: "A telnet link", Type: "telnet", GopherType: "8", Selector: "gofer", Host: "127.0.0.23", Port: 23,
+			schemes.Entry{Name: "A telnet link", Type: "telnet", Gopher: &schemes.GopherItem{Type: "8", Selector: "gofer", Host: "127.0.0.23", Port: 23},
 				URL: "telnet://gofer@127.0.0.23/"}},
 		{"8Telnet, other port\t\t127.0.0.23\t2323",
-			schemes.Entry{Name: "Telnet, other port", Type: "telnet", GopherType: "8", Host: "127.0.0.23", Port: 2323,
+			schemes.Entry{Name: "Telnet, other port", Type: "telnet", Gopher: &schemes.GopherItem{Type: "8", Host: "127.0.0.23", Port: 2323},
 				URL: "telnet://127.0.0.23:2323/"}},
 		{"TA 3270 session\t\t127.0.0.24\t23",
-			schemes.Entry{Name: "A 3270 session", Type: "tn3270", GopherType: "T", Host: "127.0.0.24", Port: 23,
+			schemes.Entry{Name: "A 3270 session", Type: "tn3270", Gopher: &schemes.GopherItem{Type: "T", Host: "127.0.0.24", Port: 23},
 				URL: "tn3270://127.0.0.24/"}},
 		{"7Search\t/search\th\t70",
-			schemes.Entry{Name: "Search", Type: "search", GopherType: "7", Selector: "/search", Host: "h", Port: 70,
+			schemes.Entry{Name: "Search", Type: "search", Gopher: &schemes.GopherItem{Type: "7", Selector: "/search", Host: "h", Port: 70},
 				URL: "gopher://h/7/search"}},
 		{"3Not found\t\terror.host\t1",
-			schemes.Entry{Name: "Not found", Type: "error", GopherType: "3", Host: "error.host", Port: 1}},
+			schemes.Entry{Name: "Not found", Type: "error", Gopher: &schemes.GopherItem{Type: "3", Host: "error.host", Port: 1}}},
 		{"0Extra fields\t/x\th\t70\t+\tmore\tstuff",
-			schemes.Entry{Name: "Extra fields", Type: "text", GopherType: "0", Selector: "/x", Host: "h", Port: 70, Plus: "+",
+			schemes.Entry{Name: "Extra fields", Type: "text", Gopher: &schemes.GopherItem{Type: "0", Selector: "/x", Host: "h", Port: 70, Plus: "+"},
 				URL: "gopher://h/0/x"}},
 		{"0Spaces around port\t/x\t h \t 71 ",
-			schemes.Entry{Name: "Spaces around port", Type: "text", GopherType: "0", Selector: "/x", Host: "h", Port: 71,
+			schemes.Entry{Name: "Spaces around port", Type: "text", Gopher: &schemes.GopherItem{Type: "0", Selector: "/x", Host: "h", Port: 71},
 				URL: "gopher://h:71/0/x"}},
-		{"", schemes.Entry{Type: "info", GopherType: "i"}},
+		{"", schemes.Entry{Type: "info", Gopher: &schemes.GopherItem{Type: "i"}}},
 	}
 	for _, tt := range tests {
 		got := ParseItem(tt.line, "menuhost", 7000)
 		want := tt.want
-		want.Gopher, want.Size = true, -1
+		want.Size = -1
 		// The URL is what fetches the item: it must parse back to the same item.
 		if got.URL != want.URL {
 			t.Errorf("%q: URL %q, want %q", tt.line, got.URL, want.URL)
 		}
 		got.URL, want.URL = "", ""
-		if got != want {
-			t.Errorf("%q:\n got %+v\nwant %+v", tt.line, got, want)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q:\n got %+v %+v\nwant %+v %+v", tt.line, got, got.Gopher, want, want.Gopher)
 		}
 	}
 }
@@ -136,7 +137,7 @@ func TestMenuWithoutFinalDot(t *testing.T) {
 			t.Fatal(err)
 		}
 		n++
-		if n == 2 && e.Selector != "/b" {
+		if n == 2 && e.Gopher.Selector != "/b" {
 			t.Fatalf("second entry %+v", e)
 		}
 	}
@@ -161,7 +162,7 @@ func TestGopherPlusMenu(t *testing.T) {
 	e1, _ := resp.Listing.Next()
 	e2, _ := resp.Listing.Next()
 	_, err = resp.Listing.Next()
-	if e1.Plus != "+" || e2.Plus != "?" || e2.Type != "ask" || err != io.EOF {
+	if e1.Gopher.Plus != "+" || e2.Gopher.Plus != "?" || e2.Type != "ask" || err != io.EOF {
 		t.Fatalf("entries %+v %+v, end %v", e1, e2, err)
 	}
 }
@@ -215,10 +216,10 @@ func TestItemURLRoundTrip(t *testing.T) {
 			t.Fatalf("%q: %v", e.URL, err)
 		}
 		g := u.Gopher
-		if string(g.Type) != e.GopherType || g.Selector != e.Selector || u.Host != e.Host || u.EffectivePort() != e.Port {
+		if string(g.Type) != e.Gopher.Type || g.Selector != e.Gopher.Selector || u.Host != e.Gopher.Host || u.EffectivePort() != e.Gopher.Port {
 			t.Errorf("%q -> %q -> %+v", line, e.URL, g)
 		}
-		if (e.Plus == "?") != (g.PlusString == "?") {
+		if (e.Gopher.Plus == "?") != (g.PlusString == "?") {
 			t.Errorf("%q: ask marker lost in %q", line, e.URL)
 		}
 	}

@@ -137,7 +137,7 @@ func TestSearchQuery(t *testing.T) {
 		t.Fatalf("search result Kind = %v, want listing", resp.Kind)
 	}
 	e, err := resp.Listing.Next()
-	if err != nil || e.Name != "hit" || e.Selector != "/hit" {
+	if err != nil || e.Name != "hit" || e.Gopher.Selector != "/hit" {
 		t.Fatalf("entry %+v, %v", e, err)
 	}
 	resp.Close()

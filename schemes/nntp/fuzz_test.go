@@ -84,7 +84,7 @@ func FuzzListActive(f *testing.F) {
 				t.Fatalf("parseActive(%q) = %+v", line, a)
 			}
 			e := groupEntry(a, "")
-			if e.Name != a.name || e.Low != a.low || e.High != a.high {
+			if e.Name != a.name || e.News.Low != a.low || e.News.High != a.high {
 				t.Fatalf("groupEntry(%+v) = %+v", a, e)
 			}
 		}

@@ -167,14 +167,11 @@ func (s *session) groups(req *schemes.Request, lg *login) (*schemes.Response, er
 func groupEntry(a active, description string) schemes.Entry {
 	u := &schemes.URL{Scheme: "news", News: &schemes.News{Group: a.name}}
 	return schemes.Entry{
-		Name:        a.name,
-		Type:        schemes.TypeGroup,
-		URL:         u.String(),
-		Size:        -1,
-		Description: description,
-		Low:         a.low,
-		High:        a.high,
-		Status:      a.status,
+		Name: a.name,
+		Type: schemes.TypeGroup,
+		URL:  u.String(),
+		Size: -1,
+		News: &schemes.NewsItem{Description: description, Low: a.low, High: a.high, Status: a.status},
 	}
 }
 
@@ -198,23 +195,25 @@ func (b articleBase) entry(ov overview) schemes.Entry {
 	byNumber := &schemes.URL{Scheme: b.scheme, Host: b.host, Port: port,
 		NNTP: &schemes.NNTP{Group: b.group, Article: ov.number}}
 	e := schemes.Entry{
-		Name:      strconv.FormatInt(ov.number, 10),
-		Type:      schemes.TypeArticle,
-		Size:      -1,
-		Number:    ov.number,
-		Subject:   ov.subject,
-		From:      ov.from,
-		Date:      ov.date,
-		MessageID: ov.messageID,
-		Lines:     ov.lines,
-		Bytes:     ov.bytes,
-		NNTPURL:   byNumber.String(),
-		Modified:  ov.modified,
+		Name:     strconv.FormatInt(ov.number, 10),
+		Type:     schemes.TypeArticle,
+		Size:     -1,
+		Modified: ov.modified,
+		News: &schemes.NewsItem{
+			Number:    ov.number,
+			Subject:   ov.subject,
+			From:      ov.from,
+			Date:      ov.date,
+			MessageID: ov.messageID,
+			Lines:     ov.lines,
+			Bytes:     ov.bytes,
+			URL:       byNumber.String(),
+		},
 	}
 	if ov.bytes > 0 {
 		e.Size = ov.bytes
 	}
-	e.URL = e.NNTPURL
+	e.URL = e.News.URL
 	if ov.messageID != "" {
 		byID := &schemes.URL{Scheme: "news", News: &schemes.News{MessageID: ov.messageID}}
 		e.URL = byID.String()

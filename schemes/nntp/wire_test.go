@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/textproto"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -155,7 +156,7 @@ func TestXOVERWhenServerLacksOVER(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != 1 || entries[0].Number != 5 {
+	if len(entries) != 1 || entries[0].News.Number != 5 {
 		t.Errorf("entries %+v, want article 5", entries)
 	}
 	equalLines(t, s.wait(t), []string{"CAPABILITIES", "GROUP g", "XOVER 5-5", "QUIT"})
@@ -402,14 +403,15 @@ func TestOverviewEntries(t *testing.T) {
 		t.Fatalf("entries %v, err %v", entries, err)
 	}
 	e := entries[0]
-	want := schemes.Entry{Name: "12", Type: "article", Number: 12, Subject: "Café talk", From: "Tester <tester@gofer.test>",
-		Date: "Sun, 22 Nov 2026 07:00:00 +0000", MessageID: "gofer-test-12@gofer.test", Lines: 17, Bytes: 1234, Size: 1234,
-		URL: "news:gofer-test-12@gofer.test", NNTPURL: "nntp://" + s.addr + "/gofer.test/12"}
+	want := schemes.Entry{Name: "12", Type: "article", Size: 1234, URL: "news:gofer-test-12@gofer.test",
+		News: &schemes.NewsItem{Number: 12, Subject: "Café talk", From: "Tester <tester@gofer.test>",
+			Date: "Sun, 22 Nov 2026 07:00:00 +0000", MessageID: "gofer-test-12@gofer.test", Lines: 17, Bytes: 1234,
+			URL: "nntp://" + s.addr + "/gofer.test/12"}}
 	want.Modified = e.Modified
 	if e.Modified.IsZero() || e.Modified.UTC().Hour() != 7 {
 		t.Errorf("modified %v, want the article's date", e.Modified)
 	}
-	if e != want {
+	if !reflect.DeepEqual(e, want) {
 		t.Errorf("entry\n%+v\nwant\n%+v", e, want)
 	}
 	s.wait(t)
@@ -424,11 +426,11 @@ func TestGroupEntries(t *testing.T) {
 		t.Fatalf("entries %v, err %v", entries, err)
 	}
 	want := []schemes.Entry{
-		{Name: "gofer.test", Type: "group", URL: "news:gofer.test", Size: -1, Description: "Test articles for gofer", Low: 1, High: 30, Status: "y"},
-		{Name: "gofer.empty", Type: "group", URL: "news:gofer.empty", Size: -1, Low: 1, High: 0, Status: "m"},
+		{Name: "gofer.test", Type: "group", URL: "news:gofer.test", Size: -1, News: &schemes.NewsItem{Description: "Test articles for gofer", Low: 1, High: 30, Status: "y"}},
+		{Name: "gofer.empty", Type: "group", URL: "news:gofer.empty", Size: -1, News: &schemes.NewsItem{Low: 1, High: 0, Status: "m"}},
 	}
 	for i := range want {
-		if entries[i] != want[i] {
+		if !reflect.DeepEqual(entries[i], want[i]) {
 			t.Errorf("entry %d\n%+v\nwant\n%+v", i, entries[i], want[i])
 		}
 	}

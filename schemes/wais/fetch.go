@@ -246,13 +246,13 @@ func (t *target) entry(u *schemes.URL, h DocumentHeader) (schemes.Entry, error) 
 		WAIS: &schemes.WAIS{Database: t.database, WType: wtype, WPath: schemes.Decode(wpath), RawWPath: wpath}}
 	e := schemes.Entry{
 		Name: strings.TrimSpace(h.Headline), Type: typeWord(wtype), URL: du.String(), Size: -1,
-		WAIS: true, Score: h.Score, WAISType: wtype, Date: h.Date,
+		WAIS: &schemes.WAISHit{Score: h.Score, Type: wtype, Date: h.Date},
 	}
 	if h.Length >= 0 {
 		e.Size = h.Length
 	}
 	if h.Lines >= 0 {
-		e.Lines = h.Lines
+		e.WAIS.Lines = h.Lines
 	}
 	return e, nil
 }

@@ -108,8 +108,8 @@ func TestSearchSeveralHits(t *testing.T) {
 		score int64
 	}{{0, 1000}, {1, 666}} {
 		e, d := es[i], docs[want.doc]
-		if e.Name != d.Name+" /srv/wais/test/" || e.Score != want.score || e.Size != int64(len(d.Text)) ||
-			e.Type != schemes.TypeText || e.WAISType != "TEXT" || !e.WAIS || e.Lines != 2 {
+		if e.WAIS == nil || e.Name != d.Name+" /srv/wais/test/" || e.WAIS.Score != want.score || e.Size != int64(len(d.Text)) ||
+			e.Type != schemes.TypeText || e.WAIS.Type != "TEXT" || e.WAIS.Lines != 2 {
 			t.Errorf("entry %d: %+v", i, e)
 		}
 		if !strings.HasPrefix(e.URL, "wais://"+addr+"/test/TEXT/1=waisd.gofer.test%3A210;2=%2Fsrv%2Fwais%2Ftest%2Ftest;3=0%20") {
@@ -206,7 +206,7 @@ func TestUnknownDocument(t *testing.T) {
 func TestNoHits(t *testing.T) {
 	addr, srv, _ := startServer(t)
 	es := entries(t, must(fetch(t, request(t, "wais://"+addr+"/test?unicorn"))))
-	if len(es) != 1 || !strings.Contains(es[0].Name, "Search produced no result") || es[0].Score != 0 {
+	if len(es) != 1 || !strings.Contains(es[0].Name, "Search produced no result") || es[0].WAIS == nil || es[0].WAIS.Score != 0 {
 		t.Fatalf("%+v", es)
 	}
 	_, body := readAll(t, request(t, es[0].URL))

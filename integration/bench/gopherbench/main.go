@@ -98,7 +98,10 @@ func list(ctx context.Context, start string) error {
 				continue
 			}
 			seen[e.URL] = true
-			switch e.GopherType {
+			if e.Gopher == nil {
+				continue
+			}
+			switch e.Gopher.Type {
 			case "1":
 				queue = append(queue, e.URL)
 			case "0", "9", "g", "I", "s", "4", "5", "6", "d", "p":
