@@ -76,10 +76,14 @@ type Faults struct {
 	ResetEvery int64
 	// Stall is the fraction (0 to 1) of data connections that stop
 	// forwarding from server to client after StallAfter bytes; their
-	// sockets stay open, silent, until the client closes its own, when
-	// the relay closes the server's too.
+	// sockets stay open, silent, for StallFor (0: until the relay or,
+	// on FTP, the control connection closes), then both get a reset.
+	// A client that resets its side ends the stall at once; one that
+	// closes it cleanly cannot be told from a half-close, which a
+	// client may send as soon as it connects.
 	Stall      float64
 	StallAfter int64
+	StallFor   time.Duration
 	// Drop is the fraction (0 to 1) of control connections the relay
 	// closes, client and server side: each after a number of lines
 	// (commands) from the client drawn from 0 (at accept, before the
@@ -123,6 +127,7 @@ type Relay struct {
 
 	mu     sync.Mutex
 	closed bool
+	done   chan struct{} // closed by Close
 	open   map[net.Conn]bool
 	wg     sync.WaitGroup
 }
@@ -144,7 +149,7 @@ func newRelay(ln net.Listener, target string, ftp bool, cfg Config, parent *Rela
 	if cfg.Window <= 0 {
 		cfg.Window = DefaultWindow
 	}
-	r := &Relay{cfg: cfg, ln: ln, target: target, ftp: ftp, parent: parent, open: map[net.Conn]bool{}}
+	r := &Relay{cfg: cfg, ln: ln, target: target, ftp: ftp, parent: parent, done: make(chan struct{}), open: map[net.Conn]bool{}}
 	if parent == nil {
 		r.rng = rand.New(rand.NewSource(cfg.Faults.Seed))
 	}
@@ -175,6 +180,9 @@ func (r *Relay) Reset() {
 func (r *Relay) Close() error {
 	err := r.ln.Close()
 	r.mu.Lock()
+	if !r.closed {
+		close(r.done)
+	}
 	r.closed = true
 	conns := make([]net.Conn, 0, len(r.open))
 	for c := range r.open {
@@ -260,9 +268,10 @@ func (r *Relay) serve(client net.Conn, accepted time.Time) {
 	var sawServer atomic.Bool
 	sawServer.Store(true) // the client's first send is a turn
 	readDone := make(chan struct{})
+	clientFailed := make(chan struct{}) // the client's side ended other than by a FIN
 	go func() {
 		defer close(readDone)
-		up.read(client, func(b []byte) {
+		err := up.read(client, func(b []byte) {
 			cnt.up.Add(int64(len(b)))
 			if sawServer.Swap(false) {
 				cnt.turns.Add(1)
@@ -274,6 +283,9 @@ func (r *Relay) serve(client net.Conn, accepted time.Time) {
 				}
 			}
 		})
+		if err != nil && !errors.Is(err, io.EOF) {
+			close(clientFailed)
+		}
 	}()
 	time.Sleep(time.Until(accepted.Add(3 * d)))
 	server, err := net.Dial("tcp", r.target)
@@ -319,7 +331,8 @@ func (r *Relay) serve(client net.Conn, accepted time.Time) {
 		}
 		var f *downFaults
 		if r.dataSide() && (cnt.cfg.Faults.ResetEvery > 0 || plan.stall) {
-			f = &downFaults{root: cnt, s: s, stall: plan.stall, stallAfter: r.cfg.Faults.StallAfter, clientDone: readDone}
+			f = &downFaults{root: cnt, s: s, stall: plan.stall, stallAfter: r.cfg.Faults.StallAfter,
+				stallFor: r.cfg.Faults.StallFor, clientFailed: clientFailed, relayClosed: r.done}
 		}
 		down.write(client, f)
 	}()
@@ -422,7 +435,12 @@ type downFaults struct {
 	stall      bool
 	stallAfter int64
 	written    int64
-	clientDone <-chan struct{} // closed when the client's side ended
+	stallFor   time.Duration
+	// clientFailed is closed when the client's side ended other than by
+	// a FIN, which a client may send at once (a half-close) and which
+	// says nothing about its going away.
+	clientFailed <-chan struct{}
+	relayClosed  <-chan struct{}
 }
 
 // cut returns how many of the next n bytes may be delivered before a
@@ -458,11 +476,19 @@ func (f *downFaults) apply(fault string) {
 		f.s.kill(true, &f.root.resets)
 	case "stall":
 		f.root.stalls.Add(1)
-		select {
-		case <-f.clientDone:
-		case <-f.s.killed:
+		var end <-chan time.Time
+		if f.stallFor > 0 {
+			t := time.NewTimer(f.stallFor)
+			defer t.Stop()
+			end = t.C
 		}
-		f.s.kill(false, nil)
+		select {
+		case <-f.clientFailed:
+		case <-f.relayClosed:
+		case <-f.s.killed:
+		case <-end:
+		}
+		f.s.kill(true, nil)
 	}
 }
 
@@ -509,13 +535,14 @@ func newLink(cfg Config, delay time.Duration) *link {
 func (l *link) abort() { l.once.Do(func() { close(l.stop) }) }
 
 // read moves src's bytes into the queue, each due delay after it came,
-// and calls seen with every read's bytes.
-func (l *link) read(src io.Reader, seen func([]byte)) {
+// and calls seen with every read's bytes. It returns how src ended: nil
+// when the link stopped first.
+func (l *link) read(src io.Reader, seen func([]byte)) error {
 	for {
 		select {
 		case l.window <- struct{}{}:
 		case <-l.stop:
-			return
+			return nil
 		}
 		buf := make([]byte, block)
 		n, err := src.Read(buf)
@@ -535,7 +562,7 @@ func (l *link) read(src io.Reader, seen func([]byte)) {
 			select {
 			case l.q <- chunk{data: buf[:n], due: due}:
 			case <-l.stop:
-				return
+				return nil
 			}
 		} else {
 			<-l.window
@@ -545,7 +572,7 @@ func (l *link) read(src io.Reader, seen func([]byte)) {
 			case l.q <- chunk{due: now.Add(l.delay), err: err}:
 			case <-l.stop:
 			}
-			return
+			return err
 		}
 	}
 }

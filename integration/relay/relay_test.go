@@ -269,9 +269,9 @@ func readArchive(t *testing.T, rel string) []byte {
 	return b
 }
 
-// sender is a scripted server that sends payload on every connection and
-// reports on ended how each connection ended for it: nil when it wrote
-// everything, else the write's error.
+// sender is a scripted server that sends payload over and over on every
+// connection until a write fails, and then reports that write's error on
+// ended: the moment the connection ended for the server.
 func sender(t *testing.T, payload []byte) (addr string, ended <-chan error) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -288,16 +288,12 @@ func sender(t *testing.T, payload []byte) (addr string, ended <-chan error) {
 			}
 			go func() {
 				defer c.Close()
-				_, err := c.Write(payload)
-				if err == nil {
-					// Wait for the client (or the relay) to close: a write
-					// that fitted in the buffers proves nothing.
-					_, err = io.Copy(io.Discard, c)
-					if err == nil {
-						err = io.EOF
+				for {
+					if _, err := c.Write(payload); err != nil {
+						ch <- err
+						return
 					}
 				}
-				ch <- err
 			}()
 		}
 	}()
@@ -330,9 +326,7 @@ func TestFaultReset(t *testing.T) {
 		if len(got) > every || !bytes.Equal(got, payload[:len(got)]) {
 			t.Errorf("connection %d: %d bytes, want at most %d, a prefix of the payload", i, len(got), every)
 		}
-		if err := <-ended; err == nil {
-			t.Errorf("connection %d: the server wrote everything", i)
-		}
+		<-ended
 	}
 	if got := r.Counts(); got.Resets != 3 || got.Down < 3*every {
 		t.Errorf("counts %+v, want 3 resets after %d bytes down or more", got, 3*every)
@@ -343,19 +337,22 @@ func TestFaultReset(t *testing.T) {
 }
 
 // A stalled connection delivers StallAfter bytes, then nothing, with both
-// sockets open; when the client gives up and closes, the server's side is
-// closed too.
+// sockets open, for StallFor: a half-close from the client (gofer sends
+// one to vsftpd as soon as it connects) does not end it. Then both sides
+// are reset.
 func TestFaultStall(t *testing.T) {
 	payload := make([]byte, 1<<20)
 	rand.Read(payload)
-	const after = 100_000
+	const after, stallFor = 100_000, 500 * time.Millisecond
 	addr, ended := sender(t, payload)
-	r := start(t, addr, false, Config{Faults: Faults{Stall: 1, StallAfter: after}})
+	r := start(t, addr, false, Config{Faults: Faults{Stall: 1, StallAfter: after, StallFor: stallFor}})
+	dialled := time.Now() // the stall starts after this
 	c, err := net.Dial("tcp", r.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	c.(*net.TCPConn).CloseWrite()
 	got := make([]byte, after)
 	if _, err := io.ReadFull(c, got); err != nil {
 		t.Fatal(err)
@@ -365,7 +362,7 @@ func TestFaultStall(t *testing.T) {
 	}
 	// Nothing more comes, and the connection stays open: the read ends
 	// by its deadline, not by an EOF or a reset.
-	c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
 	n, err := c.Read(make([]byte, 1))
 	if ne, ok := err.(net.Error); n != 0 || !ok || !ne.Timeout() {
 		t.Fatalf("read after the stall: %d bytes, %v; want a timeout", n, err)
@@ -375,12 +372,36 @@ func TestFaultStall(t *testing.T) {
 		t.Fatalf("the server's connection ended during the stall: %v", err)
 	default:
 	}
-	c.Close()
-	if err := <-ended; err == nil {
-		t.Error("the server wrote everything")
+	c.SetReadDeadline(time.Time{})
+	n, err = c.Read(make([]byte, 1))
+	if took := time.Since(dialled); n != 0 || !errors.Is(err, syscall.ECONNRESET) || took < stallFor {
+		t.Errorf("the stall ended after %v with %d bytes, %v; want a reset after %v", took, n, err, stallFor)
 	}
+	<-ended
 	if got := r.Counts(); got.Stalls != 1 {
 		t.Errorf("counts %+v, want 1 stall", got)
+	}
+}
+
+// A client that resets a stalled connection ends the stall at once, even
+// one with no end of its own: the server's side is closed too.
+func TestFaultStallClientReset(t *testing.T) {
+	payload := make([]byte, 1<<20)
+	addr, ended := sender(t, payload)
+	r := start(t, addr, false, Config{Faults: Faults{Stall: 1, StallAfter: 1000}})
+	c, err := net.Dial("tcp", r.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(c, make([]byte, 10)); err != nil {
+		t.Fatal(err)
+	}
+	c.(*net.TCPConn).SetLinger(0)
+	c.Close() // with bytes unread: a reset
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server's connection outlived the client's reset by 10s")
 	}
 }
 

@@ -2,11 +2,12 @@
 // front of one server, for the shell benchmarks in integration/bench:
 //
 //	relaycmd -listen 127.0.0.1:0 -target 127.0.0.21:21 -rtt 50ms [-rate 100MiB] [-ftp] [-ready FILE]
-//	         [-seed N] [-reset-every 4MiB] [-stall 0.01] [-stall-after 64KiB] [-drop 0.05] [-drop-after 20]
+//	         [-seed N] [-reset-every 4MiB] [-stall 0.01] [-stall-after 64KiB] [-stall-for 30s] [-drop 0.05] [-drop-after 20]
 //
 // The fault flags inject the relay's faults (relay.Faults): a reset after
 // every -reset-every bytes forwarded on data connections, the fraction
-// -stall of data connections stalled after -stall-after bytes, the
+// -stall of data connections stalled after -stall-after bytes for
+// -stall-for (then reset; 0: until the control connection ends), the
 // fraction -drop of control connections closed after up to -drop-after
 // commands, which connections drawn from -seed.
 //
@@ -49,11 +50,12 @@ func main() {
 	resetEvery := flag.String("reset-every", "", "reset a data connection after every N bytes forwarded on all of them (relaycmd's -rate syntax); none by default")
 	stall := flag.Float64("stall", 0, "fraction of data connections to stall (stop forwarding, keep open)")
 	stallAfter := flag.String("stall-after", "", "bytes a stalled data connection delivers first")
+	stallFor := flag.Duration("stall-for", 0, "how long a stalled data connection stays open before the relay resets it (0: until its control connection ends)")
 	drop := flag.Float64("drop", 0, "fraction of control connections to close")
 	dropAfter := flag.Int("drop-after", 0, "close a dropped connection after 0 to N client commands (0: at accept)")
 	flag.Parse()
 	if *target == "" || flag.NArg() != 0 {
-		fmt.Fprintln(os.Stderr, "usage: relaycmd -target HOST:PORT [-listen ADDR] [-rtt D] [-rate N] [-window N] [-ftp] [-ready FILE] [-counts FILE] [-seed N] [-reset-every N] [-stall F] [-stall-after N] [-drop F] [-drop-after N]")
+		fmt.Fprintln(os.Stderr, "usage: relaycmd -target HOST:PORT [-listen ADDR] [-rtt D] [-rate N] [-window N] [-ftp] [-ready FILE] [-counts FILE] [-seed N] [-reset-every N] [-stall F] [-stall-after N] [-stall-for D] [-drop F] [-drop-after N]")
 		os.Exit(2)
 	}
 	cfg := relay.Config{RTT: *rtt}
@@ -66,7 +68,7 @@ func main() {
 		fail("-window: %v", err)
 	}
 	cfg.Window = int(w)
-	cfg.Faults = relay.Faults{Seed: *seed, Stall: *stall, Drop: *drop, DropAfter: *dropAfter}
+	cfg.Faults = relay.Faults{Seed: *seed, Stall: *stall, StallFor: *stallFor, Drop: *drop, DropAfter: *dropAfter}
 	if cfg.Faults.ResetEvery, err = bytesFlag(*resetEvery); err != nil {
 		fail("-reset-every: %v", err)
 	}
