@@ -37,6 +37,29 @@ func TestBrokenTransferRetriedFromWhereItStopped(t *testing.T) {
 	}
 }
 
+// A listing that breaks off before anything of it was queued is read
+// again from its start: every file once, the retry counted, no failure.
+func TestBrokenListingReadAgain(t *testing.T) {
+	m := newMemFTP()
+	for _, name := range []string{"a", "b", "c", "d"} {
+		m.file("pub/"+name, "file "+name)
+	}
+	m.breakList["pub"] = 2
+	dir := t.TempDir()
+	sum, err := Run(context.Background(), newClient(m), "x-ftp://127.0.0.1/", dir, Options{RetryWait: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed != 0 || sum.New != 4 || sum.Retries != 1 || m.lists["pub"] != 2 {
+		t.Fatalf("summary %+v after %d listings of pub", sum, m.lists["pub"])
+	}
+	for _, name := range []string{"a", "b", "c", "d"} {
+		if got := tree(t, dir)["pub/"+name]; got != "file "+name || m.bodyCount("pub/"+name) != 1 {
+			t.Errorf("pub/%s: %q in %d bodies, want it once", name, got, m.bodyCount("pub/"+name))
+		}
+	}
+}
+
 func TestTransientOnlyIsRetried(t *testing.T) {
 	for _, tc := range []struct {
 		err  error
