@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -251,7 +252,12 @@ func (c *cli) writeSummary(sum *mirror.Summary) error {
 		fmt.Fprintf(w, "left out: %d probable loops not entered, %d items too deep\n", sum.Loops, sum.TooDeep)
 	}
 	if sum.Retries > 0 {
-		fmt.Fprintf(w, "tried again after transient failures: %d times\n", sum.Retries)
+		kinds := make([]string, 0, len(sum.RetriesByKind))
+		for k, n := range sum.RetriesByKind {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
+		}
+		sort.Strings(kinds)
+		fmt.Fprintf(w, "tried again after transient failures: %d times (%s)\n", sum.Retries, strings.Join(kinds, ", "))
 	}
 	if sum.HostConnections > 0 {
 		fmt.Fprintf(w, "the server allows %d connections at once (it refused more); the next run starts with that many\n", sum.HostConnections)

@@ -188,6 +188,12 @@ type Summary struct {
 	Retries  int64 `json:"retries"`
 	Changed  int64 `json:"changed"`
 	Unstable int64 `json:"unstable"`
+	// RetriesByKind splits Retries by what failed: "timeout" (no
+	// progress for the idle timeout: a stalled connection), "interrupted"
+	// (a connection reset or closed mid-transfer), "connect" (a
+	// connection not made, or lost before its first reply), "reply" (the
+	// server answered FTP 4yz, HTTP 5xx or 429).
+	RetriesByKind map[string]int64 `json:"retries_by_kind,omitempty"`
 	// HostConnections is how many connections at once the server was
 	// found to allow (it refused more), 0 when it refused none.
 	HostConnections int           `json:"host_connections,omitempty"`

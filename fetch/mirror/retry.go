@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -50,13 +51,40 @@ func (r *retrier) again(ctx context.Context, err error, url string) bool {
 		return false
 	}
 	r.n++
-	r.e.count(&r.e.sum.Retries)
+	r.e.countRetry(err)
 	r.e.logf("retry %d of %d in %v: %s: %v", r.n, r.e.maxRetries(), r.wait, url, err)
 	if !ctxwait.For(ctx, r.wait) {
 		return false
 	}
 	r.wait = min(2*r.wait, maxRetryWait)
 	return true
+}
+
+// retryKind names what a transient failure was, for
+// Summary.RetriesByKind.
+func retryKind(err error) string {
+	var re *schemes.ReplyError
+	switch {
+	case errors.As(err, &re):
+		return "reply"
+	case errors.Is(err, schemes.ErrTimeout):
+		return "timeout"
+	case errors.Is(err, schemes.ErrConnect):
+		return "connect"
+	}
+	return "interrupted"
+}
+
+// countRetry counts one try again after err.
+func (e *engine) countRetry(err error) {
+	k := retryKind(err)
+	e.mu.Lock()
+	e.sum.Retries++
+	if e.sum.RetriesByKind == nil {
+		e.sum.RetriesByKind = map[string]int64{}
+	}
+	e.sum.RetriesByKind[k]++
+	e.mu.Unlock()
 }
 
 // get is Client.Do, tried again (through r, or a retrier of its own when

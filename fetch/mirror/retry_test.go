@@ -22,7 +22,7 @@ func TestBrokenTransferRetriedFromWhereItStopped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Failed != 0 || sum.New != 2 || sum.Retries != 2 {
+	if sum.Failed != 0 || sum.New != 2 || sum.Retries != 2 || sum.RetriesByKind["interrupted"] != 2 {
 		t.Fatalf("summary %+v", sum)
 	}
 	got := tree(t, dir)
@@ -50,7 +50,7 @@ func TestBrokenListingReadAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Failed != 0 || sum.New != 4 || sum.Retries != 1 || m.lists["pub"] != 2 {
+	if sum.Failed != 0 || sum.New != 4 || sum.Retries != 1 || sum.RetriesByKind["timeout"] != 1 || m.lists["pub"] != 2 {
 		t.Fatalf("summary %+v after %d listings of pub", sum, m.lists["pub"])
 	}
 	for _, name := range []string{"a", "b", "c", "d"} {
@@ -64,20 +64,25 @@ func TestTransientOnlyIsRetried(t *testing.T) {
 	for _, tc := range []struct {
 		err  error
 		want bool
+		kind string
 	}{
-		{schemes.ReplyErrorf(schemes.ErrRefused, &schemes.ReplyError{Code: 450, Transient: true}, "450 busy"), true},
-		{schemes.ReplyErrorf(schemes.ErrRefused, &schemes.ReplyError{Code: 550}, "550 no such file"), false},
-		{schemes.Errorf(schemes.ErrTimeout, "slow"), true},
-		{schemes.Errorf(schemes.ErrInterrupted, "reset"), true},
-		{schemes.Errorf(schemes.ErrAuth, "530"), false},
-		{schemes.Errorf(schemes.ErrRefused, "not a file"), false},
-		{errors.New("local disk full"), false},
+		{schemes.ReplyErrorf(schemes.ErrRefused, &schemes.ReplyError{Code: 450, Transient: true}, "450 busy"), true, "reply"},
+		{schemes.ReplyErrorf(schemes.ErrRefused, &schemes.ReplyError{Code: 550}, "550 no such file"), false, ""},
+		{schemes.Errorf(schemes.ErrTimeout, "slow"), true, "timeout"},
+		{schemes.Errorf(schemes.ErrInterrupted, "reset"), true, "interrupted"},
+		{schemes.Errorf(schemes.ErrConnect, "refused"), true, "connect"},
+		{schemes.Errorf(schemes.ErrAuth, "530"), false, ""},
+		{schemes.Errorf(schemes.ErrRefused, "not a file"), false, ""},
+		{errors.New("local disk full"), false, ""},
 	} {
 		e := &engine{}
 		r := e.retrier()
 		r.wait = time.Millisecond
 		if got := r.again(context.Background(), tc.err, "u"); got != tc.want {
 			t.Errorf("again(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+		if tc.kind != "" && (e.sum.RetriesByKind[tc.kind] != 1 || len(e.sum.RetriesByKind) != 1) {
+			t.Errorf("again(%v) counted %v, want one %s", tc.err, e.sum.RetriesByKind, tc.kind)
 		}
 	}
 	e := &engine{opts: Options{Retries: 2}}
