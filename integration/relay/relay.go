@@ -33,9 +33,10 @@
 // a client's recovery: a reset after every so many bytes forwarded, data
 // connections that stall with their sockets left open, control
 // connections dropped at accept or after a few commands. Which
-// connections are hit is drawn from a seeded generator, in the order the
-// relay accepts them, so that a run with one seed and one client hits the
-// same connections every time. An FTP-aware listener's data connections
+// connections are hit is drawn from seeded generators, in the order the
+// relay accepts them: with one seed, the n-th control connection is
+// dropped (after the same number of commands) or not on every run, and
+// the n-th data connection stalls or not. An FTP-aware listener's data connections
 // are the data side (reset, stall) and its control connections the
 // control side (drop); on any other listener every connection is both.
 package relay
@@ -122,8 +123,12 @@ type Relay struct {
 	resets, stalls, drops  atomic.Int64
 	forwarded              atomic.Int64 // data bytes server to client, for Faults.ResetEvery
 
-	rngMu sync.Mutex
-	rng   *rand.Rand // Faults.Seed's generator; on the listener clients connect to
+	// Faults.Seed's generators, on the listener clients connect to: one
+	// for drops, drawn in the order control connections are accepted, one
+	// for stalls, in the order data connections are, so that neither
+	// order disturbs the other's draws.
+	rngMu             sync.Mutex
+	dropRNG, stallRNG *rand.Rand
 
 	mu     sync.Mutex
 	closed bool
@@ -151,7 +156,8 @@ func newRelay(ln net.Listener, target string, ftp bool, cfg Config, parent *Rela
 	}
 	r := &Relay{cfg: cfg, ln: ln, target: target, ftp: ftp, parent: parent, done: make(chan struct{}), open: map[net.Conn]bool{}}
 	if parent == nil {
-		r.rng = rand.New(rand.NewSource(cfg.Faults.Seed))
+		r.dropRNG = rand.New(rand.NewSource(cfg.Faults.Seed))
+		r.stallRNG = rand.New(rand.NewSource(^cfg.Faults.Seed))
 	}
 	return r
 }
@@ -362,13 +368,13 @@ func (r *Relay) plan() connPlan {
 	root.rngMu.Lock()
 	defer root.rngMu.Unlock()
 	var p connPlan
-	if r.controlSide() && f.Drop > 0 && root.rng.Float64() < f.Drop {
+	if r.controlSide() && f.Drop > 0 && root.dropRNG.Float64() < f.Drop {
 		p.drop = true
 		if f.DropAfter > 0 {
-			p.dropAfter = root.rng.Intn(f.DropAfter + 1)
+			p.dropAfter = root.dropRNG.Intn(f.DropAfter + 1)
 		}
 	}
-	if r.dataSide() && f.Stall > 0 && root.rng.Float64() < f.Stall {
+	if r.dataSide() && f.Stall > 0 && root.stallRNG.Float64() < f.Stall {
 		p.stall = true
 	}
 	return p

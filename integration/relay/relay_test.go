@@ -478,3 +478,63 @@ func TestFaultDropMidSession(t *testing.T) {
 		t.Errorf("counts %+v, want 10 drops", got)
 	}
 }
+
+// On an FTP-aware listener the data connections are the data side: a
+// reset breaks the passive-mode download, and the control connection
+// goes on.
+func TestFaultResetFTPDataOnly(t *testing.T) {
+	if !itest.Enabled() {
+		t.Skip("GOFER_INTEGRATION=1 runs this against the harness servers")
+	}
+	itest.Require(t, itest.FTPHost+":21")
+	const every = 100_000
+	r := start(t, itest.FTPHost+":21", true, Config{Faults: Faults{ResetEvery: every}})
+	c, err := textproto.Dial("tcp", r.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cmd := func(code int, format string, args ...any) string {
+		t.Helper()
+		id, err := c.Cmd(format, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.StartResponse(id)
+		defer c.EndResponse(id)
+		_, msg, err := c.ReadResponse(code)
+		if err != nil {
+			t.Fatalf("%s: %v", fmt.Sprintf(format, args...), err)
+		}
+		return msg
+	}
+	if _, _, err := c.ReadResponse(220); err != nil {
+		t.Fatal(err)
+	}
+	cmd(331, "USER anonymous")
+	cmd(230, "PASS gofer@")
+	cmd(200, "TYPE I")
+	msg := cmd(229, "EPSV")
+	port := msg[strings.Index(msg, "|||")+3 : strings.LastIndex(msg, "|")]
+	host, _ := splitAddr(r.Addr())
+	data, err := net.Dial("tcp", net.JoinHostPort(host, port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer data.Close()
+	cmd(150, "RETR archive/binary/random-1m.bin")
+	got, err := io.ReadAll(data)
+	want := readArchive(t, "binary/random-1m.bin")
+	if err == nil || len(got) > every || !bytes.Equal(got, want[:len(got)]) {
+		t.Errorf("download: %d bytes, %v; want a reset after at most %d bytes of the file", len(got), err, every)
+	}
+	// vsftpd says how the transfer ended (426, or 226 when all was
+	// already written); the control connection is intact.
+	if code, msg, err := c.ReadResponse(0); err != nil || (code != 426 && code != 226) {
+		t.Errorf("after the reset: %d %s, %v", code, msg, err)
+	}
+	cmd(200, "NOOP")
+	if got := r.Counts(); got.Resets != 1 || got.Drops != 0 {
+		t.Errorf("counts %+v, want 1 reset", got)
+	}
+}
