@@ -14,7 +14,8 @@ import (
 // Retries. A transient failure (an FTP 4yz reply, a connection reset or
 // refused, a timeout, an HTTP 5xx or 429) is tried again after a wait
 // that doubles each time; a permanent one (FTP 550, HTTP 404, a refused
-// login) is not. Options.Retries bounds the tries again per item.
+// login) is not. Options.Retries bounds the tries again per item that
+// make no progress.
 
 // DefaultRetries is Options.Retries when it is 0.
 const DefaultRetries = 3
@@ -27,9 +28,9 @@ const (
 
 // retrier counts one item's tries again.
 type retrier struct {
-	e    *engine
-	n    int
-	wait time.Duration
+	e           *engine
+	n           int
+	wait, first time.Duration
 }
 
 func (e *engine) retrier() *retrier {
@@ -37,7 +38,17 @@ func (e *engine) retrier() *retrier {
 	if w <= 0 {
 		w = defaultRetryWait
 	}
-	return &retrier{e: e, wait: w}
+	return &retrier{e: e, wait: w, first: w}
+}
+
+// progressed says the try that failed last moved the item forward (a
+// resumable transfer kept bytes it did not have): the bound and the wait
+// start over, so that a link that breaks every few MiB still brings a
+// large file in, while one that breaks before any progress is given up
+// after Options.Retries. Progress is bounded by the file's size, so the
+// tries are too.
+func (r *retrier) progressed() {
+	r.n, r.wait = 0, r.first
 }
 
 // maxRetries is the run's bound on tries again per item.

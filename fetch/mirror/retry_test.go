@@ -37,6 +37,45 @@ func TestBrokenTransferRetriedFromWhereItStopped(t *testing.T) {
 	}
 }
 
+// A large file whose transfer breaks off again and again, each time after
+// some progress, comes in whole with --retries 2: only tries that bring
+// nothing new count against the bound.
+func TestTransferBrokenOftenWithProgressCompletes(t *testing.T) {
+	m := newMemFTP()
+	const step = resumeMin / 4
+	big := strings.Repeat("0123456789abcdef", (resumeMin*2)/16)
+	m.file("big", big)
+	m.breakAt["big"] = step
+	m.gate = func(path string) {
+		if path == "big" && m.bodies["big"] < 7 {
+			m.breakAt["big"] = step // the next body breaks too
+		}
+	}
+	dir := t.TempDir()
+	sum, err := Run(context.Background(), newClient(m), "x-ftp://127.0.0.1/", dir, Options{Retries: 2, RetryWait: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed != 0 || sum.New != 1 || sum.Retries != 7 || tree(t, dir)["big"] != big {
+		t.Fatalf("summary %+v", sum)
+	}
+	if m.bodyCount("big") != 8 || m.offs["big"] != 7*step {
+		t.Errorf("%d bodies, the last from %d; want 8, from %d", m.bodyCount("big"), m.offs["big"], 7*step)
+	}
+	// With no progress (a break at the first byte), --retries 2 gives up.
+	m = newMemFTP()
+	m.file("big", big)
+	m.breakAt["big"] = 0
+	m.gate = func(path string) { m.breakAt["big"] = 0 }
+	sum, err = Run(context.Background(), newClient(m), "x-ftp://127.0.0.1/", t.TempDir(), Options{Retries: 2, RetryWait: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed != 1 || sum.Retries != 2 || m.bodyCount("big") != 3 {
+		t.Errorf("no progress: %d bodies, summary %+v; want 3 tries, then the failure", m.bodyCount("big"), sum)
+	}
+}
+
 // A listing that breaks off before anything of it was queued is read
 // again from its start: every file once, the retry counted, no failure.
 func TestBrokenListingReadAgain(t *testing.T) {
