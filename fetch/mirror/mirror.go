@@ -190,9 +190,9 @@ type Summary struct {
 	Unstable int64 `json:"unstable"`
 	// RetriesByKind splits Retries by what failed: "timeout" (no
 	// progress for the idle timeout: a stalled connection), "interrupted"
-	// (a connection reset or closed mid-transfer), "connect" (a
-	// connection not made, or lost before its first reply), "reply" (the
-	// server answered FTP 4yz, HTTP 5xx or 429).
+	// (a connection reset or closed, mid-transfer or before the server's
+	// greeting), "connect" (a connection that could not be made),
+	// "reply" (the server answered FTP 4yz, HTTP 5xx or 429).
 	RetriesByKind map[string]int64 `json:"retries_by_kind,omitempty"`
 	// HostConnections is how many connections at once the server was
 	// found to allow (it refused more), 0 when it refused none.
@@ -307,12 +307,13 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 	}
 	e.loadConnLimit(u)
 	defer e.saveConnLimit(u)
-	resp, err := c.Do(ctx, &fetch.Request{URL: rawURL, Parsed: u})
+	// Tried again, as every item is, while it fails transiently (a
+	// connection closed before its greeting, a reset, a timeout).
+	resp, err := e.get(ctx, nil, &fetch.Request{URL: rawURL, Parsed: u})
 	if err != nil {
 		e.fail(rawURL, "", err)
 		return &e.sum, err
 	}
-	resp.Body = e.throttle(ctx, resp.Body)
 	if err := e.site.init(rawURL, u, resp, c.DecodeName); err != nil {
 		resp.Close()
 		return &e.sum, err

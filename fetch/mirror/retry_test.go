@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
 )
 
@@ -73,6 +74,41 @@ func TestTransferBrokenOftenWithProgressCompletes(t *testing.T) {
 	}
 	if sum.Failed != 1 || sum.Retries != 2 || m.bodyCount("big") != 3 {
 		t.Errorf("no progress: %d bodies, summary %+v; want 3 tries, then the failure", m.bodyCount("big"), sum)
+	}
+}
+
+// failFirst fails its first n fetches as a connection closed before the
+// server's greeting does.
+type failFirst struct {
+	*memFTP
+	n int
+}
+
+func (f *failFirst) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Response, error) {
+	f.mu.Lock()
+	fail := f.n > 0
+	f.n--
+	f.mu.Unlock()
+	if fail {
+		return nil, schemes.Errorf(schemes.ErrInterrupted, "connect: EOF before the greeting")
+	}
+	return f.memFTP.Fetch(ctx, req)
+}
+
+// The starting URL is tried again like any item: a first connection
+// dropped does not end the mirror.
+func TestStartRetried(t *testing.T) {
+	m := newMemFTP()
+	m.file("pub/a", "file a")
+	f := &failFirst{memFTP: m, n: 2}
+	c := fetch.NewClient(fetch.Options{Warn: func(string) {}})
+	c.Register(m.scheme, f)
+	sum, err := Run(context.Background(), c, "x-ftp://127.0.0.1/", t.TempDir(), Options{RetryWait: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed != 0 || sum.New != 1 || sum.Retries != 2 || sum.RetriesByKind["interrupted"] != 2 {
+		t.Errorf("summary %+v", sum)
 	}
 }
 
