@@ -36,9 +36,10 @@
 // connections are hit is drawn from seeded generators, in the order the
 // relay accepts them: with one seed, the n-th control connection is
 // dropped (after the same number of commands) or not on every run, and
-// the n-th data connection stalls or not. An FTP-aware listener's data connections
-// are the data side (reset, stall) and its control connections the
-// control side (drop); on any other listener every connection is both.
+// the n-th data connection stalls or not. An FTP-aware listener's data
+// connections are the data side (reset, stall) and its control
+// connections the control side (drop); on any other listener every
+// connection is both.
 package relay
 
 import (
@@ -67,7 +68,7 @@ type Config struct {
 // Faults are the failures a relay injects. Each kind is off at its zero
 // value.
 type Faults struct {
-	// Seed seeds the generator that picks which connections stall and
+	// Seed seeds the generators that pick which connections stall and
 	// which are dropped.
 	Seed int64
 	// ResetEvery resets a data connection each time the bytes forwarded
@@ -294,6 +295,13 @@ func (r *Relay) serve(client net.Conn, accepted time.Time) {
 		}
 	}()
 	time.Sleep(time.Until(accepted.Add(3 * d)))
+	select {
+	case <-s.killed:
+		// Dropped before the server was dialled.
+		<-readDone
+		return
+	default:
+	}
 	server, err := net.Dial("tcp", r.target)
 	if err != nil {
 		up.abort()
@@ -336,7 +344,7 @@ func (r *Relay) serve(client net.Conn, accepted time.Time) {
 			return
 		}
 		var f *downFaults
-		if r.dataSide() && (cnt.cfg.Faults.ResetEvery > 0 || plan.stall) {
+		if r.dataSide() && (r.cfg.Faults.ResetEvery > 0 || plan.stall) {
 			f = &downFaults{root: cnt, s: s, stall: plan.stall, stallAfter: r.cfg.Faults.StallAfter,
 				stallFor: r.cfg.Faults.StallFor, clientFailed: clientFailed, relayClosed: r.done}
 		}
@@ -454,7 +462,7 @@ type downFaults struct {
 func (f *downFaults) cut(n int) (int, string) {
 	allowed, fault := n, ""
 	if f.stall && f.written+int64(n) > f.stallAfter {
-		allowed, fault = int(f.stallAfter-f.written), "stall"
+		allowed, fault = int(max(f.stallAfter-f.written, 0)), "stall"
 	}
 	if every := f.root.cfg.Faults.ResetEvery; every > 0 {
 		for {
