@@ -308,8 +308,15 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 	e.loadConnLimit(u)
 	defer e.saveConnLimit(u)
 	// Tried again, as every item is, while it fails transiently (a
-	// connection closed before its greeting, a reset, a timeout).
-	resp, err := e.get(ctx, nil, &fetch.Request{URL: rawURL, Parsed: u})
+	// connection closed before its greeting, a reset, a timeout); but a
+	// server not reached at all is most likely a wrong URL: said at once.
+	var resp *fetch.Response
+	for r := e.retrier(); ; {
+		resp, err = e.paced(ctx, &fetch.Request{URL: rawURL, Parsed: u})
+		if err == nil || errors.Is(err, schemes.ErrConnect) || !r.again(ctx, err, rawURL) {
+			break
+		}
+	}
 	if err != nil {
 		e.fail(rawURL, "", err)
 		return &e.sum, err

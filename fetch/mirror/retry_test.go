@@ -110,6 +110,19 @@ func TestStartRetried(t *testing.T) {
 	if sum.Failed != 0 || sum.New != 1 || sum.Retries != 2 || sum.RetriesByKind["interrupted"] != 2 {
 		t.Errorf("summary %+v", sum)
 	}
+	// A server not reached at all is said at once.
+	c = fetch.NewClient(fetch.Options{Warn: func(string) {}})
+	c.Register(m.scheme, &refusing{})
+	sum, err = Run(context.Background(), c, "x-ftp://127.0.0.1/", t.TempDir(), Options{RetryWait: time.Millisecond})
+	if !errors.Is(err, schemes.ErrConnect) || sum.Retries != 0 {
+		t.Errorf("refused: %v, %d retries; want the refusal, untried again", err, sum.Retries)
+	}
+}
+
+type refusing struct{}
+
+func (refusing) Fetch(context.Context, *schemes.Request) (*schemes.Response, error) {
+	return nil, schemes.Errorf(schemes.ErrConnect, "connection refused")
 }
 
 // A listing that breaks off before anything of it was queued is read
