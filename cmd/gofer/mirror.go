@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -56,7 +57,7 @@ could not safely become local names are listed and never written (exit 3).`,
 	f.BoolVar(&c.noParent, "no-parent", false, "keep to paths or selectors under the starting one")
 	f.Var(&filterFlag{list: &c.mf.filters}, "include", "mirror only what matches `GLOB` (repeatable; path relative to the start)")
 	f.Var(&filterFlag{list: &c.mf.filters, exclude: true}, "exclude", "leave out what matches `GLOB` (repeatable; --delete keeps it)")
-	f.IntVar(&c.mf.retries, "retries", mirror.DefaultRetries, "try an item again up to `N` times after a transient failure (FTP 4xx, reset, timeout, HTTP 5xx/429)")
+	f.IntVar(&c.mf.retries, "retries", mirror.DefaultRetries, "try an item again up to `N` times after a transient failure (FTP 4xx, reset, timeout, HTTP 5xx/429); a resumed transfer that made progress starts the count over")
 	f.DurationVar(&c.mf.wait, "wait", 0, "wait `DURATION` between one connection's requests (e.g. 500ms)")
 	f.StringVar(&c.mf.limitRate, "limit-rate", "", "transfer at most `BYTES` per second over all connections (suffix k or m: KiB, MiB)")
 	f.IntVar(&c.mf.maxPerHost, "max-per-host", mirror.DefaultMaxPerHost, "open at most `N` connections to the server, whatever --jobs says")
@@ -255,7 +256,12 @@ func (c *cli) writeSummary(sum *mirror.Summary) error {
 		fmt.Fprintf(w, "left out: %d probable loops not entered, %d items too deep\n", sum.Loops, sum.TooDeep)
 	}
 	if sum.Retries > 0 {
-		fmt.Fprintf(w, "tried again after transient failures: %d times\n", sum.Retries)
+		kinds := make([]string, 0, len(sum.RetriesByKind))
+		for k, n := range sum.RetriesByKind {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
+		}
+		sort.Strings(kinds)
+		fmt.Fprintf(w, "tried again after transient failures: %d times (%s)\n", sum.Retries, strings.Join(kinds, ", "))
 	}
 	if sum.HostConnections > 0 {
 		fmt.Fprintf(w, "the server allows %d connections at once (it refused more); the next run starts with that many\n", sum.HostConnections)

@@ -46,8 +46,11 @@ type memFTP struct {
 	nodes  map[string]*memNode
 	bodies map[string]int   // path -> bodies served
 	offs   map[string]int64 // path -> last offset asked
-	// breakAt makes the next body of path fail after n bytes.
-	breakAt map[string]int64
+	// breakAt makes the next body of path fail after n bytes, and
+	// breakList the next listing of the directory path after n entries.
+	breakAt   map[string]int64
+	breakList map[string]int
+	lists     map[string]int // path -> listings served
 	// gate, if set, is called before each body starts.
 	gate func(path string)
 	// reads, if set, is called before every read of a body.
@@ -63,7 +66,8 @@ type memFTP struct {
 
 func newMemFTP() *memFTP {
 	return &memFTP{scheme: "x-ftp", nodes: map[string]*memNode{"": {dir: true}},
-		bodies: map[string]int{}, offs: map[string]int64{}, breakAt: map[string]int64{}}
+		bodies: map[string]int{}, offs: map[string]int64{}, breakAt: map[string]int64{},
+		breakList: map[string]int{}, lists: map[string]int{}}
 }
 
 var testTime = time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)
@@ -151,7 +155,13 @@ func (m *memFTP) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resp
 		return nil, schemes.Errorf(schemes.ErrRefused, "550 %s: no such file", path)
 	}
 	if node.dir {
-		return &schemes.Response{URL: u, Kind: schemes.KindListing, Size: -1, Listing: m.listing(segs, path, node)}, nil
+		m.lists[path]++
+		l := m.listing(segs, path, node)
+		if n, ok := m.breakList[path]; ok {
+			delete(m.breakList, path)
+			l = &breakingListing{Listing: l, n: n}
+		}
+		return &schemes.Response{URL: u, Kind: schemes.KindListing, Size: -1, Listing: l}, nil
 	}
 	m.bodies[path]++
 	m.offs[path] = req.Offset
@@ -264,6 +274,21 @@ func (b *breaking) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	b.n -= int64(n)
 	return n, err
+}
+
+// breakingListing is a listing that breaks off after n entries, as one
+// whose data connection stalls or is reset does.
+type breakingListing struct {
+	schemes.Listing
+	n int
+}
+
+func (b *breakingListing) Next() (schemes.Entry, error) {
+	if b.n <= 0 {
+		return schemes.Entry{}, schemes.Errorf(schemes.ErrTimeout, "listing stalled")
+	}
+	b.n--
+	return b.Listing.Next()
 }
 
 // memGopher serves menus and items by selector.

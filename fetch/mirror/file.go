@@ -112,11 +112,15 @@ func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
 		}
 		// A transfer that broke off goes on from where it stopped when its
 		// bytes were kept (a large file the listing dates), else starts over.
+		prev := offset
 		resp, offset = nil, 0
 		if j.Size >= resumeMin && !j.Mod.IsZero() {
 			if fi, err := e.root.Lstat(e.tmpPath(tmp)); err == nil && fi.Mode().IsRegular() && fi.Size() < j.Size {
 				offset = fi.Size()
 			}
+		}
+		if offset > prev {
+			r.progressed()
 		}
 	}
 }

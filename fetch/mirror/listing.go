@@ -32,16 +32,29 @@ func (e *engine) listDir(ctx context.Context, j job, pre *fetch.Response) {
 	if resp == nil {
 		return
 	}
-	defer resp.Close()
+	defer func() { resp.Close() }()
 	w := &dirWalk{j: j, key: key, deeper: e.opts.Depth == 0 || j.Depth+1 < e.opts.Depth, anc: j.Anc}
 	var held []schemes.Entry
 	holding := true
 	versions := map[string]schemes.Entry{}
 	var lh listingHash
+	r := e.retrier()
 	for {
 		ent, err := resp.Listing.Next()
 		if err == io.EOF {
 			break
+		}
+		if err != nil && holding && r.again(ctx, err, j.URL) {
+			// Broken off (a reset, a stalled data connection) before
+			// anything of it was queued: read it again from the start.
+			again := e.openListing(ctx, j, nil, "directory")
+			if again == nil {
+				return
+			}
+			resp.Close()
+			resp = again
+			held, versions, lh, w.partial = nil, map[string]schemes.Entry{}, listingHash{}, false
+			continue
 		}
 		if err != nil {
 			e.fail(j.URL, j.Path, err)

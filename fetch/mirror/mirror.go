@@ -197,6 +197,12 @@ type Summary struct {
 	Retries  int64 `json:"retries"`
 	Changed  int64 `json:"changed"`
 	Unstable int64 `json:"unstable"`
+	// RetriesByKind splits Retries by what failed: "timeout" (no
+	// progress for the idle timeout: a stalled connection), "interrupted"
+	// (a connection reset or closed, mid-transfer or before the server's
+	// greeting), "connect" (a connection that could not be made),
+	// "reply" (the server answered FTP 4yz, HTTP 5xx or 429).
+	RetriesByKind map[string]int64 `json:"retries_by_kind,omitempty"`
 	// HostConnections is how many connections at once the server was
 	// found to allow (it refused more), 0 when it refused none.
 	HostConnections int           `json:"host_connections,omitempty"`
@@ -319,15 +325,24 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 	}
 	e.loadConnLimit(u)
 	defer e.saveConnLimit(u)
-	asked := time.Now()
-	resp, err := c.Do(ctx, &fetch.Request{URL: rawURL, Parsed: u})
+	// Tried again, as every item is, while it fails transiently (a
+	// connection closed before its greeting, a reset, a timeout); but a
+	// server not reached at all is most likely a wrong URL: said at once.
+	var resp *fetch.Response
+	var asked time.Time
+	for r := e.retrier(); ; {
+		asked = time.Now()
+		resp, err = e.paced(ctx, &fetch.Request{URL: rawURL, Parsed: u})
+		if err == nil || errors.Is(err, schemes.ErrConnect) || !r.again(ctx, err, rawURL) {
+			break
+		}
+	}
 	if err != nil {
 		e.fail(rawURL, "", err)
 		return &e.sum, err
 	}
 	e.streams = e.newStreams(u, startStreams, opts.Jobs, adaptive, time.Since(asked))
 	defer e.reportStreams(u)
-	resp.Body = e.throttle(ctx, resp.Body)
 	if err := e.site.init(rawURL, u, resp, c.DecodeName); err != nil {
 		resp.Close()
 		return &e.sum, err

@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -13,7 +14,8 @@ import (
 // Retries. A transient failure (an FTP 4yz reply, a connection reset or
 // refused, a timeout, an HTTP 5xx or 429) is tried again after a wait
 // that doubles each time; a permanent one (FTP 550, HTTP 404, a refused
-// login) is not. Options.Retries bounds the tries again per item.
+// login) is not. Options.Retries bounds the tries again per item that
+// make no progress.
 
 // DefaultRetries is Options.Retries when it is 0.
 const DefaultRetries = 3
@@ -26,9 +28,9 @@ const (
 
 // retrier counts one item's tries again.
 type retrier struct {
-	e    *engine
-	n    int
-	wait time.Duration
+	e           *engine
+	n           int
+	wait, first time.Duration
 }
 
 func (e *engine) retrier() *retrier {
@@ -36,7 +38,17 @@ func (e *engine) retrier() *retrier {
 	if w <= 0 {
 		w = defaultRetryWait
 	}
-	return &retrier{e: e, wait: w}
+	return &retrier{e: e, wait: w, first: w}
+}
+
+// progressed says the try that failed last moved the item forward (a
+// resumable transfer kept bytes it did not have): the bound and the wait
+// start over, so that a link that breaks every few MiB still brings a
+// large file in, while one that breaks before any progress is given up
+// after Options.Retries. Progress is bounded by the file's size, so the
+// tries are too.
+func (r *retrier) progressed() {
+	r.n, r.wait = 0, r.first
 }
 
 // maxRetries is the run's bound on tries again per item.
@@ -50,13 +62,40 @@ func (r *retrier) again(ctx context.Context, err error, url string) bool {
 		return false
 	}
 	r.n++
-	r.e.count(&r.e.sum.Retries)
+	r.e.countRetry(err)
 	r.e.logf("retry %d of %d in %v: %s: %v", r.n, r.e.maxRetries(), r.wait, url, err)
 	if !ctxwait.For(ctx, r.wait) {
 		return false
 	}
 	r.wait = min(2*r.wait, maxRetryWait)
 	return true
+}
+
+// retryKind names what a transient failure was, for
+// Summary.RetriesByKind.
+func retryKind(err error) string {
+	var re *schemes.ReplyError
+	switch {
+	case errors.As(err, &re):
+		return "reply"
+	case errors.Is(err, schemes.ErrTimeout):
+		return "timeout"
+	case errors.Is(err, schemes.ErrConnect):
+		return "connect"
+	}
+	return "interrupted"
+}
+
+// countRetry counts one try again after err.
+func (e *engine) countRetry(err error) {
+	k := retryKind(err)
+	e.mu.Lock()
+	e.sum.Retries++
+	if e.sum.RetriesByKind == nil {
+		e.sum.RetriesByKind = map[string]int64{}
+	}
+	e.sum.RetriesByKind[k]++
+	e.mu.Unlock()
 }
 
 // get is Client.Do, tried again (through r, or a retrier of its own when

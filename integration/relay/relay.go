@@ -28,6 +28,18 @@
 // the server (or its first send), the round trips a client waits for.
 // Pipelined commands are one turn; a command sent only after the previous
 // reply is one turn each.
+//
+// Faults (Config.Faults) make the link unreliable on purpose, for testing
+// a client's recovery: a reset after every so many bytes forwarded, data
+// connections that stall with their sockets left open, control
+// connections dropped at accept or after a few commands. Which
+// connections are hit is drawn from seeded generators, in the order the
+// relay accepts them: with one seed, the n-th control connection is
+// dropped (after the same number of commands) or not on every run, and
+// the n-th data connection stalls or not. An FTP-aware listener's data
+// connections are the data side (reset, stall) and its control
+// connections the control side (drop); on any other listener every
+// connection is both.
 package relay
 
 import (
@@ -35,6 +47,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand"
 	"net"
 	"regexp"
 	"strconv"
@@ -49,6 +62,36 @@ type Config struct {
 	RTT    time.Duration // round-trip time added to every connection
 	Rate   int64         // bytes per second per direction; 0: no cap
 	Window int           // bytes in flight per direction; 0: DefaultWindow
+	Faults Faults        // faults to inject; the zero value injects none
+}
+
+// Faults are the failures a relay injects. Each kind is off at its zero
+// value.
+type Faults struct {
+	// Seed seeds the generators that pick which connections stall and
+	// which are dropped.
+	Seed int64
+	// ResetEvery resets a data connection each time the bytes forwarded
+	// from server to client over the listener's data connections, all
+	// together, pass another multiple of ResetEvery: the bytes up to the
+	// multiple are delivered, then client and server both get a TCP reset.
+	ResetEvery int64
+	// Stall is the fraction (0 to 1) of data connections that stop
+	// forwarding from server to client after StallAfter bytes; their
+	// sockets stay open, silent, for StallFor (0: until the relay or,
+	// on FTP, the control connection closes), then both get a reset.
+	// A client that resets its side ends the stall at once; one that
+	// closes it cleanly cannot be told from a half-close, which a
+	// client may send as soon as it connects.
+	Stall      float64
+	StallAfter int64
+	StallFor   time.Duration
+	// Drop is the fraction (0 to 1) of control connections the relay
+	// closes, client and server side: each after a number of lines
+	// (commands) from the client drawn from 0 (at accept, before the
+	// server is dialled) to DropAfter.
+	Drop      float64
+	DropAfter int
 }
 
 // DefaultWindow is the bytes in flight per direction when Config.Window is
@@ -61,6 +104,11 @@ type Counts struct {
 	Turns int64 // client turns, over every connection
 	Up    int64 // bytes client to server
 	Down  int64 // bytes server to client
+	// Faults injected: data connections reset, data connections stalled,
+	// control connections dropped.
+	Resets int64
+	Stalls int64
+	Drops  int64
 }
 
 // Relay forwards every connection to its listener to one server.
@@ -73,9 +121,19 @@ type Relay struct {
 	single bool   // accept one connection only (an FTP data listener)
 
 	conns, turns, up, down atomic.Int64
+	resets, stalls, drops  atomic.Int64
+	forwarded              atomic.Int64 // data bytes server to client, for Faults.ResetEvery
+
+	// Faults.Seed's generators, on the listener clients connect to: one
+	// for drops, drawn in the order control connections are accepted, one
+	// for stalls, in the order data connections are, so that neither
+	// order disturbs the other's draws.
+	rngMu             sync.Mutex
+	dropRNG, stallRNG *rand.Rand
 
 	mu     sync.Mutex
 	closed bool
+	done   chan struct{} // closed by Close
 	open   map[net.Conn]bool
 	wg     sync.WaitGroup
 }
@@ -97,7 +155,12 @@ func newRelay(ln net.Listener, target string, ftp bool, cfg Config, parent *Rela
 	if cfg.Window <= 0 {
 		cfg.Window = DefaultWindow
 	}
-	return &Relay{cfg: cfg, ln: ln, target: target, ftp: ftp, parent: parent, open: map[net.Conn]bool{}}
+	r := &Relay{cfg: cfg, ln: ln, target: target, ftp: ftp, parent: parent, done: make(chan struct{}), open: map[net.Conn]bool{}}
+	if parent == nil {
+		r.dropRNG = rand.New(rand.NewSource(cfg.Faults.Seed))
+		r.stallRNG = rand.New(rand.NewSource(^cfg.Faults.Seed))
+	}
+	return r
 }
 
 // Addr is where clients connect.
@@ -105,7 +168,8 @@ func (r *Relay) Addr() string { return r.ln.Addr().String() }
 
 // Counts returns what the relay saw so far.
 func (r *Relay) Counts() Counts {
-	return Counts{Conns: r.conns.Load(), Turns: r.turns.Load(), Up: r.up.Load(), Down: r.down.Load()}
+	return Counts{Conns: r.conns.Load(), Turns: r.turns.Load(), Up: r.up.Load(), Down: r.down.Load(),
+		Resets: r.resets.Load(), Stalls: r.stalls.Load(), Drops: r.drops.Load()}
 }
 
 // Reset sets the counts back to zero.
@@ -114,12 +178,18 @@ func (r *Relay) Reset() {
 	r.turns.Store(0)
 	r.up.Store(0)
 	r.down.Store(0)
+	r.resets.Store(0)
+	r.stalls.Store(0)
+	r.drops.Store(0)
 }
 
 // Close stops the listener and every connection, and waits for them.
 func (r *Relay) Close() error {
 	err := r.ln.Close()
 	r.mu.Lock()
+	if !r.closed {
+		close(r.done)
+	}
 	r.closed = true
 	conns := make([]net.Conn, 0, len(r.open))
 	for c := range r.open {
@@ -194,20 +264,44 @@ func (r *Relay) serve(client net.Conn, accepted time.Time) {
 	// when the handshake would have reached it.
 	up := newLink(r.cfg, d)
 	down := newLink(r.cfg, d)
+	cnt := r.counter()
+	s := &session{client: client, up: up, down: down, killed: make(chan struct{})}
+	plan := r.plan()
+	if plan.drop && plan.dropAfter == 0 {
+		cnt.drops.Add(1) // before the deferred close
+		return
+	}
+	lines := 0
 	var sawServer atomic.Bool
 	sawServer.Store(true) // the client's first send is a turn
-	cnt := r.counter()
 	readDone := make(chan struct{})
+	clientFailed := make(chan struct{}) // the client's side ended other than by a FIN
 	go func() {
 		defer close(readDone)
-		up.read(client, func(n int) {
-			cnt.up.Add(int64(n))
+		err := up.read(client, func(b []byte) {
+			cnt.up.Add(int64(len(b)))
 			if sawServer.Swap(false) {
 				cnt.turns.Add(1)
 			}
+			if plan.drop {
+				lines += bytes.Count(b, []byte("\n"))
+				if lines >= plan.dropAfter {
+					s.kill(false, &cnt.drops)
+				}
+			}
 		})
+		if err != nil && !errors.Is(err, io.EOF) {
+			close(clientFailed)
+		}
 	}()
 	time.Sleep(time.Until(accepted.Add(3 * d)))
+	select {
+	case <-s.killed:
+		// Dropped before the server was dialled.
+		<-readDone
+		return
+	default:
+	}
 	server, err := net.Dial("tcp", r.target)
 	if err != nil {
 		up.abort()
@@ -222,10 +316,14 @@ func (r *Relay) serve(client net.Conn, accepted time.Time) {
 	}
 	defer r.untrack(server)
 	defer server.Close()
+	if !s.setServer(server) {
+		<-readDone
+		return
+	}
 
 	var wg sync.WaitGroup
 	wg.Add(3)
-	go func() { defer wg.Done(); up.write(server) }()
+	go func() { defer wg.Done(); up.write(server, nil) }()
 	var src io.Reader = server
 	var rw *ftpRewriter
 	if r.ftp {
@@ -234,8 +332,8 @@ func (r *Relay) serve(client net.Conn, accepted time.Time) {
 	}
 	go func() {
 		defer wg.Done()
-		down.read(src, func(n int) {
-			cnt.down.Add(int64(n))
+		down.read(src, func(b []byte) {
+			cnt.down.Add(int64(len(b)))
 			sawServer.Store(true)
 		})
 	}()
@@ -245,10 +343,167 @@ func (r *Relay) serve(client net.Conn, accepted time.Time) {
 			down.writeFTP(client, rw)
 			return
 		}
-		down.write(client)
+		var f *downFaults
+		if r.dataSide() && (r.cfg.Faults.ResetEvery > 0 || plan.stall) {
+			f = &downFaults{root: cnt, s: s, stall: plan.stall, stallAfter: r.cfg.Faults.StallAfter,
+				stallFor: r.cfg.Faults.StallFor, clientFailed: clientFailed, relayClosed: r.done}
+		}
+		down.write(client, f)
 	}()
 	<-readDone
 	wg.Wait()
+}
+
+// dataSide reports whether r's connections are data connections for
+// Faults: an FTP data listener's, or any on a listener not FTP-aware.
+func (r *Relay) dataSide() bool { return r.parent != nil || !r.ftp }
+
+// controlSide reports whether r's connections are control connections for
+// Faults.Drop: those of the listener clients connect to.
+func (r *Relay) controlSide() bool { return r.parent == nil }
+
+// connPlan is what Faults hold in store for one connection.
+type connPlan struct {
+	drop      bool
+	dropAfter int // client lines before the drop; 0: at accept
+	stall     bool
+}
+
+// plan draws one accepted connection's faults from the seeded generator.
+func (r *Relay) plan() connPlan {
+	f := r.cfg.Faults
+	root := r.counter()
+	root.rngMu.Lock()
+	defer root.rngMu.Unlock()
+	var p connPlan
+	if r.controlSide() && f.Drop > 0 && root.dropRNG.Float64() < f.Drop {
+		p.drop = true
+		if f.DropAfter > 0 {
+			p.dropAfter = root.dropRNG.Intn(f.DropAfter + 1)
+		}
+	}
+	if r.dataSide() && f.Stall > 0 && root.stallRNG.Float64() < f.Stall {
+		p.stall = true
+	}
+	return p
+}
+
+// session is one relayed connection's pair of sockets, which a fault
+// closes together.
+type session struct {
+	client   net.Conn
+	up, down *link
+
+	mu     sync.Mutex
+	server net.Conn
+	killed chan struct{}
+	dead   bool
+}
+
+// setServer records the server's socket; false when the session was
+// killed before it was dialled.
+func (s *session) setServer(c net.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dead {
+		return false
+	}
+	s.server = c
+	return true
+}
+
+// kill closes both sockets, with a TCP reset when reset is set, and stops
+// both directions; the first kill adds one to count (if set) before either
+// side can see it.
+func (s *session) kill(reset bool, count *atomic.Int64) {
+	s.mu.Lock()
+	if s.dead {
+		s.mu.Unlock()
+		return
+	}
+	s.dead = true
+	if count != nil {
+		count.Add(1)
+	}
+	close(s.killed)
+	conns := []net.Conn{s.client, s.server}
+	s.mu.Unlock()
+	for _, c := range conns {
+		if c == nil {
+			continue
+		}
+		if tc, ok := c.(*net.TCPConn); reset && ok {
+			tc.SetLinger(0) // close sends RST
+		}
+		c.Close()
+	}
+	s.up.abort()
+	s.down.abort()
+}
+
+// downFaults are the faults on a data connection's server-to-client
+// direction.
+type downFaults struct {
+	root       *Relay // holds the listener's forwarded count
+	s          *session
+	stall      bool
+	stallAfter int64
+	written    int64
+	stallFor   time.Duration
+	// clientFailed is closed when the client's side ended other than by
+	// a FIN, which a client may send at once (a half-close) and which
+	// says nothing about its going away.
+	clientFailed <-chan struct{}
+	relayClosed  <-chan struct{}
+}
+
+// cut returns how many of the next n bytes may be delivered before a
+// fault, and the fault: "" when all n may go.
+func (f *downFaults) cut(n int) (int, string) {
+	allowed, fault := n, ""
+	if f.stall && f.written+int64(n) > f.stallAfter {
+		allowed, fault = int(max(f.stallAfter-f.written, 0)), "stall"
+	}
+	if every := f.root.cfg.Faults.ResetEvery; every > 0 {
+		for {
+			before := f.root.forwarded.Load()
+			keep := int64(allowed) // up to the next multiple, which resets
+			if next := (before/every + 1) * every; before+keep >= next {
+				keep = next - before
+			}
+			if f.root.forwarded.CompareAndSwap(before, before+keep) {
+				if keep > 0 && (before+keep)%every == 0 {
+					allowed, fault = int(keep), "reset"
+				}
+				break
+			}
+		}
+	}
+	f.written += int64(allowed)
+	return allowed, fault
+}
+
+// apply injects fault after the bytes before it were delivered.
+func (f *downFaults) apply(fault string) {
+	switch fault {
+	case "reset":
+		f.s.kill(true, &f.root.resets)
+	case "stall":
+		f.root.stalls.Add(1)
+		var end <-chan time.Time
+		if f.stallFor > 0 {
+			t := time.NewTimer(f.stallFor)
+			defer t.Stop()
+			end = t.C
+		}
+		select {
+		case <-f.clientFailed:
+		case <-f.relayClosed:
+		case <-f.s.killed:
+		case <-end:
+		}
+		f.s.kill(true, nil)
+	}
 }
 
 func hostOf(addr string) string {
@@ -294,19 +549,20 @@ func newLink(cfg Config, delay time.Duration) *link {
 func (l *link) abort() { l.once.Do(func() { close(l.stop) }) }
 
 // read moves src's bytes into the queue, each due delay after it came,
-// and calls seen with every read's length.
-func (l *link) read(src io.Reader, seen func(int)) {
+// and calls seen with every read's bytes. It returns how src ended: nil
+// when the link stopped first.
+func (l *link) read(src io.Reader, seen func([]byte)) error {
 	for {
 		select {
 		case l.window <- struct{}{}:
 		case <-l.stop:
-			return
+			return nil
 		}
 		buf := make([]byte, block)
 		n, err := src.Read(buf)
 		now := time.Now()
 		if n > 0 {
-			seen(n)
+			seen(buf[:n])
 			due := now.Add(l.delay)
 			if l.cfg.Rate > 0 {
 				if l.rateAt.Before(now) {
@@ -320,7 +576,7 @@ func (l *link) read(src io.Reader, seen func(int)) {
 			select {
 			case l.q <- chunk{data: buf[:n], due: due}:
 			case <-l.stop:
-				return
+				return nil
 			}
 		} else {
 			<-l.window
@@ -330,7 +586,7 @@ func (l *link) read(src io.Reader, seen func(int)) {
 			case l.q <- chunk{due: now.Add(l.delay), err: err}:
 			case <-l.stop:
 			}
-			return
+			return err
 		}
 	}
 }
@@ -359,8 +615,9 @@ func (l *link) next() (chunk, bool) {
 }
 
 // write delivers the queue to dst; at the end it half-closes dst (or
-// closes it when the source failed) and stops the link.
-func (l *link) write(dst net.Conn) {
+// closes it when the source failed) and stops the link. f, if set, injects
+// faults on the way.
+func (l *link) write(dst net.Conn, f *downFaults) {
 	defer l.abort()
 	for {
 		c, ok := l.next()
@@ -371,8 +628,20 @@ func (l *link) write(dst net.Conn) {
 			endWrite(dst, c.err)
 			return
 		}
-		if _, err := dst.Write(c.data); err != nil {
-			dst.Close()
+		data, fault := c.data, ""
+		if f != nil {
+			var n int
+			n, fault = f.cut(len(data))
+			data = data[:n]
+		}
+		if len(data) > 0 {
+			if _, err := dst.Write(data); err != nil {
+				dst.Close()
+				return
+			}
+		}
+		if fault != "" {
+			f.apply(fault)
 			return
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -265,4 +267,274 @@ func readArchive(t *testing.T, rel string) []byte {
 		t.Fatalf("%s is empty", rel)
 	}
 	return b
+}
+
+// sender is a scripted server that sends payload over and over on every
+// connection until a write fails, and then reports that write's error on
+// ended: the moment the connection ended for the server.
+func sender(t *testing.T, payload []byte) (addr string, ended <-chan error) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	ch := make(chan error, 16)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				for {
+					if _, err := c.Write(payload); err != nil {
+						ch <- err
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String(), ch
+}
+
+// A reset comes after every ResetEvery bytes the listener forwarded, all
+// connections together: the bytes before it arrive intact, then both
+// sides see the connection fail.
+func TestFaultReset(t *testing.T) {
+	payload := make([]byte, 1<<20)
+	rand.Read(payload)
+	const every = 300_000
+	addr, ended := sender(t, payload)
+	r := start(t, addr, false, Config{Faults: Faults{ResetEvery: every}})
+	for i := 0; i < 3; i++ {
+		var got []byte
+		c, err := net.Dial("tcp", r.Addr())
+		if err == nil {
+			got, err = io.ReadAll(c)
+			c.Close()
+		} else if !errors.Is(err, syscall.ECONNRESET) {
+			t.Fatal(err)
+		}
+		// On loopback the reset may come before the dial has checked its
+		// socket: then the dial itself reports it.
+		if err == nil {
+			t.Errorf("connection %d: %d bytes and a clean end, want a reset", i, len(got))
+		}
+		if len(got) > every || !bytes.Equal(got, payload[:len(got)]) {
+			t.Errorf("connection %d: %d bytes, want at most %d, a prefix of the payload", i, len(got), every)
+		}
+		<-ended
+	}
+	if got := r.Counts(); got.Resets != 3 || got.Down < 3*every {
+		t.Errorf("counts %+v, want 3 resets after %d bytes down or more", got, 3*every)
+	}
+	if got := r.forwarded.Load(); got != 3*every {
+		t.Errorf("forwarded %d bytes, want exactly %d", got, 3*every)
+	}
+}
+
+// A stalled connection delivers StallAfter bytes, then nothing, with both
+// sockets open, for StallFor: a half-close from the client (gofer sends
+// one to vsftpd as soon as it connects) does not end it. Then both sides
+// are reset.
+func TestFaultStall(t *testing.T) {
+	payload := make([]byte, 1<<20)
+	rand.Read(payload)
+	const after, stallFor = 100_000, 500 * time.Millisecond
+	addr, ended := sender(t, payload)
+	r := start(t, addr, false, Config{Faults: Faults{Stall: 1, StallAfter: after, StallFor: stallFor}})
+	dialled := time.Now() // the stall starts after this
+	c, err := net.Dial("tcp", r.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.(*net.TCPConn).CloseWrite()
+	got := make([]byte, after)
+	if _, err := io.ReadFull(c, got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, payload[:after]) {
+		t.Fatal("the bytes before the stall differ from the payload's")
+	}
+	// Nothing more comes, and the connection stays open: the read ends
+	// by its deadline, not by an EOF or a reset.
+	c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	n, err := c.Read(make([]byte, 1))
+	if ne, ok := err.(net.Error); n != 0 || !ok || !ne.Timeout() {
+		t.Fatalf("read after the stall: %d bytes, %v; want a timeout", n, err)
+	}
+	select {
+	case err := <-ended:
+		t.Fatalf("the server's connection ended during the stall: %v", err)
+	default:
+	}
+	c.SetReadDeadline(time.Time{})
+	n, err = c.Read(make([]byte, 1))
+	if took := time.Since(dialled); n != 0 || !errors.Is(err, syscall.ECONNRESET) || took < stallFor {
+		t.Errorf("the stall ended after %v with %d bytes, %v; want a reset after %v", took, n, err, stallFor)
+	}
+	<-ended
+	if got := r.Counts(); got.Stalls != 1 {
+		t.Errorf("counts %+v, want 1 stall", got)
+	}
+}
+
+// A client that resets a stalled connection ends the stall at once, even
+// one with no end of its own: the server's side is closed too.
+func TestFaultStallClientReset(t *testing.T) {
+	payload := make([]byte, 1<<20)
+	addr, ended := sender(t, payload)
+	r := start(t, addr, false, Config{Faults: Faults{Stall: 1, StallAfter: 1000}})
+	c, err := net.Dial("tcp", r.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(c, make([]byte, 10)); err != nil {
+		t.Fatal(err)
+	}
+	c.(*net.TCPConn).SetLinger(0)
+	c.Close() // with bytes unread: a reset
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server's connection outlived the client's reset by 10s")
+	}
+}
+
+// Drop with DropAfter 0 closes connections at accept: which ones is drawn
+// from the seed, the same for the same seed.
+func TestFaultDropAtAccept(t *testing.T) {
+	target := greeter(t)
+	pattern := func(seed int64) string {
+		r := start(t, target, false, Config{Faults: Faults{Seed: seed, Drop: 0.5}})
+		var b strings.Builder
+		for i := 0; i < 20; i++ {
+			c, err := net.Dial("tcp", r.Addr())
+			if err != nil {
+				t.Fatal(err)
+			}
+			line, err := bufio.NewReader(c).ReadString('\n')
+			c.Close()
+			switch {
+			case err == nil && line == "220 hello\r\n":
+				b.WriteByte('.')
+			case err != nil && line == "":
+				b.WriteByte('x')
+			default:
+				t.Fatalf("connection %d: %q, %v", i, line, err)
+			}
+		}
+		if got, want := r.Counts().Drops, int64(strings.Count(b.String(), "x")); got != want {
+			t.Errorf("%d drops counted, %d seen", got, want)
+		}
+		return b.String()
+	}
+	a, b := pattern(7), pattern(7)
+	if a != b {
+		t.Errorf("seed 7 dropped %s, then %s", a, b)
+	}
+	if !strings.Contains(a, "x") || !strings.Contains(a, ".") {
+		t.Errorf("seed 7 at 0.5 dropped %s: want some and not all", a)
+	}
+}
+
+// Drop with DropAfter N closes a connection once the client has sent a
+// number of lines drawn from 0 to N: the reply to the last is never heard.
+func TestFaultDropMidSession(t *testing.T) {
+	const after = 4
+	r := start(t, greeter(t), false, Config{Faults: Faults{Seed: 1, Drop: 1, DropAfter: after}})
+	midSession := 0
+	for i := 0; i < 10; i++ {
+		c, err := net.Dial("tcp", r.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		tp := textproto.NewConn(c)
+		replies := 0
+		if _, _, err := tp.ReadResponse(220); err == nil {
+			for ; replies <= after; replies++ {
+				if err := tp.PrintfLine("NOOP"); err != nil {
+					break
+				}
+				if _, _, err := tp.ReadResponse(200); err != nil {
+					break
+				}
+			}
+			midSession++
+		}
+		tp.Close()
+		if replies >= after {
+			t.Errorf("connection %d: %d replies, want the drop before the reply to command %d", i, replies, after)
+		}
+	}
+	if midSession == 0 {
+		t.Error("every connection was dropped at accept; want some dropped mid-session")
+	}
+	if got := r.Counts(); got.Drops != 10 {
+		t.Errorf("counts %+v, want 10 drops", got)
+	}
+}
+
+// On an FTP-aware listener the data connections are the data side: a
+// reset breaks the passive-mode download, and the control connection
+// goes on.
+func TestFaultResetFTPDataOnly(t *testing.T) {
+	if !itest.Enabled() {
+		t.Skip("GOFER_INTEGRATION=1 runs this against the harness servers")
+	}
+	itest.Require(t, itest.FTPHost+":21")
+	const every = 100_000
+	r := start(t, itest.FTPHost+":21", true, Config{Faults: Faults{ResetEvery: every}})
+	c, err := textproto.Dial("tcp", r.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cmd := func(code int, format string, args ...any) string {
+		t.Helper()
+		id, err := c.Cmd(format, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.StartResponse(id)
+		defer c.EndResponse(id)
+		_, msg, err := c.ReadResponse(code)
+		if err != nil {
+			t.Fatalf("%s: %v", fmt.Sprintf(format, args...), err)
+		}
+		return msg
+	}
+	if _, _, err := c.ReadResponse(220); err != nil {
+		t.Fatal(err)
+	}
+	cmd(331, "USER anonymous")
+	cmd(230, "PASS gofer@")
+	cmd(200, "TYPE I")
+	msg := cmd(229, "EPSV")
+	port := msg[strings.Index(msg, "|||")+3 : strings.LastIndex(msg, "|")]
+	host, _ := splitAddr(r.Addr())
+	data, err := net.Dial("tcp", net.JoinHostPort(host, port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer data.Close()
+	cmd(150, "RETR archive/binary/random-1m.bin")
+	got, err := io.ReadAll(data)
+	want := readArchive(t, "binary/random-1m.bin")
+	if err == nil || len(got) > every || !bytes.Equal(got, want[:len(got)]) {
+		t.Errorf("download: %d bytes, %v; want a reset after at most %d bytes of the file", len(got), err, every)
+	}
+	// vsftpd says how the transfer ended (426, or 226 when all was
+	// already written); the control connection is intact.
+	if code, msg, err := c.ReadResponse(0); err != nil || (code != 426 && code != 226) {
+		t.Errorf("after the reset: %d %s, %v", code, msg, err)
+	}
+	cmd(200, "NOOP")
+	if got := r.Counts(); got.Resets != 1 || got.Drops != 0 {
+		t.Errorf("counts %+v, want 1 reset", got)
+	}
 }

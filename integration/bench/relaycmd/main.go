@@ -2,13 +2,21 @@
 // front of one server, for the shell benchmarks in integration/bench:
 //
 //	relaycmd -listen 127.0.0.1:0 -target 127.0.0.21:21 -rtt 50ms [-rate 100MiB] [-ftp] [-ready FILE]
+//	         [-seed N] [-reset-every 4MiB] [-stall 0.01] [-stall-after 64KiB] [-stall-for 30s] [-drop 0.05] [-drop-after 20]
+//
+// The fault flags inject the relay's faults (relay.Faults): a reset after
+// every -reset-every bytes forwarded on data connections, the fraction
+// -stall of data connections stalled after -stall-after bytes for
+// -stall-for (then reset; 0: until the control connection ends), the
+// fraction -drop of control connections closed after up to -drop-after
+// commands, which connections drawn from -seed.
 //
 // Once listening it writes the relay's address on a line of its own to
 // standard output (and to FILE with -ready, written whole when ready), so
 // that a script can wait for it and use an ephemeral port. It prints the
 // counts of what the relay saw, one line
 //
-//	conns N turns N up N down N
+//	conns N turns N up N down N resets N stalls N drops N
 //
 // on SIGUSR1 (and goes on), on SIGUSR2 (then resets them to zero), and on
 // SIGTERM or SIGINT (then ends). A counts line goes to standard output, or
@@ -38,9 +46,16 @@ func main() {
 	ftp := flag.Bool("ftp", false, "rewrite FTP PASV and EPSV replies so that data connections come through the relay")
 	ready := flag.String("ready", "", "write the listening address to this file once listening")
 	counts := flag.String("counts", "", "write counts to this file instead of standard output")
+	seed := flag.Int64("seed", 1, "seed of the generator that picks the connections faults hit")
+	resetEvery := flag.String("reset-every", "", "reset a data connection after every N bytes forwarded on all of them (relaycmd's -rate syntax); none by default")
+	stall := flag.Float64("stall", 0, "fraction of data connections to stall (stop forwarding, keep open)")
+	stallAfter := flag.String("stall-after", "", "bytes a stalled data connection delivers first")
+	stallFor := flag.Duration("stall-for", 0, "how long a stalled data connection stays open before the relay resets it (0: until its control connection ends)")
+	drop := flag.Float64("drop", 0, "fraction of control connections to close")
+	dropAfter := flag.Int("drop-after", 0, "close a dropped connection after 0 to N client commands (0: at accept)")
 	flag.Parse()
 	if *target == "" || flag.NArg() != 0 {
-		fmt.Fprintln(os.Stderr, "usage: relaycmd -target HOST:PORT [-listen ADDR] [-rtt D] [-rate N] [-window N] [-ftp] [-ready FILE] [-counts FILE]")
+		fmt.Fprintln(os.Stderr, "usage: relaycmd -target HOST:PORT [-listen ADDR] [-rtt D] [-rate N] [-window N] [-ftp] [-ready FILE] [-counts FILE] [-seed N] [-reset-every N] [-stall F] [-stall-after N] [-stall-for D] [-drop F] [-drop-after N]")
 		os.Exit(2)
 	}
 	cfg := relay.Config{RTT: *rtt}
@@ -53,6 +68,13 @@ func main() {
 		fail("-window: %v", err)
 	}
 	cfg.Window = int(w)
+	cfg.Faults = relay.Faults{Seed: *seed, Stall: *stall, StallFor: *stallFor, Drop: *drop, DropAfter: *dropAfter}
+	if cfg.Faults.ResetEvery, err = bytesFlag(*resetEvery); err != nil {
+		fail("-reset-every: %v", err)
+	}
+	if cfg.Faults.StallAfter, err = bytesFlag(*stallAfter); err != nil {
+		fail("-stall-after: %v", err)
+	}
 
 	sig := make(chan os.Signal, 4)
 	signal.Notify(sig, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGTERM, syscall.SIGINT)
@@ -69,7 +91,8 @@ func main() {
 
 	for s := range sig {
 		c := r.Counts()
-		line := fmt.Sprintf("conns %d turns %d up %d down %d\n", c.Conns, c.Turns, c.Up, c.Down)
+		line := fmt.Sprintf("conns %d turns %d up %d down %d resets %d stalls %d drops %d\n",
+			c.Conns, c.Turns, c.Up, c.Down, c.Resets, c.Stalls, c.Drops)
 		if *counts != "" {
 			if err := writeWhole(*counts, line); err != nil {
 				fmt.Fprintln(os.Stderr, "relaycmd:", err)
