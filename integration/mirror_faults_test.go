@@ -195,3 +195,22 @@ func diffAgainst(t *testing.T, dir string, manifest map[string]string) []string 
 	}
 	return diffs
 }
+
+// TestMirrorWarnsOnce: a mirror of a server on a non-default port makes
+// one request per file, each guarded; the port's warning is printed once
+// per run, not once per file.
+func TestMirrorWarnsOnce(t *testing.T) {
+	itest.Require(t, itest.FTPHost+":21")
+	r, err := relay.Listen("127.0.0.1:0", itest.FTPHost+":21", true, relay.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	res := itest.Run(t, nil, nil, "mirror", "-j", "2", "ftp://"+r.Addr()+"/archive/text/", t.TempDir())
+	if res.Code != 0 {
+		t.Fatalf("exit %d: %s", res.Code, res.Stderr)
+	}
+	if n := strings.Count(res.Stderr, "names port"); n != 1 {
+		t.Errorf("the port warning was printed %d times, want once:\n%s", n, res.Stderr)
+	}
+}

@@ -54,8 +54,23 @@ func (c *cli) errorf(format string, args ...any) {
 	fmt.Fprintf(c.stderr, "gofer: %s\n", msg)
 }
 
-// warnf prints a warning on stderr.
+// warnf prints a warning on stderr, each distinct one once per run (up
+// to maxWarned remembered; past that, repeats print again).
 func (c *cli) warnf(msg string) {
 	msg = strings.ReplaceAll(strings.TrimSpace(msg), "\n", " ")
+	c.warnMu.Lock()
+	defer c.warnMu.Unlock()
+	if c.warned[msg] {
+		return
+	}
+	if c.warned == nil {
+		c.warned = map[string]bool{}
+	}
+	if len(c.warned) < maxWarned {
+		c.warned[msg] = true
+	}
 	fmt.Fprintf(c.stderr, "gofer: warning: %s\n", msg)
 }
+
+// maxWarned bounds the warnings warnf remembers.
+const maxWarned = 4096

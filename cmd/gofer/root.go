@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -29,6 +30,11 @@ type cli struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	code           int // exit code a command set itself
+
+	// warned holds the warnings already printed, so that a mirror's
+	// thousands of requests to one non-default port say it once.
+	warnMu sync.Mutex
+	warned map[string]bool
 
 	output        string
 	remoteName    bool
