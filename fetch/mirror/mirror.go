@@ -522,7 +522,9 @@ func (e *engine) worker(ctx context.Context, id int) {
 			return
 		}
 		if !held.keep() {
-			if held != nil && held.turnTaken && !ctxwait.For(ctx, time.Duration(rand.Int64N(int64(slotYield)))) {
+			// Only a shared crawl has other processes to yield to: a local
+			// run's slots are its own and come at once.
+			if e.shared != nil && held != nil && held.turnTaken && !ctxwait.For(ctx, time.Duration(rand.Int64N(int64(slotYield)))) {
 				done()
 				return
 			}
