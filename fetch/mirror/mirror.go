@@ -301,7 +301,14 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 	}
 	e.loadConnLimit(u)
 	defer e.saveConnLimit(u)
-	resp, err := c.Do(ctx, &fetch.Request{URL: rawURL, Parsed: u})
+	// The other workers' connections are opened alongside the first
+	// fetch (a fetcher with a pool logs them in meanwhile), unless a
+	// shared crawl hands out connection slots or Wait spaces requests.
+	spare := 0
+	if e.shared == nil && opts.Wait == 0 {
+		spare = opts.Jobs - 1
+	}
+	resp, err := c.Do(ctx, &fetch.Request{URL: rawURL, Parsed: u, Spare: spare})
 	if err != nil {
 		e.fail(rawURL, "", err)
 		return &e.sum, err

@@ -199,6 +199,10 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		}
 	}
 
+	if req.Spare > 0 {
+		f.openSpares(ctx, req, key, who, v.Dirs(), req.Spare)
+	}
+
 	// A kept connection may have been ended by the server meanwhile; that
 	// shows as a broken connection before anything was transferred, and
 	// the fetch is tried once more on a fresh one.
@@ -290,10 +294,7 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 	// (an empty segment is "CWD " with an empty argument). The CWDs go out
 	// together with the commands that follow them up to the transfer.
 	dirs := v.Dirs()
-	from := 0 // dirs[:from] are CWDs c has already made
-	if reused {
-		from = c.done(dirs)
-	}
+	from := c.done(dirs) // dirs[:from] are CWDs c has already made (a new one: at its login)
 	var steps []step
 	homeErr := false
 	if from < 0 {
@@ -365,7 +366,7 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 	}
 
 	t := transferType(v)
-	if !reused || c.curType != t {
+	if c.curType != t {
 		c.curType = 0
 		steps = append(steps, step{line: "TYPE " + string(t), then: func(code int, msg string) error {
 			if code/100 != 2 {

@@ -102,11 +102,14 @@ func (f *Fetcher) acquire(ctx context.Context, req *schemes.Request, key poolKey
 				return nil, false, dial.Classify(ctx.Err(), "wait for a connection to "+server)
 			}
 		}
-		c, err = open(ctx, req, key, who, f.pipelines(key))
+		// The fetch's CWDs, and the passive command of a transfer, go out
+		// with the login.
+		to := landing{dirs: dirs, passive: req.IfModifiedSince.IsZero()}
+		c, err = open(ctx, req, key, who, f.pipelines(key), to)
 		if err == errNoPipeline {
 			// Found at login: that server gets one command at a time.
 			f.noPipelining(key)
-			c, err = open(ctx, req, key, who, false)
+			c, err = open(ctx, req, key, who, false, to)
 		}
 		if err == nil {
 			c.release = f.releaser(server)
