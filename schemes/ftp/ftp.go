@@ -340,6 +340,15 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 	base := req.URL
 
 	if v.TypeCode == 'd' || name == "" {
+		if v.TypeCode != 'd' && cwds > 0 && c.pipe && c.next != "" {
+			// A data connection was asked for ahead: the listing goes out
+			// behind its CWDs, and is read only once they have worked.
+			resp, i, err := f.listAfter(ctx, req, c, stop, fail, dirs, steps)
+			if i >= 0 {
+				return cwdDone(i, err)
+			}
+			return resp, err
+		}
 		// The listing's passive command goes with the CWDs.
 		if c.next == "" && len(steps) > 0 {
 			steps = append(steps, c.passiveNextStep())
@@ -650,13 +659,30 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 // the server has it (RFC 3659 §7), LIST otherwise.
 func (f *Fetcher) list(ctx context.Context, req *schemes.Request, c *conn, stop func() bool,
 	fail func(error, string) (*schemes.Response, error), dir []string) (*schemes.Response, error) {
+	resp, _, err := f.listAfter(ctx, req, c, stop, fail, dir, nil)
+	return resp, err
+}
+
+// listAfter is list with the steps before (the CWDs to dir) sent with the
+// listing's command (startListAfter). A refusal among them comes back,
+// not yet handled, with its index; any other error has index -1 and has
+// gone through fail.
+func (f *Fetcher) listAfter(ctx context.Context, req *schemes.Request, c *conn, stop func() bool,
+	fail func(error, string) (*schemes.Response, error), dir []string, before []step) (*schemes.Response, int, error) {
 	cmd := "LIST"
 	if c.mlsd {
 		cmd = "MLSD"
 	}
-	l, err := f.startList(ctx, req, c, stop, cmd)
+	l, i, err := f.startListAfter(ctx, req, c, stop, cmd, before)
+	if i >= 0 {
+		return nil, i, err
+	}
 	if err != nil {
-		return fail(err, cmd)
+		resp, err := fail(err, cmd)
+		return resp, -1, err
+	}
+	if len(before) > 0 {
+		c.at = slices.Clone(dir)
 	}
 	l.base, l.dir = req.URL, dir
 	if req.VerifyListing && l.mlsd {
@@ -664,7 +690,7 @@ func (f *Fetcher) list(ctx context.Context, req *schemes.Request, c *conn, stop 
 	} else if req.VerifyListing {
 		req.Warnf("ftp: verifying the listing: " + c.key.server() + " has no MLSD; LIST is its only listing")
 	}
-	return listingResponse(req.URL, l), nil
+	return listingResponse(req.URL, l), -1, nil
 }
 
 func listingResponse(u *schemes.URL, l *listing) *schemes.Response {

@@ -24,10 +24,12 @@ import (
 // a RETR or a listing, the passive command of the next transfer, whose
 // reply comes with the reply that ends this one.
 //
-// What is never sent ahead of a reply it depends on: USER and PASS (the
-// login is the engine's, one command at a time), a RETR or a listing
-// behind a CWD (a refused CWD would leave the connection elsewhere and the
-// RETR would fetch another file), a RETR behind a passive command that has
+// What is never sent ahead of a reply it depends on: PASS (USER's reply
+// decides whether it is sent), a RETR behind a CWD (a refused CWD would
+// leave the connection elsewhere and the RETR would fetch another file),
+// a listing behind a CWD unless its data connection was asked for ahead
+// (then the CWDs' replies, which come first, are read before any of its
+// data, and a listing behind a refused one is closed unread), a RETR behind a passive command that has
 // not yet worked on this connection (a refused EPSV would leave the RETR
 // without a data connection), and a RETR whose sending depends on SIZE or
 // MDTM (If-Modified-Since, a size limit, a resumed transfer).

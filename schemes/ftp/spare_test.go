@@ -1,0 +1,124 @@
+package ftp
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+// waitIdle waits until f keeps n connections, or fails the test after a
+// generous while: every connection kept signals the server's slots.
+func waitIdle(t *testing.T, f *Fetcher, server string, n int) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		f.mu.Lock()
+		got := f.nidle
+		freed := f.serverSlots(server).freed
+		f.mu.Unlock()
+		if got >= n {
+			return
+		}
+		select {
+		case <-freed:
+		case <-deadline:
+			t.Fatalf("%d connections kept, want %d", got, n)
+		}
+	}
+}
+
+// A fetch that asks for spare connections has them opened alongside it,
+// logged in and gone to its directory with a passive command read ahead;
+// the fetches that follow use them and open none.
+func TestSpareConnections(t *testing.T) {
+	fake := newFake(t)
+	fake.addFile("/d/x", "ex")
+	fake.addFile("/d/y", "why")
+	fake.listings["LIST /d"] = "-rw-r--r--    1 0 0 2 Dec 20  1994 x\r\n-rw-r--r--    1 0 0 3 Dec 20  1994 y\r\n"
+	f := New()
+	req := newReq(ftpURL(fake.port(), 0, "d", ""))
+	req.Spare = 2
+	resp, err := f.Fetch(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := resp.Listing.Next(); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	resp.Close()
+	server := poolKey{host: "127.0.0.1", port: fake.port()}.server()
+	waitIdle(t, f, server, 3)
+	// Two fetches at once, each on a connection of its own: the spares.
+	var bodies [2]io.ReadCloser
+	for i, name := range []string{"x", "y"} {
+		r := newReq(ftpURL(fake.port(), 0, "d", name))
+		r.SkipMetadata = true
+		resp, err := f.Fetch(context.Background(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies[i] = resp.Body
+	}
+	got := ""
+	for _, b := range bodies {
+		data, err := io.ReadAll(b)
+		b.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got += string(data)
+	}
+	if got != "exwhy" {
+		t.Errorf("bodies %q", got)
+	}
+	f.Close()
+	fake.ln.Close()
+	fake.wg.Wait()
+	if fake.logins != 3 {
+		t.Errorf("%d logins, want 3: the fetch's and two spares", fake.logins)
+	}
+	spareLogin := loginBatches[1] + "CWD d\r\nEPSV\r\n"
+	if n := strings.Count(strings.Join(fake.sentBatches(), "|"), spareLogin); n != 3 {
+		t.Errorf("%d logins went to d with a passive command, want 3:\n%q", n, fake.sentBatches())
+	}
+}
+
+// A server's known limit bounds the spares: none beyond it is opened.
+func TestSpareConnectionsKeepToTheLimit(t *testing.T) {
+	fake := newFake(t)
+	fake.listings["LIST /"] = "-rw-r--r--    1 0 0 2 Dec 20  1994 x\r\n"
+	f := New()
+	f.SetConnLimit("127.0.0.1", fake.port(), 2)
+	req := newReq(ftpURL(fake.port(), 0, ""))
+	req.Spare = 7
+	resp, err := f.Fetch(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := resp.Listing.Next(); err != nil {
+			break
+		}
+	}
+	resp.Close()
+	server := poolKey{host: "127.0.0.1", port: fake.port()}.server()
+	waitIdle(t, f, server, 2)
+	f.mu.Lock()
+	open := f.serverSlots(server).open
+	f.mu.Unlock()
+	if open != 2 {
+		t.Errorf("%d connections held, want the limit, 2", open)
+	}
+	f.Close()
+	fake.ln.Close()
+	fake.wg.Wait()
+	if fake.logins != 2 {
+		t.Errorf("%d logins, want 2", fake.logins)
+	}
+}
