@@ -199,10 +199,6 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		}
 	}
 
-	if req.Spare > 0 {
-		f.openSpares(ctx, req, key, who, v.Dirs(), req.Spare)
-	}
-
 	// A kept connection may have been ended by the server meanwhile; that
 	// shows as a broken connection before anything was transferred, and
 	// the fetch is tried once more on a fresh one.
@@ -210,6 +206,9 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		c, reused, err := f.acquire(ctx, req, key, who, v.Dirs())
 		if err != nil {
 			return nil, err
+		}
+		if attempt == 0 && req.Spare > 0 {
+			f.openSpares(ctx, req, key, who, v.Dirs(), req.Spare)
 		}
 		c.sendAhead = c.sendAhead && f.sendsAhead(key)
 		resp, err := f.fetchOn(ctx, req, c, v, reused)

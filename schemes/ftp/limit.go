@@ -30,9 +30,10 @@ var busyPauses = [...]time.Duration{500 * time.Millisecond, time.Second, 2 * tim
 
 // slots is what the Fetcher knows of one server's connections.
 type slots struct {
-	open  int           // control connections held: opening, in use or kept
-	limit int           // the server's limit as learned, 0 when none is known
-	freed chan struct{} // closed (and replaced) when a connection is released or kept
+	open   int           // control connections held: opening, in use or kept
+	limit  int           // the server's limit as learned, 0 when none is known
+	spares int           // of open, spare connections still logging in (spare.go)
+	freed  chan struct{} // closed (and replaced) when a connection is released or kept
 }
 
 // serverSlots returns the slots of server, made on first use. f.mu is held.
@@ -146,6 +147,11 @@ func (f *Fetcher) reserve(key poolKey) (wait <-chan struct{}, spare *conn) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s := f.serverSlots(key.server())
+	if s.spares > 0 {
+		// A spare on its way is the connection to wait for: another
+		// opened now would be one more than the caller asked for.
+		return s.freed, nil
+	}
 	if s.limit == 0 || s.open < s.limit {
 		s.open++
 		return nil, nil

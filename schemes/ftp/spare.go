@@ -13,7 +13,9 @@ import (
 // when the first listing ends, instead of logging in one after another
 // once it has. A spare goes only where the server's known limit leaves
 // room, never waits for one, and is dropped on any failure (a busy
-// server's refusal teaches its limit as it would a fetch's).
+// server's refusal teaches its limit as it would a fetch's). While spares
+// log in, a fetch that finds no kept connection waits for one of them
+// rather than open another (reserve).
 func (f *Fetcher) openSpares(ctx context.Context, req *schemes.Request, key poolKey, who login, dirs []string, n int) {
 	server := key.server()
 	for range n {
@@ -22,6 +24,9 @@ func (f *Fetcher) openSpares(ctx context.Context, req *schemes.Request, key pool
 		}
 		go func() {
 			c, err := open(ctx, req, key, who, f.pipelines(key), landing{dirs: dirs, passive: true})
+			f.mu.Lock()
+			f.serverSlots(server).spares--
+			f.mu.Unlock()
 			if err != nil {
 				held := f.unreserve(server)
 				if schemes.Busy(err) && ctx.Err() == nil {
@@ -49,5 +54,6 @@ func (f *Fetcher) reserveSpare(server string) bool {
 		return false
 	}
 	s.open++
+	s.spares++
 	return true
 }
