@@ -30,11 +30,11 @@
 // connection is in; and behind a RETR on a kept connection, the file's MDTM
 // (which answers an If-Modified-Since fetch of the file made right after,
 // within a few seconds: the server answered it once the transfer was over)
-// and the next transfer's EPSV; a listing behind its CWDs when its data
-// connection was asked for ahead (it is read only once they have worked).
-// A RETR never goes out behind a CWD, behind
-// a passive command not yet seen to work, or behind a reply that decides
-// whether it is sent. A server that drops commands sent together, found at
+// and the next transfer's EPSV; a RETR or a listing behind its CWDs when
+// its data connection was asked for ahead (it is read only once they have
+// worked). A RETR never goes out behind any other CWD, behind a passive
+// command not yet seen to work, or behind a reply that decides whether it
+// is sent. A server that drops commands sent together, found at
 // login, gets one command at a time. Data
 // connections are only read; vsftpd, which waits for the client's end of
 // one before its 226, has them half-closed at once: its 226 comes a round

@@ -420,7 +420,11 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 	var data net.Conn
 	var dialErr error // a failed dial of the data connection of an eager RETR
 	reusedData := false
-	eager := c.pipe && cwds == 0 && req.IfModifiedSince.IsZero() && offset == 0 &&
+	// Behind CWDs it goes only on a data connection asked for ahead: their
+	// replies come before its own, and when one was refused the transfer
+	// (of whatever the name meant where the connection was) is closed
+	// unread.
+	eager := c.pipe && (cwds == 0 || c.next != "") && req.IfModifiedSince.IsZero() && offset == 0 &&
 		(req.MaxBytes <= 0 || !wantSize)
 	if !eager && cwds > 0 && req.IfModifiedSince.IsZero() && c.next == "" {
 		// A transfer is to come: its data connection is asked for with the
@@ -431,7 +435,7 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 		if data = c.openNext(ctx, req); data != nil {
 			reusedData = true
 		} else {
-			eager = eager && c.pasvOK && !c.noEPSV
+			eager = eager && cwds == 0 && c.pasvOK && !c.noEPSV
 			ps := c.passiveStep(ctx, req, &data)
 			if eager {
 				// A server whose RETR fails at once goes on to what was
@@ -492,6 +496,13 @@ func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v 
 	}
 	if i < cwds && err != nil {
 		closeData(data)
+		if started {
+			// The RETR behind a refused CWD started: closing its data
+			// connection ends it, and its reply is read to stay in step.
+			if _, _, rerr := readReply(x.tp); rerr != nil {
+				c.abort()
+			}
+		}
 		if _, aerr := c.readAhead(); aerr != nil {
 			c.abort()
 		}

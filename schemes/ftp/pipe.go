@@ -25,11 +25,11 @@ import (
 // reply comes with the reply that ends this one.
 //
 // What is never sent ahead of a reply it depends on: PASS (USER's reply
-// decides whether it is sent), a RETR behind a CWD (a refused CWD would
-// leave the connection elsewhere and the RETR would fetch another file),
-// a listing behind a CWD unless its data connection was asked for ahead
-// (then the CWDs' replies, which come first, are read before any of its
-// data, and a listing behind a refused one is closed unread), a RETR behind a passive command that has
+// decides whether it is sent), a RETR or a listing behind a CWD unless its
+// data connection was asked for ahead (a refused CWD leaves the connection
+// elsewhere, where the RETR would fetch another file: the CWDs' replies,
+// which come first, are read before any of its data, and a transfer
+// behind a refused one is closed unread), a RETR behind a passive command that has
 // not yet worked on this connection (a refused EPSV would leave the RETR
 // without a data connection), and a RETR whose sending depends on SIZE or
 // MDTM (If-Modified-Since, a size limit, a resumed transfer).

@@ -551,8 +551,10 @@ func TestConnectionReuseReturnsHome(t *testing.T) {
 		// b/three: same directory, data connection already asked for: one
 		// round trip.
 		"SIZE three\r\nMDTM three\r\nRETR three\r\nMDTM three\r\nEPSV\r\n",
-		// b/c/four: b's CWD is the first of b/c's: it goes on from there.
-		"CWD c\r\nSIZE four\r\nMDTM four\r\n", "RETR four\r\nMDTM four\r\nEPSV\r\n",
+		// b/c/four: b's CWD is the first of b/c's: it goes on from there,
+		// and with a data connection asked for ahead the RETR goes behind
+		// the CWD.
+		"CWD c\r\nSIZE four\r\nMDTM four\r\nRETR four\r\nMDTM four\r\nEPSV\r\n",
 		"QUIT\r\n",
 	}
 	if b := fake.sentBatches(); strings.Join(b, "|") != strings.Join(want, "|") {
@@ -1158,7 +1160,7 @@ func TestPipelinedCWDRefused(t *testing.T) {
 		// The CWD goes with the login and is refused: the fetch returns
 		// to the login directory, and its own CWD meets the refusal.
 		loginBatches[0], loginBatches[1] + "CWD nodir\r\nEPSV\r\n",
-		"CWD /\r\nCWD nodir\r\nSIZE x\r\nMDTM x\r\n",
+		"CWD /\r\nCWD nodir\r\nSIZE x\r\nMDTM x\r\nRETR x\r\n",
 		"CWD /\r\nCWD d\r\nSIZE x\r\nMDTM x\r\nEPSV\r\n", "RETR x\r\nMDTM x\r\nEPSV\r\n",
 		"QUIT\r\n",
 	}

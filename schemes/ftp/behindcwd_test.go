@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goferurl/gofer/schemes"
 )
@@ -36,7 +37,10 @@ func getBody(t *testing.T, f *Fetcher, fake *fakeFTP, segs ...string) string {
 	t.Helper()
 	req := newReq(ftpURL(fake.port(), 0, segs...))
 	req.SkipMetadata = true
-	resp, err := f.Fetch(context.Background(), req)
+	// A connection left out of step would wait for a reply forever.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := f.Fetch(ctx, req)
 	if err != nil {
 		t.Fatalf("%v: %v", segs, err)
 	}
@@ -95,6 +99,52 @@ func TestListingBehindItsCWDs(t *testing.T) {
 		"CWD /\r\nCWD e\r\nLIST\r\nEPSV\r\n",
 		"CWD /\r\nCWD nodir\r\nLIST\r\nEPSV\r\n",
 		"CWD /\r\nCWD d\r\nLIST\r\nEPSV\r\n",
+		"QUIT\r\n",
+	}
+	if b := fake.sentBatches(); strings.Join(b, "|") != strings.Join(want, "|") {
+		t.Errorf("batches:\n got %q\nwant %q", b, want)
+	}
+}
+
+// A RETR on a connection whose data connection was asked for ahead goes
+// out behind the CWDs that lead to its directory. When one of them is
+// refused, a file of the same name where the connection was is not what
+// was asked for: its transfer is closed unread, the refusal is the
+// fetch's error, and the connection stays in step.
+func TestRetrBehindItsCWDs(t *testing.T) {
+	fake := newFake(t)
+	fake.addFile("/d/x", "ex")
+	fake.addFile("/d/y", "why")
+	fake.addFile("/e/z", "zed")
+	fake.addFile("/x", "the other x")
+	f := New()
+	for _, tc := range []struct{ dir, name, want string }{{"d", "x", "ex"}, {"d", "y", "why"}, {"e", "z", "zed"}} {
+		if got := getBody(t, f, fake, tc.dir, tc.name); got != tc.want {
+			t.Fatalf("%s/%s: %q, want %q", tc.dir, tc.name, got, tc.want)
+		}
+	}
+	req := newReq(ftpURL(fake.port(), 0, "nodir", "x"))
+	req.SkipMetadata = true
+	if resp, err := f.Fetch(context.Background(), req); !errors.Is(err, schemes.ErrRefused) || !strings.Contains(err.Error(), "550") || resp != nil {
+		t.Fatalf("nodir/x: %v, want the server's 550 and no body", err)
+	}
+	if got := getBody(t, f, fake, "d", "x"); got != "ex" {
+		t.Fatalf("then d/x: %q", got)
+	}
+	f.Close()
+	fake.ln.Close()
+	fake.wg.Wait()
+	if fake.logins != 1 {
+		t.Errorf("%d logins, want 1: the connection stays in step", fake.logins)
+	}
+	want := []string{
+		loginBatches[0], loginBatches[1] + "CWD d\r\nEPSV\r\n",
+		"RETR x\r\n",
+		"EPSV\r\nRETR y\r\nEPSV\r\n",
+		// e/z and nodir/x: the CWDs and the RETR in one write.
+		"CWD /\r\nCWD e\r\nRETR z\r\nEPSV\r\n",
+		"CWD /\r\nCWD nodir\r\nRETR x\r\nEPSV\r\n",
+		"CWD /\r\nCWD d\r\nRETR x\r\nEPSV\r\n",
 		"QUIT\r\n",
 	}
 	if b := fake.sentBatches(); strings.Join(b, "|") != strings.Join(want, "|") {
