@@ -57,15 +57,35 @@ func (s *slots) signal() {
 }
 
 // ConnLimit is the number of connections at once the server at host and
-// port was found to allow, 0 when it has refused none.
+// port was found to allow, 0 when it has refused none. Spare connections
+// still logging in to it (Request.Spare) are waited for, up to
+// spareSettle: a refusal of one of them is what teaches the limit.
 func (f *Fetcher) ConnLimit(host string, port int) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if s := f.slots[net.JoinHostPort(host, strconv.Itoa(port))]; s != nil {
-		return s.limit
+	server := net.JoinHostPort(host, strconv.Itoa(port))
+	settle := time.NewTimer(spareSettle)
+	defer settle.Stop()
+	for {
+		f.mu.Lock()
+		s := f.slots[server]
+		if s == nil {
+			f.mu.Unlock()
+			return 0
+		}
+		limit, spares, freed := s.limit, s.spares, s.freed
+		f.mu.Unlock()
+		if spares == 0 {
+			return limit
+		}
+		select {
+		case <-freed:
+		case <-settle.C:
+			return limit
+		}
 	}
-	return 0
 }
+
+// spareSettle bounds how long ConnLimit waits for spares to log in.
+const spareSettle = 5 * time.Second
 
 // SetConnLimit keeps the Fetcher to n connections at once to the server at
 // host and port (a limit an earlier run learned); n <= 0 lifts it.

@@ -23,7 +23,15 @@ func (f *Fetcher) openSpares(ctx context.Context, req *schemes.Request, key pool
 			return
 		}
 		go func() {
-			c, err := open(ctx, req, key, who, f.pipelines(key), landing{dirs: dirs, passive: true})
+			to := landing{dirs: dirs, passive: true}
+			c, err := open(ctx, req, key, who, f.pipelines(key), to)
+			if err == errNoPipeline {
+				// As acquire: one command at a time from then on, and the
+				// server's word on this connection (a refusal for its limit
+				// ends a pipelined login the same way).
+				f.noPipelining(key)
+				c, err = open(ctx, req, key, who, false, to)
+			}
 			f.mu.Lock()
 			f.serverSlots(server).spares--
 			f.mu.Unlock()
@@ -31,6 +39,7 @@ func (f *Fetcher) openSpares(ctx context.Context, req *schemes.Request, key pool
 				held := f.unreserve(server)
 				if schemes.Busy(err) && ctx.Err() == nil {
 					f.learnLimit(server, held, busyNumber(err.Error()))
+					req.Warnf("ftp: " + server + " refused another connection (" + err.Error() + "); going on with " + f.limitWords(server))
 				}
 				return
 			}

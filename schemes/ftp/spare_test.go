@@ -122,3 +122,24 @@ func TestSpareConnectionsKeepToTheLimit(t *testing.T) {
 		t.Errorf("%d logins, want 2", fake.logins)
 	}
 }
+
+// Spares refused for the server's limit teach it, and ConnLimit, asked as
+// soon as the fetch that opened them is over, waits for their answers.
+func TestSpareRefusalsTeachTheLimit(t *testing.T) {
+	fake := newFakeWith(t, func(f *fakeFTP) { f.maxConns = 2 })
+	fake.listings["LIST /"] = "-rw-r--r--    1 0 0 2 Dec 20  1994 x\r\n"
+	f := New()
+	req := newReq(ftpURL(fake.port(), 0, ""))
+	req.Spare = 3
+	resp, err := f.Fetch(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Close()
+	if n := f.ConnLimit("127.0.0.1", fake.port()); n != 2 {
+		t.Errorf("limit %d, want 2", n)
+	}
+	f.Close()
+	fake.ln.Close()
+	fake.wg.Wait()
+}
