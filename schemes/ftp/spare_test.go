@@ -123,10 +123,11 @@ func TestSpareConnectionsKeepToTheLimit(t *testing.T) {
 	}
 }
 
-// Spares refused for the server's limit teach it, and ConnLimit, asked as
-// soon as the fetch that opened them is over, waits for their answers.
+// Spares refused for the server's limit teach it, and ConnLimit, asked
+// while they still wait for the server, waits for their answers.
 func TestSpareRefusalsTeachTheLimit(t *testing.T) {
-	fake := newFakeWith(t, func(f *fakeFTP) { f.maxConns = 2 })
+	gate := make(chan struct{})
+	fake := newFakeWith(t, func(f *fakeFTP) { f.maxConns, f.greetGate = 2, gate })
 	fake.listings["LIST /"] = "-rw-r--r--    1 0 0 2 Dec 20  1994 x\r\n"
 	f := New()
 	req := newReq(ftpURL(fake.port(), 0, ""))
@@ -136,6 +137,13 @@ func TestSpareRefusalsTeachTheLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Close()
+	f.mu.Lock()
+	spares := f.serverSlots(poolKey{host: "127.0.0.1", port: fake.port()}.server()).spares
+	f.mu.Unlock()
+	if spares != 3 {
+		t.Fatalf("%d spares logging in, want 3", spares)
+	}
+	go close(gate)
 	if n := f.ConnLimit("127.0.0.1", fake.port()); n != 2 {
 		t.Errorf("limit %d, want 2", n)
 	}
