@@ -44,6 +44,9 @@ func (f *Fetcher) openSpares(ctx context.Context, req *schemes.Request, key pool
 				return
 			}
 			c.release = f.releaser(server)
+			// Kept, it outlives ctx (the fetch that asked for it): the
+			// watch that ends it with ctx is dropped, as a fetch's is.
+			c.ctrl.Watch(context.Background())()
 			f.put(c)
 		}()
 	}

@@ -151,3 +151,46 @@ func TestSpareRefusalsTeachTheLimit(t *testing.T) {
 	fake.ln.Close()
 	fake.wg.Wait()
 }
+
+// A spare outlives the context of the fetch that asked for it: kept, it
+// serves a later fetch (a mirror run after the one that opened it, with
+// the same Fetcher).
+func TestSpareOutlivesItsFetch(t *testing.T) {
+	fake := newFake(t)
+	fake.addFile("/d/x", "ex")
+	fake.addFile("/d/y", "why")
+	f := New()
+	ctx, cancel := context.WithCancel(context.Background())
+	req := newReq(ftpURL(fake.port(), 0, "d", "x"))
+	req.Spare = 1
+	resp, err := f.Fetch(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.ReadAll(resp.Body)
+	resp.Close()
+	waitIdle(t, f, poolKey{host: "127.0.0.1", port: fake.port()}.server(), 2)
+	cancel()
+	var bodies []io.ReadCloser
+	for _, name := range []string{"x", "y"} {
+		r := newReq(ftpURL(fake.port(), 0, "d", name))
+		r.SkipMetadata = true
+		resp, err := f.Fetch(context.Background(), r)
+		if err != nil {
+			t.Fatalf("%s after the first fetch's context ended: %v", name, err)
+		}
+		bodies = append(bodies, resp.Body)
+	}
+	for _, b := range bodies {
+		if _, err := io.ReadAll(b); err != nil {
+			t.Fatal(err)
+		}
+		b.Close()
+	}
+	f.Close()
+	fake.ln.Close()
+	fake.wg.Wait()
+	if fake.logins != 2 {
+		t.Errorf("%d logins, want 2: the spare serves", fake.logins)
+	}
+}
