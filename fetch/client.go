@@ -139,6 +139,10 @@ type Request struct {
 	// SkipSize says the caller knows the size but not the exact time (see
 	// schemes.Request.SkipSize).
 	SkipSize bool
+	// Spare asks for up to this many more connections to the server,
+	// opened alongside this fetch and kept for the fetches that follow
+	// (see schemes.Request.Spare).
+	Spare int
 	// Body is the text of a mailto message (read to its end); nil means
 	// none. Body and Headers make the schemes.MailRequest.
 	Body io.Reader
@@ -341,6 +345,7 @@ func (c *Client) schemeRequest(r *Request, u *schemes.URL, g *security.Guard) (*
 		IfModifiedSince: r.IfModifiedSince,
 		SkipMetadata:    r.SkipMetadata,
 		SkipSize:        r.SkipSize,
+		Spare:           r.Spare,
 		MaxBytes:        o.MaxBytes,
 		MaxLineLength:   o.MaxLineLength,
 		MaxEntries:      o.MaxEntries,

@@ -89,6 +89,12 @@ type Request struct {
 	// time to the second: only the size's round trip (FTP SIZE) is left
 	// out, and the time is still asked for (FTP MDTM).
 	SkipSize bool
+	// Spare asks a fetcher that keeps connections for reuse to open up to
+	// this many more to the server, at once and alongside this fetch, and
+	// keep them for the fetches that follow (a mirror's workers, whose
+	// logins then overlap the first listing). A fetcher without a pool
+	// ignores it; one that cannot open them goes without.
+	Spare int
 	// MaxBytes stops a transfer that grows past it (0: no limit).
 	MaxBytes int64
 	// MaxLineLength bounds one protocol line (0: DefaultMaxLineLength).

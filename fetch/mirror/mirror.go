@@ -325,6 +325,13 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 	}
 	e.loadConnLimit(u)
 	defer e.saveConnLimit(u)
+	// The other workers' connections are opened alongside the first
+	// fetch (a fetcher with a pool logs them in meanwhile), unless a
+	// shared crawl hands out connection slots or Wait spaces requests.
+	spare := 0
+	if e.shared == nil && opts.Wait == 0 {
+		spare = startStreams - 1
+	}
 	// Tried again, as every item is, while it fails transiently (a
 	// connection closed before its greeting, a reset, a timeout); but a
 	// server not reached at all is most likely a wrong URL: said at once.
@@ -332,7 +339,7 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 	var asked time.Time
 	for r := e.retrier(); ; {
 		asked = time.Now()
-		resp, err = e.paced(ctx, &fetch.Request{URL: rawURL, Parsed: u})
+		resp, err = e.paced(ctx, &fetch.Request{URL: rawURL, Parsed: u, Spare: spare})
 		if err == nil || errors.Is(err, schemes.ErrConnect) || !r.again(ctx, err, rawURL) {
 			break
 		}
@@ -564,7 +571,9 @@ func (e *engine) worker(ctx context.Context, id int) {
 			return
 		}
 		if !held.keep() {
-			if held != nil && held.turnTaken && !ctxwait.For(ctx, time.Duration(rand.Int64N(int64(slotYield)))) {
+			// Only a shared crawl has other processes to yield to: a local
+			// run's slots are its own and come at once.
+			if e.shared != nil && held != nil && held.turnTaken && !ctxwait.For(ctx, time.Duration(rand.Int64N(int64(slotYield)))) {
 				done()
 				e.streams.release(false)
 				return

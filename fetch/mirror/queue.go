@@ -74,7 +74,14 @@ type queue struct {
 	// at counts the workers in each directory (job.dir): pop sends a
 	// worker without work in its own directory to one nobody is in.
 	at map[string]int
+	// lists counts the listings and menus in mem, which pop hands out
+	// before files.
+	lists int
 }
+
+// lists reports whether j reads a directory or menu: work that finds more
+// work, handed out first.
+func (j job) lists() bool { return j.Op == opList || j.Op == opMenu }
 
 // newQueue spills into a file created at path (removed on close).
 func newQueue(path string) *queue {
@@ -90,6 +97,9 @@ func (q *queue) push(j job) {
 	if len(q.mem) < memJobs || q.spill(j) != nil {
 		// When the spill file cannot be written, memory is the fallback.
 		q.mem = append(q.mem, j)
+		if j.lists() {
+			q.lists++
+		}
 	}
 	q.cond.Signal()
 }
@@ -138,8 +148,11 @@ func (j job) dir() string {
 
 // pop returns the next job for a worker whose last job was in directory
 // from (job.dir; "" for none), or false when all work is done or ctx ended.
-// Among the newest jobs it prefers one of from, and after that one of a
-// directory no other worker is in: a worker that stays in one directory
+// A listing (or menu) among the newest jobs comes first: each one may
+// name a directory's worth of work, and while it waits behind files the
+// other workers run out of work to share. Among the newest jobs pop then
+// prefers one of from, and after that one of a directory no other worker
+// is in: a worker that stays in one directory
 // keeps its connection there (an FTP connection that changes directory
 // pays a CWD per level), and workers that spread over directories do not
 // all follow each other from one to the next.
@@ -155,13 +168,18 @@ func (q *queue) pop(ctx context.Context, from string) (job, bool) {
 			// Last in, first out: a walk goes deep first, which keeps the
 			// queue short (a directory's files before its siblings' subtrees).
 			i := n - 1
-			if from != "" || q.at[q.mem[i].dir()] > 0 {
+			if l := q.listing(); l >= 0 {
+				i = l
+			} else if from != "" || q.at[q.mem[i].dir()] > 0 {
 				i = q.pick(from)
 			}
 			j := q.mem[i]
 			copy(q.mem[i:], q.mem[i+1:])
 			q.mem[n-1] = job{}
 			q.mem = q.mem[:n-1]
+			if j.lists() {
+				q.lists--
+			}
 			q.at[j.dir()]++
 			return j, true
 		}
@@ -177,6 +195,21 @@ func (q *queue) pop(ctx context.Context, from string) (job, bool) {
 		}
 		q.cond.Wait()
 	}
+}
+
+// listing is the index of the newest listing among the newest
+// affinityWindow jobs in memory, -1 when there is none.
+func (q *queue) listing() int {
+	if q.lists == 0 {
+		return -1
+	}
+	n := len(q.mem)
+	for k := n - 1; k >= max(0, n-affinityWindow); k-- {
+		if q.mem[k].lists() {
+			return k
+		}
+	}
+	return -1
 }
 
 // pick chooses among the newest affinityWindow jobs in memory: the newest

@@ -68,3 +68,37 @@ func TestQueueSpreadsWorkersOverDirectories(t *testing.T) {
 		}
 	}
 }
+
+// Listings are handed out before files, even to a worker whose directory
+// still has files: a directory left waiting behind files is work the other
+// workers cannot share until it is listed.
+func TestQueueHandsOutListingsFirst(t *testing.T) {
+	q := newQueue(filepath.Join(t.TempDir(), "spill"))
+	for _, j := range []job{
+		{Op: opList, Path: "d0", From: "d:"},
+		{Op: opList, Path: "d1", From: "d:"},
+		{Op: opFile, Path: "a/1", From: "d:a"},
+		{Op: opFile, Path: "a/2", From: "d:a"},
+	} {
+		q.push(j)
+	}
+	ctx := context.Background()
+	var got []string
+	for _, from := range []string{"d:a", "", "d:a", "d:a"} {
+		j, ok := q.pop(ctx, from)
+		if !ok {
+			t.Fatal("queue ended early")
+		}
+		got = append(got, j.Path)
+		q.done()
+	}
+	want := []string{"d1", "d0", "a/2", "a/1"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("popped %q, want %q", got, want)
+		}
+	}
+	if q.lists != 0 {
+		t.Fatalf("%d listings still counted in an empty queue", q.lists)
+	}
+}

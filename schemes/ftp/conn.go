@@ -116,13 +116,22 @@ type conn struct {
 	broken bool
 }
 
+// landing is where a new connection goes as part of its login, on a
+// connection that pipelines: the directories of the fetch that opens it
+// (their CWDs go out with the login's commands), and whether that fetch
+// transfers, when the passive command of its transfer goes too.
+type landing struct {
+	dirs    []string
+	passive bool
+}
+
 // open connects to the server of req, protects the connection as mode says,
-// and logs in.
+// and logs in, going where to says.
 //
 // With pipe set the connection pipelines commands once the server has
 // shown at login that it reads them in order; errNoPipeline says it did
 // not (and the connection is closed).
-func open(ctx context.Context, req *schemes.Request, key poolKey, who login, pipe bool) (*conn, error) {
+func open(ctx context.Context, req *schemes.Request, key poolKey, who login, pipe bool, to landing) (*conn, error) {
 	addr := net.JoinHostPort(key.host, strconv.Itoa(key.port))
 	// Ctrl-C or a deadline on ctx ends a connection stuck anywhere in the
 	// greeting, the TLS handshake or the login: the connection watches ctx
@@ -182,7 +191,7 @@ func open(ctx context.Context, req *schemes.Request, key poolKey, who login, pip
 	}
 	c.sc = sc
 	c.pipe = pipe
-	if err := c.login(who); err != nil {
+	if err := c.login(who, to); err != nil {
 		c.close()
 		if errors.Is(err, errNoPipeline) {
 			return nil, err

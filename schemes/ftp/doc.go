@@ -24,14 +24,17 @@
 // when it can.
 //
 // Commands whose replies do not decide what is sent next are pipelined
-// (RFC 959 servers answer in order): the CWDs of a path with TYPE, SIZE,
+// (RFC 959 servers answer in order): a new connection's login with the
+// CWDs and passive command of its first fetch; the CWDs of a path with TYPE, SIZE,
 // MDTM and EPSV; MDTM with the RETR of a file in the directory the
 // connection is in; and behind a RETR on a kept connection, the file's MDTM
 // (which answers an If-Modified-Since fetch of the file made right after,
 // within a few seconds: the server answered it once the transfer was over)
-// and the next transfer's EPSV. A RETR never goes out behind a CWD, behind
-// a passive command not yet seen to work, or behind a reply that decides
-// whether it is sent. A server that drops commands sent together, found at
+// and the next transfer's EPSV; a RETR or a listing behind its CWDs when
+// its data connection was asked for ahead (it is read only once they have
+// worked). A RETR never goes out behind any other CWD, behind a passive
+// command not yet seen to work, or behind a reply that decides whether it
+// is sent. A server that drops commands sent together, found at
 // login, gets one command at a time. Data
 // connections are only read; vsftpd, which waits for the client's end of
 // one before its 226, has them half-closed at once: its 226 comes a round

@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net"
 	"path"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -220,8 +221,11 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		if err != nil {
 			return nil, err
 		}
+		if attempt == 0 && req.Spare > 0 {
+			f.openSpares(ctx, req, key, who, v.Dirs(), req.Spare)
+		}
 		c.sendAhead = c.sendAhead && f.sendsAhead(key)
-		resp, err := f.fetchOn(ctx, req, c, v, reused)
+		resp, err := f.fetchOn(ctx, req, c, v)
 		if err == nil {
 			return resp, nil
 		}
@@ -284,13 +288,30 @@ func (f *Fetcher) loginFor(req *schemes.Request) (login, error) {
 // the server has it (RFC 3659 §7), LIST otherwise.
 func (f *Fetcher) list(ctx context.Context, req *schemes.Request, c *conn, stop func() bool,
 	fail func(error, string) (*schemes.Response, error), dir []string) (*schemes.Response, error) {
+	resp, _, err := f.listAfter(ctx, req, c, stop, fail, dir, nil)
+	return resp, err
+}
+
+// listAfter is list with the steps before (the CWDs to dir) sent with the
+// listing's command (startListAfter). A refusal among them comes back,
+// not yet handled, with its index; any other error has index -1 and has
+// gone through fail.
+func (f *Fetcher) listAfter(ctx context.Context, req *schemes.Request, c *conn, stop func() bool,
+	fail func(error, string) (*schemes.Response, error), dir []string, before []step) (*schemes.Response, int, error) {
 	cmd := "LIST"
 	if c.mlsd {
 		cmd = "MLSD"
 	}
-	l, err := f.startList(ctx, req, c, stop, cmd)
+	l, i, err := f.startListAfter(ctx, req, c, stop, cmd, before)
+	if i >= 0 {
+		return nil, i, err
+	}
 	if err != nil {
-		return fail(err, cmd)
+		resp, err := fail(err, cmd)
+		return resp, -1, err
+	}
+	if len(before) > 0 {
+		c.at = slices.Clone(dir)
 	}
 	l.base, l.dir = req.URL, dir
 	if f.VerifyListing && l.mlsd {
@@ -298,7 +319,7 @@ func (f *Fetcher) list(ctx context.Context, req *schemes.Request, c *conn, stop 
 	} else if f.VerifyListing {
 		req.Warnf("ftp: verifying the listing: " + c.key.server() + " has no MLSD; LIST is its only listing")
 	}
-	return listingResponse(req.URL, l), nil
+	return listingResponse(req.URL, l), -1, nil
 }
 
 func listingResponse(u *schemes.URL, l *listing) *schemes.Response {

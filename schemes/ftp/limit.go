@@ -30,9 +30,10 @@ var busyPauses = [...]time.Duration{500 * time.Millisecond, time.Second, 2 * tim
 
 // slots is what the Fetcher knows of one server's connections.
 type slots struct {
-	open  int           // control connections held: opening, in use or kept
-	limit int           // the server's limit as learned, 0 when none is known
-	freed chan struct{} // closed (and replaced) when a connection is released or kept
+	open   int           // control connections held: opening, in use or kept
+	limit  int           // the server's limit as learned, 0 when none is known
+	spares int           // of open, spare connections still logging in (spare.go)
+	freed  chan struct{} // closed (and replaced) when a connection is released or kept
 }
 
 // serverSlots returns the slots of server, made on first use. f.mu is held.
@@ -56,15 +57,35 @@ func (s *slots) signal() {
 }
 
 // ConnLimit is the number of connections at once the server at host and
-// port was found to allow, 0 when it has refused none.
+// port was found to allow, 0 when it has refused none. Spare connections
+// still logging in to it (Request.Spare) are waited for, up to
+// spareSettle: a refusal of one of them is what teaches the limit.
 func (f *Fetcher) ConnLimit(host string, port int) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if s := f.slots[net.JoinHostPort(host, strconv.Itoa(port))]; s != nil {
-		return s.limit
+	server := net.JoinHostPort(host, strconv.Itoa(port))
+	settle := time.NewTimer(spareSettle)
+	defer settle.Stop()
+	for {
+		f.mu.Lock()
+		s := f.slots[server]
+		if s == nil {
+			f.mu.Unlock()
+			return 0
+		}
+		limit, spares, freed := s.limit, s.spares, s.freed
+		f.mu.Unlock()
+		if spares == 0 {
+			return limit
+		}
+		select {
+		case <-freed:
+		case <-settle.C:
+			return limit
+		}
 	}
-	return 0
 }
+
+// spareSettle bounds how long ConnLimit waits for spares to log in.
+const spareSettle = 5 * time.Second
 
 // SetConnLimit keeps the Fetcher to n connections at once to the server at
 // host and port (a limit an earlier run learned); n <= 0 lifts it.
@@ -102,11 +123,14 @@ func (f *Fetcher) acquire(ctx context.Context, req *schemes.Request, key poolKey
 				return nil, false, dial.Classify(ctx.Err(), "wait for a connection to "+server)
 			}
 		}
-		c, err = open(ctx, req, key, who, f.pipelines(key))
+		// The fetch's CWDs, and the passive command of a transfer, go out
+		// with the login.
+		to := landing{dirs: dirs, passive: req.IfModifiedSince.IsZero()}
+		c, err = open(ctx, req, key, who, f.pipelines(key), to)
 		if err == errNoPipeline {
 			// Found at login: that server gets one command at a time.
 			f.noPipelining(key)
-			c, err = open(ctx, req, key, who, false)
+			c, err = open(ctx, req, key, who, false, to)
 		}
 		if err == nil {
 			c.release = f.releaser(server)
@@ -143,6 +167,11 @@ func (f *Fetcher) reserve(key poolKey) (wait <-chan struct{}, spare *conn) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s := f.serverSlots(key.server())
+	if s.spares > 0 {
+		// A spare on its way is the connection to wait for: another
+		// opened now would be one more than the caller asked for.
+		return s.freed, nil
+	}
 	if s.limit == 0 || s.open < s.limit {
 		s.open++
 		return nil, nil

@@ -130,35 +130,65 @@ type listing struct {
 // its data connection. The passive command of the next transfer goes with
 // it when c pipelines (aheadLines).
 func (f *Fetcher) startList(ctx context.Context, req *schemes.Request, c *conn, stop func() bool, cmd string) (*listing, error) {
+	l, _, err := f.startListAfter(ctx, req, c, stop, cmd, nil)
+	return l, err
+}
+
+// startListAfter is startList with the steps before (CWDs) sent in the
+// same write as cmd: a listing whose data connection was asked for ahead
+// then costs no round trip of its own for them. The replies come in
+// order, so the CWDs' are read before anything of the listing: when one
+// was refused, cmd listed another directory, whose data is closed unread
+// and whose reply is read to stay in step; the refusal is returned with
+// the index of its step (the index is -1 for any other error).
+func (f *Fetcher) startListAfter(ctx context.Context, req *schemes.Request, c *conn, stop func() bool, cmd string, before []step) (*listing, int, error) {
 	x := c.exchange()
 	for try := 0; ; try++ {
 		data, reused, err := x.passive(ctx, req)
 		if err != nil {
-			return nil, err
+			return nil, -1, err
 		}
 		ahead := c.aheadLines()
 		var code int
 		var msg string
-		_, err = x.batch([]step{{line: cmd, then: func(cd int, m string) error { code, msg = cd, m; return nil }}}, ahead...)
-		if err != nil {
+		steps := append(before[:len(before):len(before)], step{line: cmd, then: func(cd int, m string) error { code, msg = cd, m; return nil }})
+		i, err := x.batch(steps, ahead...)
+		if i < 0 && err != nil {
 			data.Close()
-			return nil, err
+			return nil, -1, err
 		}
 		c.ahead = len(ahead) > 0
+		if err != nil {
+			// A step before cmd was refused: cmd's listing is not this
+			// fetch's.
+			data.Close()
+			if code/100 == 1 {
+				if _, _, rerr := readReply(x.tp); rerr != nil {
+					c.abort()
+					return nil, -1, rerr
+				}
+			}
+			if _, rerr := c.readAhead(); rerr != nil {
+				c.abort()
+				return nil, -1, rerr
+			}
+			return nil, i, err
+		}
+		before = nil // done: a try again sends cmd alone
 		if code/100 != 1 {
 			// RFC 959 §5.4: LIST and NLST answer 125 or 150 before the data.
 			data.Close()
 			if _, err := c.readAhead(); err != nil {
 				c.abort()
-				return nil, err
+				return nil, -1, err
 			}
 			if code == 425 && reused && try == 0 {
 				continue // the address read ahead went stale: ask again
 			}
 			if code/100 == 2 {
-				return nil, schemes.Errorf(schemes.ErrRefused, "ftp: %s answered %d %s without a transfer", cmd, code, lineproto.ServerText(msg))
+				return nil, -1, schemes.Errorf(schemes.ErrRefused, "ftp: %s answered %d %s without a transfer", cmd, code, lineproto.ServerText(msg))
 			}
-			return nil, replyErr(code, msg)
+			return nil, -1, replyErr(code, msg)
 		}
 		return &listing{
 			f: f, c: c, x: x, data: data, stop: stop, end: watchEnd(x, data), mlsd: cmd == "MLSD",
@@ -166,7 +196,7 @@ func (f *Fetcher) startList(ctx context.Context, req *schemes.Request, c *conn, 
 			now:     time.Now(),
 			maxLine: req.LineLimit(),
 			max:     req.EntryLimit(),
-		}, nil
+		}, -1, nil
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/textproto"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,10 +24,12 @@ import (
 // a RETR or a listing, the passive command of the next transfer, whose
 // reply comes with the reply that ends this one.
 //
-// What is never sent ahead of a reply it depends on: USER and PASS (the
-// login is the engine's, one command at a time), a RETR or a listing
-// behind a CWD (a refused CWD would leave the connection elsewhere and the
-// RETR would fetch another file), a RETR behind a passive command that has
+// What is never sent ahead of a reply it depends on: PASS (USER's reply
+// decides whether it is sent), a RETR or a listing behind a CWD unless its
+// data connection was asked for ahead (a refused CWD leaves the connection
+// elsewhere, where the RETR would fetch another file: the CWDs' replies,
+// which come first, are read before any of its data, and a transfer
+// behind a refused one is closed unread), a RETR behind a passive command that has
 // not yet worked on this connection (a refused EPSV would leave the RETR
 // without a data connection), and a RETR whose sending depends on SIZE or
 // MDTM (If-Modified-Since, a size limit, a resumed transfer).
@@ -346,8 +349,13 @@ func (c *conn) readAhead() (time.Time, error) {
 // order, within a little more than twice the round trip the first took,
 // or the server is taken not to read pipelined commands (errNoPipeline).
 // A server that lists UTF8 in FEAT gets OPTS UTF8 ON after it, unless the
-// names are known to be in another charset (--remote-charset).
-func (c *conn) login(who login) error {
+// names are known to be in another charset (--remote-charset). On a
+// connection that pipelines, the CWDs of to follow NOOP, and then, for a
+// transfer, the passive command whose address the transfer dials: the
+// first fetch on the connection starts one round trip sooner. After a CWD
+// refused there, the fetch returns to the login directory and meets the
+// refusal itself.
+func (c *conn) login(who login, to landing) error {
 	x := c.exchange()
 	code, msg, err := c.lockStep("USER " + who.user)
 	if err != nil {
@@ -407,8 +415,36 @@ func (c *conn) login(who login) error {
 		}
 	} else {
 		steps = append(steps, step{line: "NOOP", then: func(int, string) error { return nil }})
+		cwdErr := false
+		for _, d := range to.dirs {
+			steps = append(steps, step{line: "CWD " + d, then: func(code int, msg string) error {
+				if code/100 != 2 {
+					cwdErr = true
+				}
+				return nil
+			}})
+		}
+		if to.passive && c.sendAhead {
+			next := c.passiveNextStep()
+			steps = append(steps, step{line: next.line, then: func(code int, msg string) error {
+				next.then(code, msg) // a malformed reply: the transfer asks again
+				return nil
+			}})
+		}
 		if err := c.probeBatch(steps); err != nil {
 			return err
+		}
+		if len(to.dirs) > 0 {
+			c.moved, c.at = true, slices.Clone(to.dirs)
+		}
+		if cwdErr {
+			// Where the connection is is not known: the fetch returns to
+			// the login directory and says what its own CWDs meet. Without
+			// one to return to, the connection is of no use.
+			c.at = nil
+			if c.home == "" {
+				return schemes.Errorf(schemes.ErrRefused, "ftp: a CWD of %q failed and the server gave no login directory to return to", strings.Join(to.dirs, "/"))
+			}
 		}
 	}
 	if utf8 && !c.key.noUTF8 {

@@ -25,9 +25,6 @@ type retrieval struct {
 	v    *schemes.FTP
 	x    *exchange
 	stop func() bool
-	// reused says c served an earlier fetch: it may be in another
-	// directory, with another TYPE.
-	reused bool
 
 	dirs    []string
 	steps   []step // the batch that goes out first: CWDs, then what follows them
@@ -56,8 +53,8 @@ type retrieval struct {
 
 // fetchOn performs the fetch on c. On failure c is back in the pool when
 // the server merely refused, ended otherwise.
-func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v *schemes.FTP, reused bool) (*schemes.Response, error) {
-	r := &retrieval{f: f, ctx: ctx, req: req, c: c, v: v, stop: c.begin(ctx, req), reused: reused,
+func (f *Fetcher) fetchOn(ctx context.Context, req *schemes.Request, c *conn, v *schemes.FTP) (*schemes.Response, error) {
+	r := &retrieval{f: f, ctx: ctx, req: req, c: c, v: v, stop: c.begin(ctx, req),
 		name: v.Name(), base: req.URL, size: -1}
 	if req.Capture != nil && c.ctrl != nil {
 		req.Capture.Dialed(c.ctrl.Raw()) // a kept connection was dialled before this fetch
@@ -93,10 +90,7 @@ func (r *retrieval) fail(err error, what string) (*schemes.Response, error) {
 func (r *retrieval) planCWDs() error {
 	c := r.c
 	r.dirs = r.v.Dirs()
-	from := 0 // dirs[:from] are CWDs c has already made
-	if r.reused {
-		from = c.done(r.dirs)
-	}
+	from := c.done(r.dirs) // dirs[:from] are CWDs c has already made (a new one: at its login)
 	if from < 0 {
 		// After CWDs the reliable way to another path is a return to the
 		// recorded login directory. (A kept connection whose CWDs so far
@@ -141,6 +135,15 @@ func (r *retrieval) cwdFailed(i int, err error) (*schemes.Response, error) {
 // else MLSD or LIST. The listing's passive command goes with the CWDs.
 func (r *retrieval) listing() (*schemes.Response, error) {
 	c := r.c
+	if r.v.TypeCode != 'd' && r.cwds > 0 && c.pipe && c.next != "" {
+		// A data connection was asked for ahead: the listing goes out
+		// behind its CWDs, and is read only once they have worked.
+		resp, i, err := r.f.listAfter(r.ctx, r.req, c, r.stop, r.fail, r.dirs, r.steps)
+		if i >= 0 {
+			return r.cwdFailed(i, err)
+		}
+		return resp, err
+	}
 	if c.next == "" && len(r.steps) > 0 {
 		r.steps = append(r.steps, c.passiveNextStep())
 	}
@@ -200,7 +203,7 @@ func (r *retrieval) file() (*schemes.Response, error) {
 func (r *retrieval) metadataSteps() {
 	c, req := r.c, r.req
 	r.t = transferType(r.v)
-	if !r.reused || c.curType != r.t {
+	if c.curType != r.t {
 		c.curType = 0
 		t := r.t
 		r.steps = append(r.steps, step{line: "TYPE " + string(t), then: func(code int, msg string) error {
@@ -241,7 +244,11 @@ func (r *retrieval) metadataSteps() {
 // leave the server waiting).
 func (r *retrieval) passiveSteps() {
 	c, req := r.c, r.req
-	r.eager = c.pipe && r.cwds == 0 && req.IfModifiedSince.IsZero() && r.offset == 0 &&
+	// Behind CWDs it goes only on a data connection asked for ahead: their
+	// replies come before its own, and when one was refused the transfer
+	// (of whatever the name meant where the connection was) is closed
+	// unread.
+	r.eager = c.pipe && (r.cwds == 0 || c.next != "") && req.IfModifiedSince.IsZero() && r.offset == 0 &&
 		(req.MaxBytes <= 0 || !r.wantSize)
 	switch {
 	case !r.eager && r.cwds > 0 && req.IfModifiedSince.IsZero() && c.next == "":
@@ -254,7 +261,7 @@ func (r *retrieval) passiveSteps() {
 			r.reusedData = true
 			return
 		}
-		r.eager = r.eager && c.pasvOK && !c.noEPSV
+		r.eager = r.eager && r.cwds == 0 && c.pasvOK && !c.noEPSV
 		ps := c.passiveStep(r.ctx, req, &r.data)
 		if r.eager {
 			// A server whose RETR fails at once goes on to what was sent
@@ -312,6 +319,13 @@ func (r *retrieval) firstBatch() (resp *schemes.Response, err error, done bool) 
 	}
 	if i < r.cwds && err != nil {
 		closeData(r.data)
+		if r.started {
+			// The RETR behind a refused CWD started: closing its data
+			// connection ends it, and its reply is read to stay in step.
+			if _, _, rerr := readReply(r.x.tp); rerr != nil {
+				c.abort()
+			}
+		}
 		if _, aerr := c.readAhead(); aerr != nil {
 			c.abort()
 		}

@@ -135,33 +135,33 @@ func TestGoldenWire(t *testing.T) {
 		{
 			name: "etc/motd: CWD etc, RETR motd (RFC 1738 §3.2.2)",
 			segs: []string{"etc", "motd"}, file: "/etc/motd", body: "hello\n",
-			want: []string{"CWD etc", "TYPE I", "SIZE motd", "MDTM motd", "EPSV", "RETR motd"},
+			want: []string{"CWD etc", "EPSV", "SIZE motd", "MDTM motd", "RETR motd"},
 		},
 		{
 			name: "//etc/motd: an empty CWD first",
 			segs: []string{"", "etc", "motd"}, file: "/etc/motd", body: "hello\n",
-			want: []string{"CWD ", "CWD etc", "TYPE I", "SIZE motd", "MDTM motd", "EPSV", "RETR motd"},
+			want: []string{"CWD ", "CWD etc", "EPSV", "SIZE motd", "MDTM motd", "RETR motd"},
 		},
 		{
 			name: "/%2Fetc/motd: CWD /etc",
 			segs: []string{"/etc", "motd"}, file: "/etc/motd", body: "hello\n",
-			want: []string{"CWD /etc", "TYPE I", "SIZE motd", "MDTM motd", "EPSV", "RETR motd"},
+			want: []string{"CWD /etc", "EPSV", "SIZE motd", "MDTM motd", "RETR motd"},
 		},
 		{
 			name: ";type=a sends TYPE A",
 			segs: []string{"pub", "data.bin"}, typeCode: 'a', file: "/pub/data.bin",
 			body: "line\r\nlone\rcr\r\n", wantBody: "line\nlone\rcr\n",
-			want: []string{"CWD pub", "TYPE A", "SIZE data.bin", "MDTM data.bin", "EPSV", "RETR data.bin"},
+			want: []string{"CWD pub", "EPSV", "TYPE A", "SIZE data.bin", "MDTM data.bin", "RETR data.bin"},
 		},
 		{
 			name: ";type=i sends TYPE I even for a text name",
 			segs: []string{"pub", "notes.txt"}, typeCode: 'i', file: "/pub/notes.txt", body: "a\r\nb\r\n",
-			want: []string{"CWD pub", "TYPE I", "SIZE notes.txt", "MDTM notes.txt", "EPSV", "RETR notes.txt"},
+			want: []string{"CWD pub", "EPSV", "SIZE notes.txt", "MDTM notes.txt", "RETR notes.txt"},
 		},
 		{
 			name: "a .txt name without ;type= is sent in TYPE I: the file's bytes",
 			segs: []string{"pub", "notes.txt"}, file: "/pub/notes.txt", body: "a\r\nb\n",
-			want: []string{"CWD pub", "TYPE I", "SIZE notes.txt", "MDTM notes.txt", "EPSV", "RETR notes.txt"},
+			want: []string{"CWD pub", "EPSV", "SIZE notes.txt", "MDTM notes.txt", "RETR notes.txt"},
 		},
 		{
 			name: ";type=d lists with NLST name",
@@ -171,7 +171,7 @@ func TestGoldenWire(t *testing.T) {
 		{
 			name: "a name with spaces and a percent sign goes out as it is",
 			segs: []string{"a dir", "50% off;x"}, file: "/a dir/50% off;x", body: "z",
-			want: []string{"CWD a dir", "TYPE I", "SIZE 50% off;x", "MDTM 50% off;x", "EPSV", "RETR 50% off;x"},
+			want: []string{"CWD a dir", "EPSV", "SIZE 50% off;x", "MDTM 50% off;x", "RETR 50% off;x"},
 		},
 	}
 	for _, tc := range tests {
@@ -208,7 +208,7 @@ func TestSkipMetadata(t *testing.T) {
 	req := newReq(ftpURL(fake.port(), 0, "pub", "f.bin"))
 	req.SkipMetadata = true
 	resp, data, got := fetchAll(t, fake, req)
-	want := wire(append(append([]string{}, anonLogin...), "CWD pub", "TYPE I", "EPSV", "RETR f.bin", "QUIT")...)
+	want := wire(append(append([]string{}, anonLogin...), "CWD pub", "EPSV", "RETR f.bin", "QUIT")...)
 	if strings.Join(got, "") != want {
 		t.Errorf("wire:\n got %q\nwant %q", strings.Join(got, ""), want)
 	}
@@ -312,7 +312,7 @@ func TestRESTResume(t *testing.T) {
 	if string(data) != "456789" || resp.Offset != 4 || resp.Size != 10 {
 		t.Errorf("body %q offset %d size %d", data, resp.Offset, resp.Size)
 	}
-	if w := wire(append(append([]string{}, anonLogin...), "TYPE I", "SIZE big", "MDTM big", "EPSV", "REST 4", "RETR big", "QUIT")...); strings.Join(got, "") != w {
+	if w := wire(append(append([]string{}, anonLogin...), "EPSV", "SIZE big", "MDTM big", "REST 4", "RETR big", "QUIT")...); strings.Join(got, "") != w {
 		t.Errorf("wire %q\nwant %q", strings.Join(got, ""), w)
 	}
 }
@@ -342,7 +342,7 @@ func TestDirectoryGuessedFrom550(t *testing.T) {
 		"-rw-r--r--    1 0 0    1 Jan 02  2024 a.txt\r\n" +
 		"lrwxrwxrwx    1 0 0    5 Jan 02  2024 up -> a.txt\r\n"
 	resp, data, got := fetchAll(t, fake, newReq(ftpURL(fake.port(), 0, "pub")))
-	want := wire(append(append([]string{}, anonLogin...), "TYPE I", "SIZE pub", "MDTM pub", "EPSV", "RETR pub", "CWD pub", "EPSV", "LIST", "QUIT")...)
+	want := wire(append(append([]string{}, anonLogin...), "EPSV", "SIZE pub", "MDTM pub", "RETR pub", "CWD pub", "EPSV", "LIST", "QUIT")...)
 	if strings.Join(got, "") != want {
 		t.Errorf("wire %q\nwant %q", strings.Join(got, ""), want)
 	}
@@ -541,11 +541,11 @@ func TestConnectionReuseReturnsHome(t *testing.T) {
 	want := []string{
 		// USER alone (its reply decides whether PASS follows), then the
 		// rest of the login in one write: the login directory, and with
-		// NOOP whether the server reads pipelined commands.
-		loginBatches[0], loginBatches[1],
-		// a/one: the CWD and what follows it up to the transfer, then the
-		// RETR once the CWD is known to have worked.
-		"CWD a\r\nTYPE I\r\nSIZE one\r\nMDTM one\r\nEPSV\r\n", "RETR one\r\n",
+		// NOOP whether the server reads pipelined commands; then the CWD
+		// of a/one and the EPSV of its transfer. Once they have worked,
+		// a/one's commands with its RETR, binary already in effect.
+		loginBatches[0], loginBatches[1] + "CWD a\r\nEPSV\r\n",
+		"SIZE one\r\nMDTM one\r\nRETR one\r\n",
 		// b/two: back to the login directory (RFC 1738 §3.2.2), skipping
 		// the TYPE in effect; the next transfer's EPSV goes with the RETR.
 		// Behind the RETR, on this kept connection: the file's MDTM again
@@ -554,8 +554,10 @@ func TestConnectionReuseReturnsHome(t *testing.T) {
 		// b/three: same directory, data connection already asked for: one
 		// round trip.
 		"SIZE three\r\nMDTM three\r\nRETR three\r\nMDTM three\r\nEPSV\r\n",
-		// b/c/four: b's CWD is the first of b/c's: it goes on from there.
-		"CWD c\r\nSIZE four\r\nMDTM four\r\n", "RETR four\r\nMDTM four\r\nEPSV\r\n",
+		// b/c/four: b's CWD is the first of b/c's: it goes on from there,
+		// and with a data connection asked for ahead the RETR goes behind
+		// the CWD.
+		"CWD c\r\nSIZE four\r\nMDTM four\r\nRETR four\r\nMDTM four\r\nEPSV\r\n",
 		"QUIT\r\n",
 	}
 	if b := fake.sentBatches(); strings.Join(b, "|") != strings.Join(want, "|") {
@@ -628,7 +630,7 @@ func TestServerThatDropsPipelinedCommands(t *testing.T) {
 		"USER anonymous\r\n", "PASS " + testEmail + "\r\n", "QUIT\r\n",
 		// The second, one command at a time.
 		"USER anonymous\r\n", "PASS " + testEmail + "\r\n", "FEAT\r\n", "TYPE I\r\n", "PWD\r\n",
-		"CWD pub\r\n", "TYPE I\r\n", "MDTM f\r\n", "EPSV\r\n", "RETR f\r\n",
+		"CWD pub\r\n", "MDTM f\r\n", "EPSV\r\n", "RETR f\r\n",
 		"MDTM g\r\n", "EPSV\r\n", "RETR g\r\n",
 		"QUIT\r\n",
 	}
@@ -715,10 +717,10 @@ func TestPipelinedMirrorFetches(t *testing.T) {
 	fake.ln.Close()
 	fake.wg.Wait()
 	want := []string{
-		loginBatches[0], loginBatches[1],
-		// A listing on a fresh connection: its EPSV goes with the CWD (it
-		// asks for no data connection ahead: it may serve one fetch only).
-		"CWD d\r\nEPSV\r\n", "LIST\r\n",
+		// A listing on a fresh connection: its CWD and EPSV go with the
+		// login (it asks for no data connection ahead: it may serve one
+		// fetch only).
+		loginBatches[0], loginBatches[1] + "CWD d\r\nEPSV\r\n", "LIST\r\n",
 		// x, in the directory listed, binary already in effect: the EPSV
 		// has worked, so the RETR goes behind it, and the next one ahead.
 		"MDTM x\r\nEPSV\r\nRETR x\r\nMDTM x\r\nEPSV\r\n",
@@ -1084,7 +1086,7 @@ func TestEngineLinesPassTheGuard(t *testing.T) {
 	fake.dirs["/pub"] = true
 	req := newReq(ftpURL(fake.port(), 0, "pub", "f"))
 	key := poolKey{host: "127.0.0.1", port: fake.port(), user: "anonymous", password: testEmail}
-	c, err := open(context.Background(), req, key, login{user: "anonymous", password: testEmail, anonymous: true}, true)
+	c, err := open(context.Background(), req, key, login{user: "anonymous", password: testEmail, anonymous: true}, true, landing{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1180,10 +1182,11 @@ func TestPipelinedCWDRefused(t *testing.T) {
 		t.Errorf("%d logins, want 1: the connection stays in step", fake.logins)
 	}
 	want := []string{
-		loginBatches[0], loginBatches[1],
-		"CWD nodir\r\nTYPE I\r\nSIZE x\r\nMDTM x\r\nEPSV\r\n",
-		// The EPSV of the failed fetch still serves the next transfer.
-		"CWD /\r\nCWD d\r\nSIZE x\r\nMDTM x\r\n", "RETR x\r\nMDTM x\r\nEPSV\r\n",
+		// The CWD goes with the login and is refused: the fetch returns
+		// to the login directory, and its own CWD meets the refusal.
+		loginBatches[0], loginBatches[1] + "CWD nodir\r\nEPSV\r\n",
+		"CWD /\r\nCWD nodir\r\nSIZE x\r\nMDTM x\r\nRETR x\r\n",
+		"CWD /\r\nCWD d\r\nSIZE x\r\nMDTM x\r\nEPSV\r\n", "RETR x\r\nMDTM x\r\nEPSV\r\n",
 		"QUIT\r\n",
 	}
 	if b := fake.sentBatches(); strings.Join(b, "|") != strings.Join(want, "|") {
