@@ -70,9 +70,10 @@ type fakeFTP struct {
 	maxConns    int
 	limitAtUSER bool
 	refuseFirst int
-	// greetGate, when set, holds every session refused for maxConns
-	// before its refusal until it is closed.
+	// greetGate, when set, holds every session after the first before its
+	// greeting until it is closed.
 	greetGate chan struct{}
+	sessions  int
 	// failMidway answers a RETR, after the first bytes, with 550 and
 	// leaves the data connection open (Twisted).
 	failMidway bool
@@ -218,13 +219,17 @@ func (f *fakeFTP) session(c net.Conn) {
 	s.r = r
 	f.mu.Lock()
 	f.active++
+	f.sessions++
 	gate := f.greetGate
+	if f.sessions == 1 {
+		gate = nil
+	}
 	over := (f.maxConns > 0 && f.active > f.maxConns) || f.refuseFirst > 0
 	if f.refuseFirst > 0 {
 		f.refuseFirst--
 	}
 	f.mu.Unlock()
-	if gate != nil && over {
+	if gate != nil {
 		<-gate
 	}
 	defer func() {

@@ -217,13 +217,12 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	// shows as a broken connection before anything was transferred, and
 	// the fetch is tried once more on a fresh one.
 	for attempt := 0; ; attempt++ {
-		spares := 0
-		if attempt == 0 {
-			spares = req.Spare
-		}
-		c, reused, err := f.acquire(ctx, req, key, who, v.Dirs(), spares)
+		c, reused, err := f.acquire(ctx, req, key, who, v.Dirs())
 		if err != nil {
 			return nil, err
+		}
+		if attempt == 0 && req.Spare > 0 {
+			f.openSpares(ctx, req, key, who, v.Dirs(), req.Spare)
 		}
 		c.sendAhead = c.sendAhead && f.sendsAhead(key)
 		resp, err := f.fetchOn(ctx, req, c, v)

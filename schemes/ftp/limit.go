@@ -101,15 +101,12 @@ var _ schemes.ConnLimiter = (*Fetcher)(nil)
 
 // acquire returns a logged-in connection for key: a kept one (reused),
 // else a new one once the server's limit leaves room for it, waiting for a
-// connection of ours to be kept or closed while it does not. Once it has
-// its connection, or its slot for a new one, it starts spares spare
-// connections (openSpares), which log in alongside its own.
-func (f *Fetcher) acquire(ctx context.Context, req *schemes.Request, key poolKey, who login, dirs []string, spares int) (c *conn, reused bool, err error) {
+// connection of ours to be kept or closed while it does not.
+func (f *Fetcher) acquire(ctx context.Context, req *schemes.Request, key poolKey, who login, dirs []string) (c *conn, reused bool, err error) {
 	server := key.server()
 	pauses := 0
 	for {
 		if c := f.take(key, dirs); c != nil {
-			f.openSpares(ctx, req, key, who, dirs, spares)
 			return c, true, nil
 		}
 		wait, spare := f.reserve(key)
@@ -126,8 +123,6 @@ func (f *Fetcher) acquire(ctx context.Context, req *schemes.Request, key poolKey
 				return nil, false, dial.Classify(ctx.Err(), "wait for a connection to "+server)
 			}
 		}
-		f.openSpares(ctx, req, key, who, dirs, spares)
-		spares = 0
 		// The fetch's CWDs, and the passive command of a transfer, go out
 		// with the login.
 		to := landing{dirs: dirs, passive: req.IfModifiedSince.IsZero()}
