@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -128,6 +129,11 @@ func TestSpareConnectionsKeepToTheLimit(t *testing.T) {
 func TestSpareRefusalsTeachTheLimit(t *testing.T) {
 	gate := make(chan struct{})
 	fake := newFakeWith(t, func(f *fakeFTP) { f.maxConns, f.greetGate = 2, gate })
+	// Opened at the latest before the fake's own clean-up waits for its
+	// sessions, so that a failure here ends instead of hanging.
+	var open sync.Once
+	release := func() { open.Do(func() { close(gate) }) }
+	t.Cleanup(release)
 	fake.listings["LIST /"] = "-rw-r--r--    1 0 0 2 Dec 20  1994 x\r\n"
 	f := newFetcher()
 	req := newReq(ftpURL(fake.port(), 0, ""))
@@ -143,7 +149,7 @@ func TestSpareRefusalsTeachTheLimit(t *testing.T) {
 	if spares != 3 {
 		t.Fatalf("%d spares logging in, want 3", spares)
 	}
-	go close(gate)
+	go release()
 	if n := f.ConnLimit("127.0.0.1", fake.port()); n != 2 {
 		t.Errorf("limit %d, want 2", n)
 	}
