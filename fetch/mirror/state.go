@@ -108,7 +108,16 @@ type store struct {
 	wg      sync.WaitGroup
 	errM    sync.Mutex
 	err     error
+	// fi is the state file, whose mapping the writer releases after every
+	// releaseAfter bytes of records it commits (releaseMapped).
+	fi         os.FileInfo
+	unreleased int
 }
+
+// releaseAfter is how many bytes of records the writer commits between two
+// releases of the state file's mapping: the resident set holds about this
+// much of the file, however large the file grows.
+const releaseAfter = 4 << 20
 
 // openStore opens (creating unless readOnly) the state file at path.
 func openStore(path string, readOnly bool) (*store, error) {
@@ -130,6 +139,10 @@ func openStore(path string, readOnly bool) (*store, error) {
 			return nil
 		})
 		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		if s.fi, err = os.Stat(path); err != nil {
 			db.Close()
 			return nil, err
 		}
@@ -189,6 +202,7 @@ func (s *store) writer() {
 				if op.bucket == nil {
 					continue
 				}
+				s.unreleased += len(op.key) + len(op.val)
 				b := tx.Bucket(op.bucket)
 				var err error
 				if op.val == nil {
@@ -202,6 +216,16 @@ func (s *store) writer() {
 			}
 			return nil
 		})
+		if err == nil && s.unreleased >= releaseAfter {
+			s.unreleased = 0
+			// The read transaction holds bbolt's mapping in place (a
+			// commit that grows the file remaps it). A release that fails
+			// costs memory only, never the state: it is not an error.
+			s.db.View(func(*bolt.Tx) error {
+				releaseMapped(s.fi)
+				return nil
+			})
+		}
 		if err != nil {
 			s.errM.Lock()
 			if s.err == nil {
