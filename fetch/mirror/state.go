@@ -109,14 +109,18 @@ type store struct {
 	errM    sync.Mutex
 	err     error
 	// fi is the state file, whose mapping the writer releases after every
-	// releaseAfter bytes of records it commits (releaseMapped).
+	// releaseAfter bytes of pages it commits (releaseMapped); releasedAt is
+	// bbolt's count of page bytes written at the last release.
 	fi         os.FileInfo
-	unreleased int
+	releasedAt int64
 }
 
-// releaseAfter is how many bytes of records the writer commits between two
+// releaseAfter is how many bytes of pages the writer commits between two
 // releases of the state file's mapping: the resident set holds about this
-// much of the file, however large the file grows.
+// much of the file (and what reads touch meanwhile), however large the
+// file grows. Pages, not records: a commit rewrites whole pages (a leaf
+// and the branches above it) for a few records, and the next reads touch
+// those new pages.
 const releaseAfter = 4 << 20
 
 // openStore opens (creating unless readOnly) the state file at path.
@@ -202,7 +206,6 @@ func (s *store) writer() {
 				if op.bucket == nil {
 					continue
 				}
-				s.unreleased += len(op.key) + len(op.val)
 				b := tx.Bucket(op.bucket)
 				var err error
 				if op.val == nil {
@@ -216,8 +219,9 @@ func (s *store) writer() {
 			}
 			return nil
 		})
-		if err == nil && s.unreleased >= releaseAfter {
-			s.unreleased = 0
+		stats := s.db.Stats()
+		if alloc := stats.TxStats.GetPageAlloc(); err == nil && alloc-s.releasedAt >= releaseAfter {
+			s.releasedAt = alloc
 			// The read transaction holds bbolt's mapping in place (a
 			// commit that grows the file remaps it). A release that fails
 			// costs memory only, never the state: it is not an error.
