@@ -132,7 +132,12 @@ func openStore(path string, readOnly bool) (*store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &store{db: db, ro: readOnly}
+	fi, err := os.Stat(path)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	s := &store{db: db, ro: readOnly, fi: fi}
 	if !readOnly {
 		err = db.Update(func(tx *bolt.Tx) error {
 			for _, b := range [][]byte{bucketFiles, bucketListings, bucketTemps, bucketMeta} {
@@ -143,10 +148,6 @@ func openStore(path string, readOnly bool) (*store, error) {
 			return nil
 		})
 		if err != nil {
-			db.Close()
-			return nil, err
-		}
-		if s.fi, err = os.Stat(path); err != nil {
 			db.Close()
 			return nil, err
 		}
@@ -338,6 +339,9 @@ func (s *store) scanTemps(fn func(name, path string)) error {
 	return scan(s, bucketTemps, fn)
 }
 
+// scanChunk is how many records scan reads in one transaction.
+const scanChunk = 256
+
 func scan[T any](s *store, bucket []byte, fn func(key string, v T)) error {
 	if s == nil {
 		return nil
@@ -362,11 +366,17 @@ func scan[T any](s *store, bucket []byte, fn func(key string, v T)) error {
 					k, v = c.Next()
 				}
 			}
-			for ; k != nil && len(chunk) < 1024; k, v = c.Next() {
+			for ; k != nil && len(chunk) < scanChunk; k, v = c.Next() {
 				var val T
 				if json.Unmarshal(v, &val) == nil {
 					chunk = append(chunk, kv{string(k), val})
 				}
+			}
+			// A walk reads pages all over the file (and the kernel maps
+			// their neighbours with each): release them chunk by chunk,
+			// while this transaction holds the mapping in place.
+			if s.fi != nil {
+				releaseMapped(s.fi)
 			}
 			return nil
 		})
