@@ -108,7 +108,20 @@ type store struct {
 	wg      sync.WaitGroup
 	errM    sync.Mutex
 	err     error
+	// fi is the state file, whose mapping the writer releases after every
+	// releaseAfter bytes of pages it commits (releaseMapped); releasedAt is
+	// bbolt's count of page bytes written at the last release.
+	fi         os.FileInfo
+	releasedAt int64
 }
+
+// releaseAfter is how many bytes of pages the writer commits between two
+// releases of the state file's mapping: the resident set holds about this
+// much of the file (and what reads touch meanwhile), however large the
+// file grows. Pages, not records: a commit rewrites whole pages (a leaf
+// and the branches above it) for a few records, and the next reads touch
+// those new pages.
+const releaseAfter = 4 << 20
 
 // openStore opens (creating unless readOnly) the state file at path.
 func openStore(path string, readOnly bool) (*store, error) {
@@ -119,7 +132,12 @@ func openStore(path string, readOnly bool) (*store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &store{db: db, ro: readOnly}
+	fi, err := os.Stat(path)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	s := &store{db: db, ro: readOnly, fi: fi}
 	if !readOnly {
 		err = db.Update(func(tx *bolt.Tx) error {
 			for _, b := range [][]byte{bucketFiles, bucketListings, bucketTemps, bucketMeta} {
@@ -202,6 +220,17 @@ func (s *store) writer() {
 			}
 			return nil
 		})
+		stats := s.db.Stats()
+		if alloc := stats.TxStats.GetPageAlloc(); err == nil && alloc-s.releasedAt >= releaseAfter {
+			s.releasedAt = alloc
+			// The read transaction holds bbolt's mapping in place (a
+			// commit that grows the file remaps it). A release that fails
+			// costs memory only, never the state: it is not an error.
+			s.db.View(func(*bolt.Tx) error {
+				releaseMapped(s.fi)
+				return nil
+			})
+		}
 		if err != nil {
 			s.errM.Lock()
 			if s.err == nil {
@@ -310,6 +339,9 @@ func (s *store) scanTemps(fn func(name, path string)) error {
 	return scan(s, bucketTemps, fn)
 }
 
+// scanChunk is how many records scan reads in one transaction.
+const scanChunk = 256
+
 func scan[T any](s *store, bucket []byte, fn func(key string, v T)) error {
 	if s == nil {
 		return nil
@@ -334,11 +366,17 @@ func scan[T any](s *store, bucket []byte, fn func(key string, v T)) error {
 					k, v = c.Next()
 				}
 			}
-			for ; k != nil && len(chunk) < 1024; k, v = c.Next() {
+			for ; k != nil && len(chunk) < scanChunk; k, v = c.Next() {
 				var val T
 				if json.Unmarshal(v, &val) == nil {
 					chunk = append(chunk, kv{string(k), val})
 				}
+			}
+			// A walk reads pages all over the file (and the kernel maps
+			// their neighbours with each): release them chunk by chunk,
+			// while this transaction holds the mapping in place.
+			if s.fi != nil {
+				releaseMapped(s.fi)
 			}
 			return nil
 		})
