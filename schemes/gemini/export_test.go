@@ -23,11 +23,12 @@ func NewTestCert(t *testing.T) tls.Certificate {
 	return newCert(t, "gemini test", time.Now().Add(time.Hour))
 }
 
-// Next is the exchange of the next connection the server closed.
+// Next is the exchange of the next connection the server accepted, once
+// that connection is closed.
 func (s *gemServer) Next(t *testing.T) exchange { return s.next(t) }
 
 // Port is the server's port.
 func (s *gemServer) Port() int { return s.port }
 
-// Pending is how many closed connections Next has not yet returned.
+// Pending is how many accepted connections Next has not yet returned.
 func (s *gemServer) Pending() int { return len(s.seen) }

@@ -93,7 +93,9 @@ type gemServer struct {
 	cfg     *tls.Config
 	cert    atomic.Pointer[tls.Certificate]
 	accepts atomic.Int32
-	seen    chan exchange
+	// seen holds, in the order the connections were accepted, a channel
+	// per connection that its exchange is sent on once it is closed.
+	seen chan chan exchange
 
 	mu    sync.Mutex
 	conns map[net.Conn]bool
@@ -118,7 +120,7 @@ func newServer(t testing.TB, cert tls.Certificate, sc script, opts ...serverOpti
 		t.Fatal(err)
 	}
 	s := &gemServer{t: t, ln: ln, addr: ln.Addr().String(), port: ln.Addr().(*net.TCPAddr).Port,
-		script: sc, seen: make(chan exchange, 256), conns: map[net.Conn]bool{}}
+		script: sc, seen: make(chan chan exchange, 256), conns: map[net.Conn]bool{}}
 	s.cert.Store(&cert)
 	cfg := &tls.Config{GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return s.cert.Load(), nil }}
 	s.cfg = cfg
@@ -157,10 +159,12 @@ func (s *gemServer) serve(cfg *tls.Config) {
 		s.mu.Lock()
 		s.conns[raw] = true
 		s.mu.Unlock()
+		done := make(chan exchange, 1)
+		s.seen <- done
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			s.seen <- s.handle(raw, cfg)
+			done <- s.handle(raw, cfg)
 		}()
 	}
 }
@@ -195,14 +199,21 @@ func (s *gemServer) handle(raw net.Conn, cfg *tls.Config) (ex exchange) {
 	return ex
 }
 
-// next waits for the exchange of the next connection the server closed.
+// next waits for the exchange of the next connection the server accepted,
+// returned once that connection is closed.
 func (s *gemServer) next(t testing.TB) exchange {
 	t.Helper()
+	timeout := time.After(10 * time.Second)
 	select {
-	case ex := <-s.seen:
-		return ex
-	case <-time.After(10 * time.Second):
-		t.Fatal("the server saw no connection end within 10s")
+	case done := <-s.seen:
+		select {
+		case ex := <-done:
+			return ex
+		case <-timeout:
+			t.Fatal("the server's next connection did not end within 10s")
+		}
+	case <-timeout:
+		t.Fatal("the server saw no connection within 10s")
 	}
 	return exchange{}
 }
