@@ -104,7 +104,9 @@ func TestStateFileStaysOutOfMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fi.Size() < 4*limit {
+	// bbolt's file grows by its own steps (60 to 70 MiB here): at three
+	// times the limit, a resident set that follows the file fails.
+	if fi.Size() < 3*limit {
 		t.Fatalf("the state file is only %d bytes: too small to show anything", fi.Size())
 	}
 	t.Logf("state file %.1f MiB, at most %.1f MiB of it resident", float64(fi.Size())/(1<<20), float64(peak)/(1<<20))
