@@ -41,6 +41,11 @@ func parseDOS(line string) (schemes.Entry, result) {
 	name := strings.TrimLeft(line[kind.end:], " \t")
 	e = schemes.Entry{Name: name, Type: schemes.TypeFile, Size: -1,
 		Modified: day.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute), Precision: schemes.PrecisionMinute}
+	if e.Modified.IsZero() {
+		// "0001-01-01 0:00" is Go's zero time, which means no time: the
+		// entry has none, and so no precision.
+		e.Precision = ""
+	}
 	switch strings.ToUpper(kind.s) {
 	case "<DIR>":
 		e.Type = schemes.TypeDir
