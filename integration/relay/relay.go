@@ -63,6 +63,14 @@ type Config struct {
 	Rate   int64         // bytes per second per direction; 0: no cap
 	Window int           // bytes in flight per direction; 0: DefaultWindow
 	Faults Faults        // faults to inject; the zero value injects none
+	// Trace, if set, receives a line for every connection opened, every
+	// read from the client and every write to it, as the client sees
+	// them: milliseconds since the relay started, the connection (c1 a
+	// control connection, d2 a data connection, n3 any other), the
+	// direction (">" client to relay, "<" relay to client, "open" with
+	// the listener's address, "end") and the bytes, quoted and cut at
+	// 100.
+	Trace io.Writer
 }
 
 // Faults are the failures a relay injects. Each kind is off at its zero
@@ -123,6 +131,9 @@ type Relay struct {
 	conns, turns, up, down atomic.Int64
 	resets, stalls, drops  atomic.Int64
 	forwarded              atomic.Int64 // data bytes server to client, for Faults.ResetEvery
+	ids                    atomic.Int64 // connections numbered for Config.Trace
+	born                   time.Time
+	traceMu                sync.Mutex
 
 	// Faults.Seed's generators, on the listener clients connect to: one
 	// for drops, drawn in the order control connections are accepted, one
@@ -155,7 +166,7 @@ func newRelay(ln net.Listener, target string, ftp bool, cfg Config, parent *Rela
 	if cfg.Window <= 0 {
 		cfg.Window = DefaultWindow
 	}
-	r := &Relay{cfg: cfg, ln: ln, target: target, ftp: ftp, parent: parent, done: make(chan struct{}), open: map[net.Conn]bool{}}
+	r := &Relay{cfg: cfg, ln: ln, target: target, ftp: ftp, parent: parent, done: make(chan struct{}), open: map[net.Conn]bool{}, born: time.Now()}
 	if parent == nil {
 		r.dropRNG = rand.New(rand.NewSource(cfg.Faults.Seed))
 		r.stallRNG = rand.New(rand.NewSource(^cfg.Faults.Seed))
@@ -267,6 +278,10 @@ func (r *Relay) serve(client net.Conn, accepted time.Time) {
 	cnt := r.counter()
 	s := &session{client: client, up: up, down: down, killed: make(chan struct{})}
 	plan := r.plan()
+	tr := r.tracer()
+	tr("open "+r.Addr(), nil)
+	defer tr("end", nil)
+	down.delivered = func(b []byte) { tr("<", b) }
 	if plan.drop && plan.dropAfter == 0 {
 		cnt.drops.Add(1) // before the deferred close
 		return
@@ -280,6 +295,7 @@ func (r *Relay) serve(client net.Conn, accepted time.Time) {
 		defer close(readDone)
 		err := up.read(client, func(b []byte) {
 			cnt.up.Add(int64(len(b)))
+			tr(">", b)
 			if sawServer.Swap(false) {
 				cnt.turns.Add(1)
 			}
@@ -532,6 +548,8 @@ type link struct {
 	rateAt time.Time     // when the rate cap lets the next byte leave
 	stop   chan struct{}
 	once   sync.Once
+	// delivered, if set, is called with what was written to dst.
+	delivered func([]byte)
 }
 
 // block is the unit of the in-flight window.
@@ -639,6 +657,7 @@ func (l *link) write(dst net.Conn, f *downFaults) {
 				dst.Close()
 				return
 			}
+			l.deliver(data)
 		}
 		if fault != "" {
 			f.apply(fault)
@@ -679,8 +698,45 @@ func (l *link) writeFTP(dst net.Conn, rw *ftpRewriter) {
 				dst.Close()
 				return
 			}
+			l.deliver(out)
 		}
 		pending = append([]byte(nil), pending...)
+	}
+}
+
+func (l *link) deliver(b []byte) {
+	if l.delivered != nil {
+		l.delivered(b)
+	}
+}
+
+// tracer returns the function that writes one connection's events to
+// Config.Trace; it does nothing when there is no trace.
+func (r *Relay) tracer() func(event string, b []byte) {
+	root := r.counter()
+	if root.cfg.Trace == nil {
+		return func(string, []byte) {}
+	}
+	kind := "n"
+	switch {
+	case r.parent != nil:
+		kind = "d"
+	case r.ftp:
+		kind = "c"
+	}
+	id := root.ids.Add(1)
+	return func(event string, b []byte) {
+		ms := float64(time.Since(root.born).Microseconds()) / 1000
+		if len(b) > 100 {
+			b = b[:100]
+		}
+		root.traceMu.Lock()
+		defer root.traceMu.Unlock()
+		if b == nil {
+			fmt.Fprintf(root.cfg.Trace, "%.1f %s%d %s\n", ms, kind, id, event)
+			return
+		}
+		fmt.Fprintf(root.cfg.Trace, "%.1f %s%d %s %q\n", ms, kind, id, event, b)
 	}
 }
 

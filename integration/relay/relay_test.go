@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -135,6 +136,64 @@ func TestPipelinedTurns(t *testing.T) {
 	if got := r.Counts(); got.Turns != 1 {
 		t.Errorf("%d turns, want 1", got.Turns)
 	}
+}
+
+// The trace shows a connection as its client sees it: opened, what it
+// sent and what it was sent, each stamped no earlier than the link allows,
+// then its end.
+func TestTrace(t *testing.T) {
+	var trace syncBuffer
+	r := start(t, greeter(t), false, Config{RTT: rtt, Trace: &trace})
+	c, err := net.Dial("tcp", r.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := textproto.NewConn(c)
+	if _, _, err := tp.ReadResponse(220); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(c, "NOOP\r\n")
+	if _, _, err := tp.ReadResponse(200); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	r.Close()
+	var events []string
+	var at []float64
+	for _, line := range strings.Split(strings.TrimSpace(trace.String()), "\n") {
+		ms, rest, _ := strings.Cut(line, " ")
+		f, err := strconv.ParseFloat(ms, 64)
+		if err != nil {
+			t.Fatalf("trace line %q: %v", line, err)
+		}
+		events, at = append(events, rest), append(at, f)
+	}
+	want := []string{"n1 open " + r.Addr(), `n1 < "220 hello\r\n"`, `n1 > "NOOP\r\n"`, `n1 < "200 NOOP\r\n"`, "n1 end"}
+	if strings.Join(events, "|") != strings.Join(want, "|") {
+		t.Fatalf("trace:\n%s\nwant:\n%s", strings.Join(events, "\n"), strings.Join(want, "\n"))
+	}
+	ms := float64(rtt.Milliseconds())
+	if at[1]-at[0] < 2*ms-2 || at[3]-at[2] < ms-2 {
+		t.Errorf("greeting %.1f ms after the open and reply %.1f ms after the command, want at least %v and %v", at[1]-at[0], at[3]-at[2], 2*rtt, rtt)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the relay's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // With a rate cap, 1 MiB at 4 MiB/s takes a quarter second beyond the

@@ -3,6 +3,7 @@
 //
 //	relaycmd -listen 127.0.0.1:0 -target 127.0.0.21:21 -rtt 50ms [-rate 100MiB] [-ftp] [-ready FILE]
 //	         [-seed N] [-reset-every 4MiB] [-stall 0.01] [-stall-after 64KiB] [-stall-for 30s] [-drop 0.05] [-drop-after 20]
+//	         [-trace FILE]
 //
 // The fault flags inject the relay's faults (relay.Faults): a reset after
 // every -reset-every bytes forwarded on data connections, the fraction
@@ -25,6 +26,7 @@
 package main
 
 import (
+	"bufio"
 	"flag"
 	"fmt"
 	"os"
@@ -53,9 +55,10 @@ func main() {
 	stallFor := flag.Duration("stall-for", 0, "how long a stalled data connection stays open before the relay resets it (0: until its control connection ends)")
 	drop := flag.Float64("drop", 0, "fraction of control connections to close")
 	dropAfter := flag.Int("drop-after", 0, "close a dropped connection after 0 to N client commands (0: at accept)")
+	trace := flag.String("trace", "", "write every connection's events, as the client sees them, to this file (relay.Config.Trace)")
 	flag.Parse()
 	if *target == "" || flag.NArg() != 0 {
-		fmt.Fprintln(os.Stderr, "usage: relaycmd -target HOST:PORT [-listen ADDR] [-rtt D] [-rate N] [-window N] [-ftp] [-ready FILE] [-counts FILE] [-seed N] [-reset-every N] [-stall F] [-stall-after N] [-stall-for D] [-drop F] [-drop-after N]")
+		fmt.Fprintln(os.Stderr, "usage: relaycmd -target HOST:PORT [-listen ADDR] [-rtt D] [-rate N] [-window N] [-ftp] [-ready FILE] [-counts FILE] [-seed N] [-reset-every N] [-stall F] [-stall-after N] [-stall-for D] [-drop F] [-drop-after N] [-trace FILE]")
 		os.Exit(2)
 	}
 	cfg := relay.Config{RTT: *rtt}
@@ -74,6 +77,17 @@ func main() {
 	}
 	if cfg.Faults.StallAfter, err = bytesFlag(*stallAfter); err != nil {
 		fail("-stall-after: %v", err)
+	}
+
+	if *trace != "" {
+		f, err := os.Create(*trace)
+		if err != nil {
+			fail("%v", err)
+		}
+		defer f.Close()
+		bw := bufio.NewWriter(f)
+		defer bw.Flush()
+		cfg.Trace = bw
 	}
 
 	sig := make(chan os.Signal, 4)
