@@ -85,11 +85,8 @@ func TestListingBehindItsCWDs(t *testing.T) {
 	if err != nil || strings.Join(names, ",") != "x,y" {
 		t.Fatalf("then the listing of d: %q, %v", names, err)
 	}
-	f.Close()
-	fake.ln.Close()
-	fake.wg.Wait()
-	if fake.logins != 1 {
-		t.Errorf("%d logins, want 1: the connection stays in step", fake.logins)
+	if n := fake.endWith(f); n != 1 {
+		t.Errorf("%d logins, want 1: the connection stays in step", n)
 	}
 	want := []string{
 		loginBatches[0], loginBatches[1] + "CWD d\r\nEPSV\r\n",
@@ -131,11 +128,8 @@ func TestRetrBehindItsCWDs(t *testing.T) {
 	if got := getBody(t, f, fake, "d", "x"); got != "ex" {
 		t.Fatalf("then d/x: %q", got)
 	}
-	f.Close()
-	fake.ln.Close()
-	fake.wg.Wait()
-	if fake.logins != 1 {
-		t.Errorf("%d logins, want 1: the connection stays in step", fake.logins)
+	if n := fake.endWith(f); n != 1 {
+		t.Errorf("%d logins, want 1: the connection stays in step", n)
 	}
 	want := []string{
 		loginBatches[0], loginBatches[1] + "CWD d\r\nEPSV\r\n",

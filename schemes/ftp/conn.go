@@ -97,6 +97,9 @@ type conn struct {
 	// transfer ("" none).
 	pipe, pasvOK, afterMDTM, ahead bool
 	next                           string
+	// dialAhead, set during a fetch and a login, starts dialling a data
+	// address read ahead (dataahead.go); nextConn is that dial, under mu.
+	dialAhead func(addr string) *aheadConn
 	// served counts the fetches c has served.
 	served int
 	// halfClose: data connections are half-closed once open (vsftpd).
@@ -111,18 +114,30 @@ type conn struct {
 	release     func()
 	releaseOnce sync.Once
 
-	mu     sync.Mutex
-	data   *lineproto.Conn // the TCP data connection in use, closed to abort
-	broken bool
+	mu       sync.Mutex
+	data     *lineproto.Conn // the TCP data connection in use, closed to abort
+	nextConn *aheadConn
+	broken   bool
 }
 
 // landing is where a new connection goes as part of its login, on a
 // connection that pipelines: the directories of the fetch that opens it
 // (their CWDs go out with the login's commands), and whether that fetch
 // transfers, when the passive command of its transfer goes too.
+//
+// greeted, if set, is called once the server has greeted the connection:
+// it has then taken the connection in, and connections opened from then
+// on cannot take its place under a limit of the server's (vsftpd and
+// Pure-FTPd count connections when they accept them, ProFTPD logins when
+// PASS is answered, and this connection's PASS goes first).
+//
+// userPass sends PASS with USER, without waiting for USER's reply
+// (Fetcher.landing says where).
 type landing struct {
-	dirs    []string
-	passive bool
+	dirs     []string
+	passive  bool
+	greeted  func()
+	userPass bool
 }
 
 // open connects to the server of req, protects the connection as mode says,
@@ -190,8 +205,14 @@ func open(ctx context.Context, req *schemes.Request, key poolKey, who login, pip
 		return nil, c.fail(ctx, err, "connect to "+addr)
 	}
 	c.sc = sc
+	if to.greeted != nil {
+		to.greeted()
+	}
 	c.pipe = pipe
-	if err := c.login(who, to); err != nil {
+	c.dialAhead = c.aheadDialer(ctx, req)
+	err = c.login(who, to)
+	c.dialAhead = nil
+	if err != nil {
 		c.close()
 		if errors.Is(err, errNoPipeline) {
 			return nil, err
@@ -372,6 +393,7 @@ func (c *conn) begin(ctx context.Context, req *schemes.Request) (stop func() boo
 	c.dataDial = func(network, addr string) (net.Conn, error) {
 		return c.openData(ctx, req, network, addr)
 	}
+	c.dialAhead = c.aheadDialer(ctx, req)
 	return c.ctrl.Watch(ctx)
 }
 
@@ -379,6 +401,7 @@ func (c *conn) begin(ctx context.Context, req *schemes.Request) (stop func() boo
 func (c *conn) end() {
 	c.log.w = nil
 	c.dataDial = nil
+	c.dialAhead = nil
 	c.used = time.Now()
 	c.served++
 }
@@ -390,6 +413,15 @@ func (c *conn) end() {
 // an address literal. The connection goes to the URL's host, so that
 // through a proxy it reaches the server, not the proxy.
 func (c *conn) openData(ctx context.Context, req *schemes.Request, network, addr string) (net.Conn, error) {
+	data, err := c.dialData(ctx, req, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return c.useData(data, addr), nil
+}
+
+// dialData is openData's dial, to an address it has checked.
+func (c *conn) dialData(ctx context.Context, req *schemes.Request, network, addr string) (*lineproto.Conn, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, schemes.Errorf(schemes.ErrRefused, "ftp: bad passive address %q", addr)
@@ -400,11 +432,13 @@ func (c *conn) openData(ctx context.Context, req *schemes.Request, network, addr
 		return nil, schemes.Errorf(schemes.ErrRefused,
 			"ftp: refused to open a data connection to %s: the server's passive reply names an address other than its own (%s)", addr, c.key.host)
 	}
-	target := net.JoinHostPort(c.key.host, port)
-	data, err := lineproto.Dial(ctx, req, network, target)
-	if err != nil {
-		return nil, err
-	}
+	return lineproto.Dial(ctx, req, network, net.JoinHostPort(c.key.host, port))
+}
+
+// useData makes data, dialled for the passive address addr, the
+// transfer's data connection, as the transfer reads it.
+func (c *conn) useData(data *lineproto.Conn, addr string) net.Conn {
+	host, port, _ := net.SplitHostPort(addr)
 	c.mu.Lock()
 	c.data = data
 	c.mu.Unlock()
@@ -412,7 +446,7 @@ func (c *conn) openData(ctx context.Context, req *schemes.Request, network, addr
 	if c.tlsData != nil {
 		// The handshake happens on the first read, under the idle deadline.
 		nc = tls.Client(nc, c.tlsData)
-	} else if hc, ok := data.Raw().(interface{ CloseWrite() error }); ok && c.halfClose && reaches(data.Raw(), ip, port) {
+	} else if hc, ok := data.Raw().(interface{ CloseWrite() error }); ok && c.halfClose && reaches(data.Raw(), net.ParseIP(host), port) {
 		// gofer only ever reads a data connection (RETR, LIST, MLSD,
 		// NLST). vsftpd waits for the client's end of it before it
 		// answers 226: ended at once, the 226 comes as soon as the data
@@ -423,7 +457,7 @@ func (c *conn) openData(ctx context.Context, req *schemes.Request, network, addr
 		// the whole tunnel when one side of it ends.)
 		hc.CloseWrite()
 	}
-	return nc, nil
+	return nc
 }
 
 // reaches reports whether nc is a plain TCP connection to ip and port
@@ -452,6 +486,7 @@ func (c *conn) abort() {
 	if d != nil {
 		d.Close()
 	}
+	c.dropAhead()
 	c.ended()
 }
 
@@ -480,6 +515,7 @@ func (c *conn) close() {
 		c.sc.Quit()
 	}
 	c.ctrl.Close()
+	c.dropAhead()
 	c.ended()
 }
 

@@ -6,7 +6,9 @@
 // The protocol engine github.com/jlaffaye/ftp is left the connection's
 // opening and QUIT; every other command is sent, and its reply read, here. This
 // package decides which lines go out: the login (USER alone, then PASS,
-// FEAT, TYPE I, PBSZ and PROT for TLS, PWD and NOOP together), one CWD
+// FEAT, TYPE I, PBSZ and PROT for TLS, PWD and NOOP together; USER and PASS
+// together to a server that has read a pipelined login, and on a spare
+// connection opened alongside the first), one CWD
 // per decoded segment, whatever the server's path syntax (RFC 1738 §3.2.2:
 // ftp://h/%2Fetc/motd is CWD /etc, RETR motd; ftp://h//etc/motd is an empty
 // CWD, CWD etc, RETR motd), then TYPE, RETR or a listing. Every
@@ -35,10 +37,11 @@
 // worked). A RETR never goes out behind any other CWD, behind a passive
 // command not yet seen to work, or behind a reply that decides whether it
 // is sent. A server that drops commands sent together, found at
-// login, gets one command at a time. Data
-// connections are only read; vsftpd, which waits for the client's end of
-// one before its 226, has them half-closed at once: its 226 comes a round
-// trip sooner.
+// login, gets one command at a time. The data connection of a passive
+// reply read ahead is dialled as soon as the reply is read, while the
+// transfer before it ends. Data connections are only read; vsftpd, which
+// waits for the client's end of one before its 226, has them half-closed
+// at once: its 226 comes a round trip sooner.
 //
 // Control connections are kept for reuse across fetches (keyed by host,
 // port, login and TLS mode). Before a kept connection serves another URL it

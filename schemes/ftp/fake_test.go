@@ -85,6 +85,22 @@ type fakeFTP struct {
 	dropAfterList bool
 	// listEnd is the text of a listing's 226 ("" for "Directory send OK.").
 	listEnd string
+	// noPassword answers USER with 230 (no password needed), and PASS
+	// after it with 503, as a server that lets a user in at once does.
+	noPassword bool
+	// passGate, when set, holds the first session's reply to PASS until
+	// it is closed; accepted receives a value as each session starts.
+	passGate chan struct{}
+	accepted chan struct{}
+	// acceptEarly accepts each data connection as soon as it comes,
+	// before the command that uses it, and sends on early whether it had
+	// come before that command; the dropNth accepted (from 1) is closed at
+	// once, with its listener, as by a server that gave up on a passive
+	// port.
+	acceptEarly bool
+	early       chan bool
+	dropNth     int
+	nData       int
 
 	mu     sync.Mutex
 	active int // sessions open now
@@ -130,6 +146,15 @@ func newFakeWith(t testing.TB, setup func(*fakeFTP)) *fakeFTP {
 		f.wg.Wait()
 	})
 	return f
+}
+
+// endWith closes fetcher and the server, waits for every session to end,
+// and returns the logins the server saw.
+func (f *fakeFTP) endWith(fetcher *Fetcher) int {
+	fetcher.Close()
+	f.ln.Close()
+	f.wg.Wait()
+	return f.logins
 }
 
 func (f *fakeFTP) port() int { return f.ln.Addr().(*net.TCPAddr).Port }
@@ -197,11 +222,20 @@ type fakeSession struct {
 	typ  string
 	// overLimit: USER is answered with ProFTPD's per-host refusal.
 	overLimit bool
-	dataLn    net.Listener
+	// loggedIn: USER let the user in (noPassword).
+	loggedIn bool
+	dataLn   net.Listener
 	// midway holds the data connections failMidway left open.
 	midway []net.Conn
 	// r reads the control connection.
 	r *bufio.Reader
+	// n numbers the session, from 1, in the order they started.
+	n int
+	// data receives the data connection acceptEarly accepted.
+	data chan net.Conn
+	// cmdSeen is set once a command that uses the data connection has
+	// come, for acceptEarly's report.
+	cmdSeen chan struct{}
 }
 
 func (f *fakeFTP) session(c net.Conn) {
@@ -217,9 +251,13 @@ func (f *fakeFTP) session(c net.Conn) {
 	}()
 	r := bufio.NewReader(c)
 	s.r = r
+	if f.accepted != nil {
+		f.accepted <- struct{}{}
+	}
 	f.mu.Lock()
 	f.active++
 	f.sessions++
+	s.n = f.sessions
 	gate := f.greetGate
 	if f.sessions == 1 {
 		gate = nil
@@ -302,14 +340,25 @@ func (s *fakeSession) handle(verb, arg string) bool {
 			s.reply("530 Sorry, max %d clients per host", f.maxConns)
 			return true
 		}
-		if _, ok := f.users[arg]; ok {
+		if _, ok := f.users[arg]; ok && f.noPassword {
+			f.mu.Lock()
+			f.logins++
+			f.mu.Unlock()
+			s.loggedIn = true
+			s.reply("230 Login successful.")
+		} else if ok {
 			s.reply("331 Please specify the password.")
 		} else {
 			s.reply("530 This FTP server is anonymous only.")
 		}
 	case "PASS":
+		if s.n == 1 && f.passGate != nil {
+			<-f.passGate
+		}
 		want, ok := f.users[s.user]
-		if ok && (s.user == "anonymous" || want == arg) {
+		if s.loggedIn || s.overLimit {
+			s.reply("503 Login with USER first.")
+		} else if ok && (s.user == "anonymous" || want == arg) {
 			f.mu.Lock()
 			f.logins++
 			f.mu.Unlock()
@@ -509,12 +558,49 @@ func (s *fakeSession) listenData() {
 		return
 	}
 	s.dataLn = ln
+	if !s.f.acceptEarly {
+		return
+	}
+	data, seen := make(chan net.Conn, 1), make(chan struct{})
+	s.data, s.cmdSeen = data, seen
+	go func() {
+		defer close(data)
+		d, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		before := true
+		select {
+		case <-seen:
+			before = false
+		default:
+		}
+		s.f.mu.Lock()
+		s.f.nData++
+		drop := s.f.nData == s.f.dropNth
+		s.f.mu.Unlock()
+		if drop {
+			d.Close()
+			ln.Close()
+		} else {
+			data <- d
+		}
+		if s.f.early != nil {
+			s.f.early <- before
+		}
+	}()
 }
 
 func (s *fakeSession) closeData() {
 	if s.dataLn != nil {
 		s.dataLn.Close()
 		s.dataLn = nil
+	}
+	if s.data != nil {
+		if d, ok := <-s.data; ok {
+			d.Close()
+		}
+		s.data, s.cmdSeen = nil, nil
 	}
 }
 
@@ -523,7 +609,18 @@ func (s *fakeSession) acceptData() net.Conn {
 		s.reply("425 Use PORT or PASV first.")
 		return nil
 	}
-	d, err := s.dataLn.Accept()
+	var d net.Conn
+	var err error
+	if s.data != nil {
+		close(s.cmdSeen)
+		var ok bool
+		if d, ok = <-s.data; !ok {
+			err = net.ErrClosed
+		}
+		s.data = nil
+	} else {
+		d, err = s.dataLn.Accept()
+	}
 	s.closeData()
 	if err != nil {
 		s.reply("425 Failed to establish connection.")

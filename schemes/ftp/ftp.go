@@ -58,6 +58,9 @@ type Fetcher struct {
 	// noAhead holds the servers seen to mishandle a command sent while a
 	// transfer runs: nothing goes out behind a transfer's command there.
 	noAhead map[string]bool
+	// piped holds the servers seen to read a pipelined login: a new
+	// connection there sends USER and PASS in one write.
+	piped map[string]bool
 	// slots counts the connections held to each server and keeps to the
 	// limit it was found to have (limit.go).
 	slots map[string]*slots
@@ -88,6 +91,23 @@ func (f *Fetcher) pipelines(key poolKey) bool { return !f.marked(&f.lockStep, ke
 
 // noPipelining records that key's server mishandles pipelined commands.
 func (f *Fetcher) noPipelining(key poolKey) { f.mark(&f.lockStep, key) }
+
+// landing is where a connection to key's server opened for a fetch in dirs
+// goes as part of its login (passive: with the passive command of a
+// transfer), and how: USER and PASS in one write where the server has
+// read a pipelined login before, and on a spare, which is opened while
+// the first connection's login tells whether the server reads them (a
+// spare that finds it does not is opened again, one command at a time).
+func (f *Fetcher) landing(key poolKey, dirs []string, passive, spare bool) landing {
+	return landing{dirs: dirs, passive: passive, userPass: f.pipelines(key) && (spare || f.marked(&f.piped, key))}
+}
+
+// opened records what a login on c showed of its server.
+func (f *Fetcher) opened(c *conn) {
+	if c.pipe {
+		f.mark(&f.piped, c.key)
+	}
+}
 
 // sendsAhead reports whether commands may go out behind a transfer's
 // command on connections to key's server.
@@ -213,23 +233,32 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		}
 	}
 
+	// Spares (Request.Spare) are opened once this fetch's connection is
+	// in: when the server has greeted it, if it is a new one, else at
+	// once.
+	spares := sync.OnceFunc(func() {
+		if req.Spare > 0 {
+			f.openSpares(ctx, req, key, who, v.Dirs(), req.Spare)
+		}
+	})
 	// A kept connection may have been ended by the server meanwhile; that
 	// shows as a broken connection before anything was transferred, and
-	// the fetch is tried once more on a fresh one.
-	for attempt := 0; ; attempt++ {
-		c, reused, err := f.acquire(ctx, req, key, who, v.Dirs())
+	// the fetch is tried again on another.
+	for {
+		c, reused, err := f.acquire(ctx, req, key, who, v.Dirs(), spares)
 		if err != nil {
 			return nil, err
 		}
-		if attempt == 0 && req.Spare > 0 {
-			f.openSpares(ctx, req, key, who, v.Dirs(), req.Spare)
-		}
+		spares()
 		c.sendAhead = c.sendAhead && f.sendsAhead(key)
 		resp, err := f.fetchOn(ctx, req, c, v)
 		if err == nil {
 			return resp, nil
 		}
-		if reused && attempt == 0 && ctx.Err() == nil && c.isBroken() && errorKind(err, schemes.ErrInterrupted) {
+		if reused && ctx.Err() == nil && c.isBroken() && errorKind(err, schemes.ErrInterrupted) {
+			// Every kept connection may have been ended (a server's idle
+			// timeout ends them together): each one found so is out of
+			// the pool, and a fresh one ends the tries.
 			continue
 		}
 		return nil, err

@@ -102,7 +102,7 @@ var _ schemes.ConnLimiter = (*Fetcher)(nil)
 // acquire returns a logged-in connection for key: a kept one (reused),
 // else a new one once the server's limit leaves room for it, waiting for a
 // connection of ours to be kept or closed while it does not.
-func (f *Fetcher) acquire(ctx context.Context, req *schemes.Request, key poolKey, who login, dirs []string) (c *conn, reused bool, err error) {
+func (f *Fetcher) acquire(ctx context.Context, req *schemes.Request, key poolKey, who login, dirs []string, greeted func()) (c *conn, reused bool, err error) {
 	server := key.server()
 	pauses := 0
 	for {
@@ -125,7 +125,8 @@ func (f *Fetcher) acquire(ctx context.Context, req *schemes.Request, key poolKey
 		}
 		// The fetch's CWDs, and the passive command of a transfer, go out
 		// with the login.
-		to := landing{dirs: dirs, passive: req.IfModifiedSince.IsZero()}
+		to := f.landing(key, dirs, req.IfModifiedSince.IsZero(), false)
+		to.greeted = greeted
 		c, err = open(ctx, req, key, who, f.pipelines(key), to)
 		if err == errNoPipeline {
 			// Found at login: that server gets one command at a time.
@@ -133,6 +134,7 @@ func (f *Fetcher) acquire(ctx context.Context, req *schemes.Request, key poolKey
 			c, err = open(ctx, req, key, who, false, to)
 		}
 		if err == nil {
+			f.opened(c)
 			c.release = f.releaser(server)
 			return c, false, nil
 		}

@@ -25,7 +25,8 @@ import (
 // reply comes with the reply that ends this one.
 //
 // What is never sent ahead of a reply it depends on: PASS (USER's reply
-// decides whether it is sent), a RETR or a listing behind a CWD unless its
+// decides whether it counts; it goes with USER only to a server that has
+// read a pipelined login before, and on a spare), a RETR or a listing behind a CWD unless its
 // data connection was asked for ahead (a refused CWD leaves the connection
 // elsewhere, where the RETR would fetch another file: the CWDs' replies,
 // which come first, are read before any of its data, and a transfer
@@ -212,19 +213,24 @@ func (c *conn) passiveNextStep() step {
 		if addr != "" {
 			c.pasvOK = true
 		}
-		c.next = addr
+		c.noteNext(addr)
 		return nil
 	}}
 }
 
-// openNext dials the data address a passive reply read ahead gave, if
-// there is one; nil when there is none or it cannot be reached (the server
+// openNext opens the data connection to the address a passive reply read
+// ahead gave, if there is one: the one dialled ahead (dataahead.go), else
+// a dial now. nil when there is none or it cannot be reached (the server
 // may have given up waiting), and the caller asks for another.
 func (c *conn) openNext(ctx context.Context, req *schemes.Request) net.Conn {
 	addr := c.next
 	c.next = ""
 	if addr == "" {
+		c.dropAhead()
 		return nil
+	}
+	if d := c.takeAhead(ctx); d != nil {
+		return c.useData(d, addr)
 	}
 	d, err := c.openData(ctx, req, "tcp", addr)
 	if err != nil {
@@ -335,12 +341,14 @@ func (c *conn) readAhead() (time.Time, error) {
 		// A malformed reply is the server's; the next transfer asks again.
 		addr = ""
 	}
-	c.next = addr
+	c.noteNext(addr)
 	return after, nil
 }
 
 // login logs in as who and readies the connection (RFC 959 §5.4, RFC 2389,
-// RFC 4217 §9). USER goes alone: its reply decides whether PASS follows.
+// RFC 4217 §9). USER goes alone, and its reply decides whether PASS
+// follows, except to a server that has read a pipelined login before, and
+// on a spare (userSteps).
 // Everything after it goes in one batch on a connection that is to
 // pipeline: PASS; FEAT; TYPE I; PBSZ 0 and PROT P for TLS data connections;
 // PWD, the login directory (RFC 1738 §3.2.2: a kept connection goes back to
@@ -357,19 +365,9 @@ func (c *conn) readAhead() (time.Time, error) {
 // refusal itself.
 func (c *conn) login(who login, to landing) error {
 	x := c.exchange()
-	code, msg, err := c.lockStep("USER " + who.user)
+	steps, err := c.userSteps(who, to.userPass)
 	if err != nil {
 		return err
-	}
-	var steps []step
-	switch {
-	case code == 230:
-	case code == 331:
-		steps = append(steps, step{line: "PASS " + who.password, then: func(code int, msg string) error {
-			return loginReply(who, code, msg)
-		}})
-	default:
-		return loginReply(who, code, msg)
 	}
 	utf8 := false
 	steps = append(steps, step{line: "FEAT", then: func(code int, msg string) error {
@@ -455,6 +453,43 @@ func (c *conn) login(who login, to landing) error {
 	return nil
 }
 
+// userSteps are the login's first steps: USER, and PASS when USER's reply
+// asks for it (331; 230 needs none). Sent alone, USER is answered before
+// the steps are returned; with userPass (a server known to read a
+// pipelined login, or a spare) it is the first step, with PASS behind it,
+// whose reply counts only when USER's asked for a password.
+func (c *conn) userSteps(who login, userPass bool) ([]step, error) {
+	pass := func(code int, msg string) error { return loginReply(who, code, msg) }
+	if userPass && c.pipe {
+		userCode := 0
+		return []step{
+			{line: "USER " + who.user, then: func(code int, msg string) error {
+				userCode = code
+				if code == 230 || code == 331 {
+					return nil
+				}
+				return loginReply(who, code, msg)
+			}},
+			{line: "PASS " + who.password, then: func(code int, msg string) error {
+				if userCode != 331 {
+					return nil // USER's reply decided
+				}
+				return pass(code, msg)
+			}},
+		}, nil
+	}
+	code, msg, err := c.lockStep("USER " + who.user)
+	switch {
+	case err != nil:
+		return nil, err
+	case code == 230:
+		return nil, nil
+	case code == 331:
+		return []step{{line: "PASS " + who.password, then: pass}}, nil
+	}
+	return nil, loginReply(who, code, msg)
+}
+
 // lockStep sends one command and reads its reply; a failure leaves the
 // connection out of step.
 func (c *conn) lockStep(line string) (int, string, error) {
@@ -513,6 +548,11 @@ func (c *conn) probeBatch(steps []step) error {
 		raw.SetReadDeadline(time.Time{})
 	}
 	if err != nil {
+		if firstErr != nil {
+			// A refused login (a busy server's 421) may end the
+			// connection before the replies to what followed it.
+			return firstErr
+		}
 		return c.probeError(err)
 	}
 	return firstErr

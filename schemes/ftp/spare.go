@@ -8,10 +8,12 @@ import (
 
 // openSpares opens up to n more connections to key's server, each in a
 // goroutine of its own, logged in and gone to dirs with a passive command
-// read ahead, and keeps them for the fetches that follow
-// (Request.Spare): a mirror's workers then find their connections ready
-// when the first listing ends, instead of logging in one after another
-// once it has. A spare goes only where the server's known limit leaves
+// read ahead (its data connection dialled), and keeps them for the
+// fetches that follow (Request.Spare): a mirror's workers then find their
+// connections ready when the first listing ends, instead of logging in
+// one after another once it has. Fetch opens them once the server has
+// greeted its own connection, so that they log in alongside it; a spare
+// sends PASS with USER (Fetcher.landing). A spare goes only where the server's known limit leaves
 // room, never waits for one, and is dropped on any failure (a busy
 // server's refusal teaches its limit as it would a fetch's). While spares
 // log in, a fetch that finds no kept connection waits for one of them
@@ -23,7 +25,7 @@ func (f *Fetcher) openSpares(ctx context.Context, req *schemes.Request, key pool
 			return
 		}
 		go func() {
-			to := landing{dirs: dirs, passive: true}
+			to := f.landing(key, dirs, true, true)
 			c, err := open(ctx, req, key, who, f.pipelines(key), to)
 			if err == errNoPipeline {
 				// As acquire: one command at a time from then on, and the
@@ -43,6 +45,7 @@ func (f *Fetcher) openSpares(ctx context.Context, req *schemes.Request, key pool
 				}
 				return
 			}
+			f.opened(c)
 			c.release = f.releaser(server)
 			// Kept, it outlives ctx (the fetch that asked for it): the
 			// watch that ends it with ctx is dropped, as a fetch's is.

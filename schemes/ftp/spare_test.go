@@ -78,11 +78,8 @@ func TestSpareConnections(t *testing.T) {
 	if got != "exwhy" {
 		t.Errorf("bodies %q", got)
 	}
-	f.Close()
-	fake.ln.Close()
-	fake.wg.Wait()
-	if fake.logins != 3 {
-		t.Errorf("%d logins, want 3: the fetch's and two spares", fake.logins)
+	if n := fake.endWith(f); n != 3 {
+		t.Errorf("%d logins, want 3: the fetch's and two spares", n)
 	}
 	spareLogin := loginBatches[1] + "CWD d\r\nEPSV\r\n"
 	if n := strings.Count(strings.Join(fake.sentBatches(), "|"), spareLogin); n != 3 {
@@ -116,11 +113,8 @@ func TestSpareConnectionsKeepToTheLimit(t *testing.T) {
 	if open != 2 {
 		t.Errorf("%d connections held, want the limit, 2", open)
 	}
-	f.Close()
-	fake.ln.Close()
-	fake.wg.Wait()
-	if fake.logins != 2 {
-		t.Errorf("%d logins, want 2", fake.logins)
+	if n := fake.endWith(f); n != 2 {
+		t.Errorf("%d logins, want 2", n)
 	}
 }
 
@@ -153,9 +147,7 @@ func TestSpareRefusalsTeachTheLimit(t *testing.T) {
 	if n := f.ConnLimit("127.0.0.1", fake.port()); n != 2 {
 		t.Errorf("limit %d, want 2", n)
 	}
-	f.Close()
-	fake.ln.Close()
-	fake.wg.Wait()
+	fake.endWith(f)
 }
 
 // A spare outlives the context of the fetch that asked for it: kept, it
@@ -193,10 +185,7 @@ func TestSpareOutlivesItsFetch(t *testing.T) {
 		}
 		b.Close()
 	}
-	f.Close()
-	fake.ln.Close()
-	fake.wg.Wait()
-	if fake.logins != 2 {
-		t.Errorf("%d logins, want 2: the spare serves", fake.logins)
+	if n := fake.endWith(f); n != 2 {
+		t.Errorf("%d logins, want 2: the spare serves", n)
 	}
 }

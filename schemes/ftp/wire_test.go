@@ -1175,11 +1175,8 @@ func TestPipelinedCWDRefused(t *testing.T) {
 	if err != nil || string(data) != "ex" {
 		t.Fatalf("then d/x: %q %v", data, err)
 	}
-	f.Close()
-	fake.ln.Close()
-	fake.wg.Wait()
-	if fake.logins != 1 {
-		t.Errorf("%d logins, want 1: the connection stays in step", fake.logins)
+	if n := fake.endWith(f); n != 1 {
+		t.Errorf("%d logins, want 1: the connection stays in step", n)
 	}
 	want := []string{
 		// The CWD goes with the login and is refused: the fetch returns
