@@ -347,62 +347,66 @@ func TestDownloadFTPSegmentFails(t *testing.T) {
 	}
 }
 
-func TestDownloadHTTPSegments(t *testing.T) {
-	content := randomBytes(6*MinSegment + 1)
-	var mu sync.Mutex
-	var ranges []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		ranges = append(ranges, r.Header.Get("Range"))
-		mu.Unlock()
-		http.ServeContent(w, r, "file.bin", modTime, bytes.NewReader(content))
-	}))
-	defer srv.Close()
-	c, _ := segClient(t)
-	var f memFile
-	d, err := c.Download(context.Background(), &Request{URL: srv.URL + "/file.bin"}, &f, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(f.buf, content) || d.Segments != 3 {
-		t.Fatalf("%d segments, equal %v", d.Segments, bytes.Equal(f.buf, content))
-	}
-	size := int64(len(content))
-	b := bounds(size, 3)
-	want := []string{"", fmt.Sprintf("bytes=%d-%d", b[0], b[1]-1), fmt.Sprintf("bytes=%d-%d", b[1], size-1)}
-	slices.Sort(ranges)
-	if !slices.Equal(ranges, want) {
-		t.Errorf("Range headers = %q, want %q", ranges, want)
-	}
+// rangedFile serves content as /file.bin, with ranges, and /start as a
+// redirect to it, recording each request's path and Range header.
+type rangedFile struct {
+	*httptest.Server
+	mu            sync.Mutex
+	paths, ranges []string
 }
 
-func TestDownloadHTTPRedirectedOnce(t *testing.T) {
-	content := randomBytes(3 * MinSegment)
-	var mu sync.Mutex
-	var paths []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		paths = append(paths, r.URL.Path)
-		mu.Unlock()
+func newRangedFile(t *testing.T, content []byte) *rangedFile {
+	f := &rangedFile{}
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		f.paths = append(f.paths, r.URL.Path)
+		f.ranges = append(f.ranges, r.Header.Get("Range"))
+		f.mu.Unlock()
 		if r.URL.Path == "/start" {
 			http.Redirect(w, r, "/file.bin", http.StatusFound)
 			return
 		}
 		http.ServeContent(w, r, "file.bin", modTime, bytes.NewReader(content))
 	}))
-	defer srv.Close()
+	t.Cleanup(f.Close)
+	return f
+}
+
+// downloadWhole downloads url in n segments and fails the test unless the
+// file is content, in n segments.
+func downloadWhole(t *testing.T, url string, content []byte, n int) {
+	t.Helper()
 	c, _ := segClient(t)
 	var f memFile
-	d, err := c.Download(context.Background(), &Request{URL: srv.URL + "/start"}, &f, 3)
+	d, err := c.Download(context.Background(), &Request{URL: url}, &f, n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(f.buf, content) || d.Segments != 3 {
+	if !bytes.Equal(f.buf, content) || d.Segments != n {
 		t.Fatalf("%d segments, equal %v", d.Segments, bytes.Equal(f.buf, content))
 	}
-	slices.Sort(paths)
-	if want := []string{"/file.bin", "/file.bin", "/file.bin", "/start"}; !slices.Equal(paths, want) {
-		t.Errorf("requests %q, want the redirect followed once: %q", paths, want)
+}
+
+func TestDownloadHTTPSegments(t *testing.T) {
+	content := randomBytes(6*MinSegment + 1)
+	srv := newRangedFile(t, content)
+	downloadWhole(t, srv.URL+"/file.bin", content, 3)
+	size := int64(len(content))
+	b := bounds(size, 3)
+	want := []string{"", fmt.Sprintf("bytes=%d-%d", b[0], b[1]-1), fmt.Sprintf("bytes=%d-%d", b[1], size-1)}
+	slices.Sort(srv.ranges)
+	if !slices.Equal(srv.ranges, want) {
+		t.Errorf("Range headers = %q, want %q", srv.ranges, want)
+	}
+}
+
+func TestDownloadHTTPRedirectedOnce(t *testing.T) {
+	content := randomBytes(3 * MinSegment)
+	srv := newRangedFile(t, content)
+	downloadWhole(t, srv.URL+"/start", content, 3)
+	slices.Sort(srv.paths)
+	if want := []string{"/file.bin", "/file.bin", "/file.bin", "/start"}; !slices.Equal(srv.paths, want) {
+		t.Errorf("requests %q, want the redirect followed once: %q", srv.paths, want)
 	}
 }
 

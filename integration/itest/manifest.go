@@ -139,7 +139,7 @@ func diffTree(t testing.TB, dir string, want map[string]string, skip []string) [
 			diffs = append(diffs, fmt.Sprintf("not a regular file: %q", rel))
 			return nil
 		}
-		got, err := fileSHA256(p)
+		got, err := FileSHA256(p)
 		if err != nil {
 			return err
 		}
@@ -160,7 +160,8 @@ func diffTree(t testing.TB, dir string, want map[string]string, skip []string) [
 	return diffs
 }
 
-func fileSHA256(path string) (string, error) {
+// FileSHA256 is the hex sha256 of the file at path.
+func FileSHA256(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err

@@ -16,7 +16,7 @@ func TestBigFileDeterministicAndCached(t *testing.T) {
 	if fi.Size() != 3<<20+5 {
 		t.Fatalf("size %d, want %d", fi.Size(), 3<<20+5)
 	}
-	if got, err := fileSHA256(p1); err != nil || got != s1 {
+	if got, err := FileSHA256(p1); err != nil || got != s1 {
 		t.Fatalf("sha256 of %s = %s, %v; BigFile said %s", p1, got, err, s1)
 	}
 	if err := os.Remove(p1); err != nil {

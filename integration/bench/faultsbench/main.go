@@ -40,6 +40,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/goferurl/gofer/integration/itest"
 )
 
 func main() {
@@ -205,7 +207,7 @@ func check(dir, manifestPath string) (bool, error) {
 			return nil
 		}
 		seen[rel] = true
-		got, err := fileSum(p)
+		got, err := itest.FileSHA256(p)
 		if err != nil {
 			return err
 		}
@@ -231,19 +233,6 @@ func check(dir, manifestPath string) (bool, error) {
 		fmt.Fprintln(os.Stderr, "  "+s)
 	}
 	return ok == len(want) && extra == 0 && temporary == 0, nil
-}
-
-func fileSum(p string) (string, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 var okDownload = regexp.MustCompile(`OK DOWNLOAD: Client "[^"]*", "([^"]*)", \d+ bytes`)
