@@ -75,16 +75,18 @@ func localTree(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-// onlyDir checks that nothing but DIR appeared in outer.
-func onlyDir(t *testing.T, outer string) {
+// mirrorDialectTree mirrors tree's start directory and checks that the
+// mirror holds want, that every file was new and nothing failed or was
+// refused, and that nothing was written beside the mirror.
+func mirrorDialectTree(t *testing.T, tree *hostile.FTPDialectTree, start string, want map[string]string) {
 	t.Helper()
-	ents, _ := os.ReadDir(outer)
-	if len(ents) != 1 || ents[0].Name() != "mirror" {
-		var names []string
-		for _, e := range ents {
-			names = append(names, e.Name())
-		}
-		t.Errorf("written beside DIR: %q", names)
+	addr := startDialect(t, tree)
+	outer := t.TempDir()
+	sum := mirrorDialect(t, "ftp://"+addr+start, outer)
+	outsideUntouched(t, outer)
+	sameTree(t, localTree(t, filepath.Join(outer, "mirror")), want)
+	if sum.New != int64(len(want)) || sum.Failed != 0 || sum.Refused != 0 {
+		t.Errorf("summary new %d failed %d refused %d: %+v %+v", sum.New, sum.Failed, sum.Refused, sum.Failures, sum.Refusals)
 	}
 }
 
@@ -108,7 +110,7 @@ func TestMirrorDialectVMS(t *testing.T) {
 	addr := startDialect(t, tree)
 	outer := t.TempDir()
 	mirrorDialect(t, "ftp://"+addr+"/PUB/", outer)
-	onlyDir(t, outer)
+	outsideUntouched(t, outer)
 	got := localTree(t, filepath.Join(outer, "mirror"))
 	if got["A_RATHER_LONG_FILE_NAME.DAT"] != "long name\n" || got["SUB/INNER.TXT"] != "inner\n" {
 		t.Errorf("tree %q", got)
@@ -134,16 +136,7 @@ func TestMirrorDialectMVS(t *testing.T) {
 		"/USER.SOURCE/MEMBER1": "member one\n",
 		"/USER.SOURCE/MEMBER2": "member two\n",
 	}}
-	addr := startDialect(t, tree)
-	outer := t.TempDir()
-	sum := mirrorDialect(t, "ftp://"+addr+"/", outer)
-	onlyDir(t, outer)
-	got := localTree(t, filepath.Join(outer, "mirror"))
-	want := map[string]string{"USER.README": "sequential dataset\n", "USER.SOURCE/MEMBER1": "member one\n", "USER.SOURCE/MEMBER2": "member two\n"}
-	sameTree(t, got, want)
-	if sum.New != 3 || sum.Failed != 0 || sum.Refused != 0 {
-		t.Errorf("summary new %d failed %d refused %d: %+v %+v", sum.New, sum.Failed, sum.Refused, sum.Failures, sum.Refusals)
-	}
+	mirrorDialectTree(t, tree, "/", map[string]string{"USER.README": "sequential dataset\n", "USER.SOURCE/MEMBER1": "member one\n", "USER.SOURCE/MEMBER2": "member two\n"})
 }
 
 func TestMirrorDialectOS400(t *testing.T) {
@@ -154,17 +147,8 @@ func TestMirrorDialectOS400(t *testing.T) {
 		"/home/SRC.FILE/MBR2.MBR":   "member two\n",
 		"/elsewhere/not-walked.txt": "outside the start\n",
 	}}
-	addr := startDialect(t, tree)
-	outer := t.TempDir()
-	sum := mirrorDialect(t, "ftp://"+addr+"/home/", outer)
-	onlyDir(t, outer)
-	got := localTree(t, filepath.Join(outer, "mirror"))
-	want := map[string]string{"hello.txt": "stream file\n", "docs/guide.txt": "guide\n",
-		"SRC.FILE/MBR1.MBR": "member one\n", "SRC.FILE/MBR2.MBR": "member two\n"}
-	sameTree(t, got, want)
-	if sum.New != 4 || sum.Failed != 0 || sum.Refused != 0 {
-		t.Errorf("summary new %d failed %d refused %d: %+v %+v", sum.New, sum.Failed, sum.Refused, sum.Failures, sum.Refusals)
-	}
+	mirrorDialectTree(t, tree, "/home/", map[string]string{"hello.txt": "stream file\n", "docs/guide.txt": "guide\n",
+		"SRC.FILE/MBR1.MBR": "member one\n", "SRC.FILE/MBR2.MBR": "member two\n"})
 }
 
 // TestMirrorDialectHostileNames lists, in each dialect, names that climb
@@ -206,7 +190,7 @@ func TestMirrorDialectHostileNames(t *testing.T) {
 			addr := startDialect(t, tree)
 			outer := t.TempDir()
 			sum := mirrorDialect(t, "ftp://"+addr+strings.TrimSuffix(tc.start, "/")+"/", outer)
-			onlyDir(t, outer)
+			outsideUntouched(t, outer)
 			got := localTree(t, filepath.Join(outer, "mirror"))
 			for k, v := range got {
 				if v == "BAD" || strings.Contains(k, "ESCAPE") || strings.Contains(k, "escape") {
