@@ -21,14 +21,12 @@ import (
 
 // aheadConn is a data connection being dialled ahead, or dialled.
 type aheadConn struct {
-	addr   string
 	done   chan struct{} // closed when the dial has ended
 	cancel context.CancelFunc
 	at     time.Time
 
 	mu        sync.Mutex
-	data      *lineproto.Conn
-	err       error
+	data      *lineproto.Conn // nil until dialled, and when the dial failed
 	discarded bool
 }
 
@@ -62,23 +60,24 @@ func (c *conn) swapAhead(a *aheadConn) *aheadConn {
 // aheadDialer returns the function that dials a data address ahead with
 // ctx's values and req's dialer: the dial outlives ctx (the fetch that
 // read the passive reply may end before the next one uses it), and only
-// dropAhead ends it.
+// drop ends it.
 func (c *conn) aheadDialer(ctx context.Context, req *schemes.Request) func(addr string) *aheadConn {
 	return func(addr string) *aheadConn {
 		dctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		a := &aheadConn{addr: addr, done: make(chan struct{}), cancel: cancel, at: time.Now()}
+		a := &aheadConn{done: make(chan struct{}), cancel: cancel, at: time.Now()}
 		go func() {
 			defer close(a.done)
 			data, err := c.dialData(dctx, req, "tcp", addr)
+			if err != nil {
+				return
+			}
 			a.mu.Lock()
 			defer a.mu.Unlock()
 			if a.discarded {
-				if data != nil {
-					data.Close()
-				}
+				data.Close()
 				return
 			}
-			a.data, a.err = data, err
+			a.data = data
 		}()
 		return a
 	}
@@ -105,33 +104,35 @@ func (a *aheadConn) drop(keep *aheadConn) {
 }
 
 // takeAhead returns the data connection dialled ahead to c.next, made the
-// fetch's (watching ctx), once its dial has ended; nil when there is none,
-// its dial failed, it is older than aheadMaxAge or the server has already
-// closed it: the caller then dials c.next itself or asks again.
-func (c *conn) takeAhead(ctx context.Context) *lineproto.Conn {
+// fetch's (watching ctx), once its dial has ended; nil when its dial
+// failed, it is older than aheadMaxAge or the server has already closed
+// it: the caller then asks for another (dialling the same address again
+// could meet the old connection, which the server may still accept
+// first). tried is false when nothing was dialled ahead.
+func (c *conn) takeAhead(ctx context.Context) (d *lineproto.Conn, tried bool) {
 	a := c.swapAhead(nil)
 	if a == nil {
-		return nil
+		return nil, false
 	}
 	select {
 	case <-a.done:
 	case <-ctx.Done():
 		a.drop(nil)
-		return nil
+		return nil, true
 	}
 	a.mu.Lock()
-	d := a.data
+	d = a.data
 	a.data = nil
 	a.mu.Unlock()
 	if d == nil {
 		a.cancel()
-		return nil
+		return nil, true
 	}
 	d.Watch(ctx) // before the dial's own context ends, which would close d
 	a.cancel()
 	if time.Since(a.at) > aheadMaxAge || !quiet(d.Raw()) {
 		d.Close()
-		return nil
+		return nil, true
 	}
-	return d
+	return d, true
 }

@@ -220,8 +220,8 @@ func (c *conn) passiveNextStep() step {
 
 // openNext opens the data connection to the address a passive reply read
 // ahead gave, if there is one: the one dialled ahead (dataahead.go), else
-// a dial now. nil when there is none or it cannot be reached (the server
-// may have given up waiting), and the caller asks for another.
+// a dial now. nil when there is none or it cannot be used (the server may
+// have given up waiting), and the caller asks for another.
 func (c *conn) openNext(ctx context.Context, req *schemes.Request) net.Conn {
 	addr := c.next
 	c.next = ""
@@ -229,8 +229,10 @@ func (c *conn) openNext(ctx context.Context, req *schemes.Request) net.Conn {
 		c.dropAhead()
 		return nil
 	}
-	if d := c.takeAhead(ctx); d != nil {
+	if d, tried := c.takeAhead(ctx); d != nil {
 		return c.useData(d, addr)
+	} else if tried {
+		return nil
 	}
 	d, err := c.openData(ctx, req, "tcp", addr)
 	if err != nil {
