@@ -102,11 +102,27 @@ func (f *Fetcher) landing(key poolKey, dirs []string, passive, spare bool) landi
 	return landing{dirs: dirs, passive: passive, userPass: f.pipelines(key) && (spare || f.marked(&f.piped, key))}
 }
 
-// opened records what a login on c showed of its server.
-func (f *Fetcher) opened(c *conn) {
-	if c.pipe {
-		f.mark(&f.piped, c.key)
+// openLogin opens a connection to key's server as open does, pipelining
+// as far as the server is known to allow, and records what its login
+// showed. When the login's pipelined commands go unanswered
+// (errNoPipeline) it opens another: with USER alone when PASS went with
+// it (a slow check of the password looks the same as a PASS the server
+// dropped), and one command at a time, from then on, when the server
+// dropped what followed the first line of a login.
+func (f *Fetcher) openLogin(ctx context.Context, req *schemes.Request, key poolKey, who login, to landing) (*conn, error) {
+	c, err := open(ctx, req, key, who, f.pipelines(key), to)
+	if err == errNoPipeline && to.userPass && f.pipelines(key) {
+		to.userPass = false
+		c, err = open(ctx, req, key, who, true, to)
 	}
+	if err == errNoPipeline {
+		f.noPipelining(key)
+		c, err = open(ctx, req, key, who, false, to)
+	}
+	if err == nil && c.pipe {
+		f.mark(&f.piped, key)
+	}
+	return c, err
 }
 
 // sendsAhead reports whether commands may go out behind a transfer's

@@ -127,14 +127,8 @@ func (f *Fetcher) acquire(ctx context.Context, req *schemes.Request, key poolKey
 		// with the login.
 		to := f.landing(key, dirs, req.IfModifiedSince.IsZero(), false)
 		to.greeted = greeted
-		c, err = open(ctx, req, key, who, f.pipelines(key), to)
-		if err == errNoPipeline {
-			// Found at login: that server gets one command at a time.
-			f.noPipelining(key)
-			c, err = open(ctx, req, key, who, false, to)
-		}
+		c, err = f.openLogin(ctx, req, key, who, to)
 		if err == nil {
-			f.opened(c)
 			c.release = f.releaser(server)
 			return c, false, nil
 		}

@@ -170,10 +170,12 @@ func TestUSERAndPASSTogetherOnALockStepServer(t *testing.T) {
 		t.Error("the server is still taken to read pipelined commands")
 	}
 	// The first connection's PASS went through before the server dropped
-	// what followed it, and it logged in again; the spares' PASS, sent
-	// with USER, was dropped.
-	if n := fake.endWith(f); n != 4 {
-		t.Errorf("%d logins, want 4: two of the first connection and one of each spare", n)
+	// what followed it, and it logged in again. A spare's PASS, sent with
+	// USER, was dropped; it tried USER alone, unless the first connection
+	// had already found the server out, and then one command at a time:
+	// one login or two.
+	if n := fake.endWith(f); n < 4 || n > 6 {
+		t.Errorf("%d logins, want 4 to 6: two of the first connection and one or two of each spare", n)
 	}
 }
 

@@ -25,15 +25,7 @@ func (f *Fetcher) openSpares(ctx context.Context, req *schemes.Request, key pool
 			return
 		}
 		go func() {
-			to := f.landing(key, dirs, true, true)
-			c, err := open(ctx, req, key, who, f.pipelines(key), to)
-			if err == errNoPipeline {
-				// As acquire: one command at a time from then on, and the
-				// server's word on this connection (a refusal for its limit
-				// ends a pipelined login the same way).
-				f.noPipelining(key)
-				c, err = open(ctx, req, key, who, false, to)
-			}
+			c, err := f.openLogin(ctx, req, key, who, f.landing(key, dirs, true, true))
 			f.mu.Lock()
 			f.serverSlots(server).spares--
 			f.mu.Unlock()
@@ -45,7 +37,6 @@ func (f *Fetcher) openSpares(ctx context.Context, req *schemes.Request, key pool
 				}
 				return
 			}
-			f.opened(c)
 			c.release = f.releaser(server)
 			// Kept, it outlives ctx (the fetch that asked for it): the
 			// watch that ends it with ctx is dropped, as a fetch's is.
