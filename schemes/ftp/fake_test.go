@@ -92,6 +92,9 @@ type fakeFTP struct {
 	// it is closed; accepted receives a value as each session starts.
 	passGate chan struct{}
 	accepted chan struct{}
+	// slowPass delays the reply to PASS of every session after the first,
+	// as a slow check of the password does.
+	slowPass time.Duration
 	// acceptEarly accepts each data connection as soon as it comes,
 	// before the command that uses it, and sends on early whether it had
 	// come before that command; the dropNth accepted (from 1) is closed at
@@ -354,6 +357,9 @@ func (s *fakeSession) handle(verb, arg string) bool {
 	case "PASS":
 		if s.n == 1 && f.passGate != nil {
 			<-f.passGate
+		}
+		if s.n > 1 {
+			time.Sleep(f.slowPass)
 		}
 		want, ok := f.users[s.user]
 		if s.loggedIn || s.overLimit {

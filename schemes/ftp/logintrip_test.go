@@ -179,6 +179,26 @@ func TestUSERAndPASSTogetherOnALockStepServer(t *testing.T) {
 	}
 }
 
+// A spare whose PASS, sent with USER, is answered late (a slow check of
+// the password) logs in again with USER alone: the server, which reads
+// pipelined commands, is not taken for one that drops them.
+func TestUSERAndPASSTogetherSlowPassword(t *testing.T) {
+	fake := newFakeWith(t, func(f *fakeFTP) { f.slowPass = probeGrace + probeGrace/2 })
+	fake.listings["LIST /"] = "-rw-r--r--    1 0 0 2 Dec 20  1994 x\r\n"
+	f := newFetcher()
+	drainListing(t, f, spareReq(fake, 1))
+	waitIdle(t, f, poolKey{host: "127.0.0.1", port: fake.port()}.server(), 2)
+	if !f.pipelines(poolKey{host: "127.0.0.1", port: fake.port()}) {
+		t.Error("a late reply to PASS was taken for a server that drops pipelined commands")
+	}
+	if n := batchesStarting(fake, "USER anonymous\r\nPASS "); n != 1 {
+		t.Errorf("%d logins sent PASS with USER, want 1: the spare's first", n)
+	}
+	if n := fake.endWith(f); n != 3 {
+		t.Errorf("%d logins, want 3: the first connection's and the spare's two", n)
+	}
+}
+
 // Spares are opened once the server has greeted the first connection, not
 // once its login is over: they log in alongside it.
 func TestSparesStartAtTheGreeting(t *testing.T) {
