@@ -89,7 +89,7 @@ func TestListingBehindItsCWDs(t *testing.T) {
 		t.Errorf("%d logins, want 1: the connection stays in step", n)
 	}
 	want := []string{
-		loginBatches[0], loginBatches[1] + "CWD d\r\nEPSV\r\n",
+		loginBatch + "CWD d\r\nEPSV\r\n",
 		"RETR x\r\n",
 		"EPSV\r\nRETR y\r\nEPSV\r\n",
 		// e: the CWDs and the LIST in one write, the next EPSV behind.
@@ -132,7 +132,7 @@ func TestRetrBehindItsCWDs(t *testing.T) {
 		t.Errorf("%d logins, want 1: the connection stays in step", n)
 	}
 	want := []string{
-		loginBatches[0], loginBatches[1] + "CWD d\r\nEPSV\r\n",
+		loginBatch + "CWD d\r\nEPSV\r\n",
 		"RETR x\r\n",
 		"EPSV\r\nRETR y\r\nEPSV\r\n",
 		// e/z and nodir/x: the CWDs and the RETR in one write.

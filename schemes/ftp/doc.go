@@ -5,11 +5,10 @@
 //
 // The protocol engine github.com/jlaffaye/ftp is left the connection's
 // opening and QUIT; every other command is sent, and its reply read, here. This
-// package decides which lines go out: the login (USER alone, then PASS,
-// FEAT, TYPE I, PBSZ and PROT for TLS, PWD and NOOP together; USER and PASS
-// together to a server that has read a pipelined login, and on a spare
-// connection opened alongside the first), one CWD
-// per decoded segment, whatever the server's path syntax (RFC 1738 §3.2.2:
+// package decides which lines go out: the login (USER, then PASS, FEAT,
+// TYPE I, PBSZ and PROT for TLS, PWD and NOOP together; USER goes alone,
+// its reply read first, only for a user's first login to a server), one
+// CWD per decoded segment, whatever the server's path syntax (RFC 1738 §3.2.2:
 // ftp://h/%2Fetc/motd is CWD /etc, RETR motd; ftp://h//etc/motd is an empty
 // CWD, CWD etc, RETR motd), then TYPE, RETR or a listing. Every
 // connection, data connections included, is opened through the request's

@@ -94,24 +94,29 @@ func (f *Fetcher) noPipelining(key poolKey) { f.mark(&f.lockStep, key) }
 
 // landing is where a connection to key's server opened for a fetch in dirs
 // goes as part of its login (passive: with the passive command of a
-// transfer), and how: USER and PASS in one write where the server has
-// read a pipelined login before, and on a spare, which is opened while
-// the first connection's login tells whether the server reads them (a
-// spare that finds it does not is opened again, one command at a time).
-func (f *Fetcher) landing(key poolKey, dirs []string, passive, spare bool) landing {
-	return landing{dirs: dirs, passive: passive, userPass: f.pipelines(key) && (spare || f.marked(&f.piped, key))}
+// transfer), and how: USER and PASS in one write, a round trip sooner,
+// for an anonymous login (its password is an address, which the server
+// checks at once), where the server has read a pipelined login before,
+// and on a spare, which is opened while the first connection's login
+// tells whether the server reads them (openLogin opens again a
+// connection whose server did not answer them).
+func (f *Fetcher) landing(key poolKey, who login, dirs []string, passive, spare bool) landing {
+	return landing{dirs: dirs, passive: passive,
+		userPass: f.pipelines(key) && (who.anonymous || spare || f.marked(&f.piped, key))}
 }
 
 // openLogin opens a connection to key's server as open does, pipelining
 // as far as the server is known to allow, and records what its login
 // showed. When the login's pipelined commands go unanswered
 // (errNoPipeline) it opens another: with USER alone when PASS went with
-// it (a slow check of the password looks the same as a PASS the server
-// dropped), and one command at a time, from then on, when the server
-// dropped what followed the first line of a login.
+// it, unless the login is anonymous to a server not yet seen to pipeline
+// (a slow check of a password looks the same as a PASS the server
+// dropped; an anonymous one is checked at once), and one command at a
+// time, from then on, when the server dropped what followed the first
+// line of a login.
 func (f *Fetcher) openLogin(ctx context.Context, req *schemes.Request, key poolKey, who login, to landing) (*conn, error) {
 	c, err := open(ctx, req, key, who, f.pipelines(key), to)
-	if err == errNoPipeline && to.userPass && f.pipelines(key) {
+	if err == errNoPipeline && to.userPass && f.pipelines(key) && (!who.anonymous || f.marked(&f.piped, key)) {
 		to.userPass = false
 		c, err = open(ctx, req, key, who, true, to)
 	}

@@ -125,7 +125,7 @@ func (f *Fetcher) acquire(ctx context.Context, req *schemes.Request, key poolKey
 		}
 		// The fetch's CWDs, and the passive command of a transfer, go out
 		// with the login.
-		to := f.landing(key, dirs, req.IfModifiedSince.IsZero(), false)
+		to := f.landing(key, who, dirs, req.IfModifiedSince.IsZero(), false)
 		to.greeted = greeted
 		c, err = f.openLogin(ctx, req, key, who, to)
 		if err == nil {

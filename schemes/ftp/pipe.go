@@ -25,8 +25,9 @@ import (
 // reply comes with the reply that ends this one.
 //
 // What is never sent ahead of a reply it depends on: PASS (USER's reply
-// decides whether it counts; it goes with USER only to a server that has
-// read a pipelined login before, and on a spare), a RETR or a listing behind a CWD unless its
+// decides whether it counts; it goes with USER only for an anonymous
+// login, to a server that has read a pipelined login before, and on a
+// spare), a RETR or a listing behind a CWD unless its
 // data connection was asked for ahead (a refused CWD leaves the connection
 // elsewhere, where the RETR would fetch another file: the CWDs' replies,
 // which come first, are read before any of its data, and a transfer
@@ -349,8 +350,7 @@ func (c *conn) readAhead() (time.Time, error) {
 
 // login logs in as who and readies the connection (RFC 959 §5.4, RFC 2389,
 // RFC 4217 §9). USER goes alone, and its reply decides whether PASS
-// follows, except to a server that has read a pipelined login before, and
-// on a spare (userSteps).
+// follows, except where Fetcher.landing sends them together (userSteps).
 // Everything after it goes in one batch on a connection that is to
 // pipeline: PASS; FEAT; TYPE I; PBSZ 0 and PROT P for TLS data connections;
 // PWD, the login directory (RFC 1738 §3.2.2: a kept connection goes back to
@@ -457,9 +457,9 @@ func (c *conn) login(who login, to landing) error {
 
 // userSteps are the login's first steps: USER, and PASS when USER's reply
 // asks for it (331; 230 needs none). Sent alone, USER is answered before
-// the steps are returned; with userPass (a server known to read a
-// pipelined login, or a spare) it is the first step, with PASS behind it,
-// whose reply counts only when USER's asked for a password.
+// the steps are returned; with userPass (Fetcher.landing) it is the first
+// step, with PASS behind it, whose reply counts only when USER's asked for
+// a password.
 func (c *conn) userSteps(who login, userPass bool) ([]step, error) {
 	pass := func(code int, msg string) error { return loginReply(who, code, msg) }
 	if userPass && c.pipe {

@@ -25,7 +25,7 @@ func (f *Fetcher) openSpares(ctx context.Context, req *schemes.Request, key pool
 			return
 		}
 		go func() {
-			c, err := f.openLogin(ctx, req, key, who, f.landing(key, dirs, true, true))
+			c, err := f.openLogin(ctx, req, key, who, f.landing(key, who, dirs, true, true))
 			f.mu.Lock()
 			f.serverSlots(server).spares--
 			f.mu.Unlock()

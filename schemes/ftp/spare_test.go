@@ -81,7 +81,7 @@ func TestSpareConnections(t *testing.T) {
 	if n := fake.endWith(f); n != 3 {
 		t.Errorf("%d logins, want 3: the fetch's and two spares", n)
 	}
-	spareLogin := loginBatches[1] + "CWD d\r\nEPSV\r\n"
+	spareLogin := loginBatch + "CWD d\r\nEPSV\r\n"
 	if n := strings.Count(strings.Join(fake.sentBatches(), "|"), spareLogin); n != 3 {
 		t.Errorf("%d logins went to d with a passive command, want 3:\n%q", n, fake.sentBatches())
 	}

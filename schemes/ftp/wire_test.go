@@ -118,9 +118,8 @@ func wire(lines ...string) string {
 // feature probe and binary default, and the recorded login directory.
 var anonLogin = []string{"USER anonymous", "PASS " + testEmail, "FEAT", "TYPE I", "PWD", "NOOP"}
 
-// loginBatches is the anonymous login as it goes out: USER alone, then
-// the rest in one write.
-var loginBatches = []string{"USER anonymous\r\n", "PASS " + testEmail + "\r\nFEAT\r\nTYPE I\r\nPWD\r\nNOOP\r\n"}
+// loginBatch is the anonymous login as it goes out: in one write.
+var loginBatch = "USER anonymous\r\nPASS " + testEmail + "\r\nFEAT\r\nTYPE I\r\nPWD\r\nNOOP\r\n"
 
 func TestGoldenWire(t *testing.T) {
 	tests := []struct {
@@ -544,7 +543,7 @@ func TestConnectionReuseReturnsHome(t *testing.T) {
 		// NOOP whether the server reads pipelined commands; then the CWD
 		// of a/one and the EPSV of its transfer. Once they have worked,
 		// a/one's commands with its RETR, binary already in effect.
-		loginBatches[0], loginBatches[1] + "CWD a\r\nEPSV\r\n",
+		loginBatch + "CWD a\r\nEPSV\r\n",
 		"SIZE one\r\nMDTM one\r\nRETR one\r\n",
 		// b/two: back to the login directory (RFC 1738 §3.2.2), skipping
 		// the TYPE in effect; the next transfer's EPSV goes with the RETR.
@@ -625,9 +624,9 @@ func TestServerThatDropsPipelinedCommands(t *testing.T) {
 	fake.ln.Close()
 	fake.wg.Wait()
 	want := []string{
-		// The first connection: PASS is answered, the commands with it
-		// dropped.
-		"USER anonymous\r\n", "PASS " + testEmail + "\r\n", "QUIT\r\n",
+		// The first connection: USER is answered, PASS and the commands
+		// with it dropped.
+		"USER anonymous\r\n", "QUIT\r\n",
 		// The second, one command at a time.
 		"USER anonymous\r\n", "PASS " + testEmail + "\r\n", "FEAT\r\n", "TYPE I\r\n", "PWD\r\n",
 		"CWD pub\r\n", "MDTM f\r\n", "EPSV\r\n", "RETR f\r\n",
@@ -720,7 +719,7 @@ func TestPipelinedMirrorFetches(t *testing.T) {
 		// A listing on a fresh connection: its CWD and EPSV go with the
 		// login (it asks for no data connection ahead: it may serve one
 		// fetch only).
-		loginBatches[0], loginBatches[1] + "CWD d\r\nEPSV\r\n", "LIST\r\n",
+		loginBatch + "CWD d\r\nEPSV\r\n", "LIST\r\n",
 		// x, in the directory listed, binary already in effect: the EPSV
 		// has worked, so the RETR goes behind it, and the next one ahead.
 		"MDTM x\r\nEPSV\r\nRETR x\r\nMDTM x\r\nEPSV\r\n",
@@ -1181,7 +1180,7 @@ func TestPipelinedCWDRefused(t *testing.T) {
 	want := []string{
 		// The CWD goes with the login and is refused: the fetch returns
 		// to the login directory, and its own CWD meets the refusal.
-		loginBatches[0], loginBatches[1] + "CWD nodir\r\nEPSV\r\n",
+		loginBatch + "CWD nodir\r\nEPSV\r\n",
 		"CWD /\r\nCWD nodir\r\nSIZE x\r\nMDTM x\r\nRETR x\r\n",
 		"CWD /\r\nCWD d\r\nSIZE x\r\nMDTM x\r\nEPSV\r\n", "RETR x\r\nMDTM x\r\nEPSV\r\n",
 		"QUIT\r\n",
