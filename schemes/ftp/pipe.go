@@ -25,16 +25,16 @@ import (
 // reply comes with the reply that ends this one.
 //
 // What is never sent ahead of a reply it depends on: PASS (USER's reply
-// decides whether it counts; it goes with USER only for an anonymous
-// login, to a server that has read a pipelined login before, and on a
-// spare), a RETR or a listing behind a CWD unless its
-// data connection was asked for ahead (a refused CWD leaves the connection
-// elsewhere, where the RETR would fetch another file: the CWDs' replies,
-// which come first, are read before any of its data, and a transfer
-// behind a refused one is closed unread), a RETR behind a passive command that has
-// not yet worked on this connection (a refused EPSV would leave the RETR
-// without a data connection), and a RETR whose sending depends on SIZE or
-// MDTM (If-Modified-Since, a size limit, a resumed transfer).
+// decides whether it counts; it goes with USER only for an anonymous login,
+// to a server that has read a pipelined login before, and on a spare), a
+// RETR or a listing behind a CWD unless its data connection was asked for
+// ahead (a refused CWD leaves the connection elsewhere, where the RETR would
+// fetch another file: the CWDs' replies, which come first, are read before
+// any of its data, and a transfer behind a refused one is closed unread), a
+// RETR behind a passive command that has not yet worked on this connection
+// (a refused EPSV would leave the RETR without a data connection), and a
+// RETR whose sending depends on SIZE or MDTM (If-Modified-Since, a size
+// limit, a resumed transfer).
 //
 // Every line still passes the guard's line check as it is written: a batch
 // is one write through the control connection's guard, which refuses the

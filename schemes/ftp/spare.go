@@ -8,15 +8,15 @@ import (
 
 // openSpares opens up to n more connections to key's server, each in a
 // goroutine of its own, logged in and gone to dirs with a passive command
-// read ahead (its data connection dialled), and keeps them for the
-// fetches that follow (Request.Spare): a mirror's workers then find their
-// connections ready when the first listing ends, instead of logging in
-// one after another once it has. Fetch opens them once the server has
-// greeted its own connection, so that they log in alongside it; a spare
-// sends PASS with USER (Fetcher.landing). A spare goes only where the server's known limit leaves
-// room, never waits for one, and is dropped on any failure (a busy
-// server's refusal teaches its limit as it would a fetch's). While spares
-// log in, a fetch that finds no kept connection waits for one of them
+// read ahead (its data connection dialled), and keeps them for the fetches
+// that follow (Request.Spare): a mirror's workers then find their
+// connections ready when the first listing ends, instead of logging in one
+// after another once it has. Fetch opens them once the server has greeted
+// its own connection, so that they log in alongside it; a spare sends PASS
+// with USER (Fetcher.landing). A spare goes only where the server's known
+// limit leaves room, never waits for one, and is dropped on any failure (a
+// busy server's refusal teaches its limit as it would a fetch's). While
+// spares log in, a fetch that finds no kept connection waits for one of them
 // rather than open another (reserve).
 func (f *Fetcher) openSpares(ctx context.Context, req *schemes.Request, key poolKey, who login, dirs []string, n int) {
 	server := key.server()
