@@ -69,7 +69,8 @@ type Config struct {
 	// control connection, d2 a data connection, n3 any other), the
 	// direction (">" client to relay, "<" relay to client, "open" with
 	// the listener's address, "end") and the bytes, quoted and cut at
-	// 100.
+	// 100. Lines are written one at a time, the last of them before
+	// Close returns.
 	Trace io.Writer
 }
 
