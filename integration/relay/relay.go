@@ -549,7 +549,8 @@ type link struct {
 	rateAt time.Time     // when the rate cap lets the next byte leave
 	stop   chan struct{}
 	once   sync.Once
-	// delivered, if set, is called with what was written to dst.
+	// delivered, if set, is called with what is about to be written to
+	// dst.
 	delivered func([]byte)
 }
 
@@ -654,11 +655,11 @@ func (l *link) write(dst net.Conn, f *downFaults) {
 			data = data[:n]
 		}
 		if len(data) > 0 {
+			l.deliver(data)
 			if _, err := dst.Write(data); err != nil {
 				dst.Close()
 				return
 			}
-			l.deliver(data)
 		}
 		if fault != "" {
 			f.apply(fault)
@@ -695,11 +696,11 @@ func (l *link) writeFTP(dst net.Conn, rw *ftpRewriter) {
 			pending = pending[i+1:]
 		}
 		if len(out) > 0 {
+			l.deliver(out)
 			if _, err := dst.Write(out); err != nil {
 				dst.Close()
 				return
 			}
-			l.deliver(out)
 		}
 		pending = append([]byte(nil), pending...)
 	}
