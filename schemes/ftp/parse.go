@@ -88,7 +88,13 @@ func (p *listParser) Line(line string) (e schemes.Entry, ok bool, bad []string) 
 		name := p.pending
 		p.pending = ""
 		if e, ok, isRMS := vmsRest(name, line); ok {
-			return e, true, nil
+			switch named(e.Name) {
+			case entry:
+				return e, true, nil
+			case notation:
+				return schemes.Entry{}, false, nil
+			}
+			return schemes.Entry{}, false, []string{name, line}
 		} else if isRMS {
 			return e, false, []string{name, line}
 		}
