@@ -125,6 +125,12 @@ func (e *Env) Listen() (net.Listener, error) {
 // stops; the check learns that the stall began.
 func (e *Env) Stall(c net.Conn) {
 	e.stallOne.Do(func() { close(e.stalled) })
+	e.drain(c)
+}
+
+// drain reads c until the client goes away, or closes it when the server
+// stops.
+func (e *Env) drain(c net.Conn) {
 	drained := make(chan struct{})
 	go func() {
 		io.Copy(io.Discard, c)
@@ -308,17 +314,7 @@ func awaitClientClose(c net.Conn, env *Env) {
 	if !ok || hc.CloseWrite() != nil {
 		return
 	}
-	drained := make(chan struct{})
-	go func() {
-		io.Copy(io.Discard, c)
-		close(drained)
-	}()
-	select {
-	case <-drained:
-	case <-env.done:
-		c.Close()
-		<-drained
-	}
+	env.drain(c)
 }
 
 func (s *server) stop() {

@@ -42,14 +42,16 @@ func ScratchDir() string { return filepath.Join(StateDir(), "scratch") }
 // necessarily UTF-8) to lower-case hex sha256.
 func Manifest(t testing.TB) map[string]string {
 	t.Helper()
-	m, err := readManifest(ManifestPath())
+	m, err := ReadManifest(ManifestPath())
 	if err != nil {
 		t.Fatalf("reading the archive manifest (run integration/up): %v", err)
 	}
 	return m
 }
 
-func readManifest(path string) (map[string]string, error) {
+// ReadManifest reads a sha256sum file ("HEX  PATH" lines) into a map of
+// path to hex digest; an empty one is an error.
+func ReadManifest(path string) (map[string]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

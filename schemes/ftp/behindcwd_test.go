@@ -98,9 +98,7 @@ func TestListingBehindItsCWDs(t *testing.T) {
 		"CWD /\r\nCWD d\r\nLIST\r\nEPSV\r\n",
 		"QUIT\r\n",
 	}
-	if b := fake.sentBatches(); strings.Join(b, "|") != strings.Join(want, "|") {
-		t.Errorf("batches:\n got %q\nwant %q", b, want)
-	}
+	fake.wantBatches(t, want)
 }
 
 // A RETR on a connection whose data connection was asked for ahead goes
@@ -141,7 +139,5 @@ func TestRetrBehindItsCWDs(t *testing.T) {
 		"CWD /\r\nCWD d\r\nRETR x\r\nEPSV\r\n",
 		"QUIT\r\n",
 	}
-	if b := fake.sentBatches(); strings.Join(b, "|") != strings.Join(want, "|") {
-		t.Errorf("batches:\n got %q\nwant %q", b, want)
-	}
+	fake.wantBatches(t, want)
 }

@@ -190,6 +190,15 @@ func (f *fakeFTP) sentBatches() []string {
 	return append([]string(nil), f.batches...)
 }
 
+// wantBatches fails the test unless clients sent exactly want, one entry
+// per batch (sentBatches).
+func (f *fakeFTP) wantBatches(t *testing.T, want []string) {
+	t.Helper()
+	if b := f.sentBatches(); strings.Join(b, "|") != strings.Join(want, "|") {
+		t.Errorf("batches:\n got %q\nwant %q", b, want)
+	}
+}
+
 // sent returns what clients sent, one line each with its CR LF.
 func (f *fakeFTP) sent() []string {
 	f.mu.Lock()

@@ -318,17 +318,7 @@ func (r *retrieval) firstBatch() (resp *schemes.Response, err error, done bool) 
 		r.sentBehind(ahead)
 	}
 	if i < r.cwds && err != nil {
-		closeData(r.data)
-		if r.started {
-			// The RETR behind a refused CWD started: closing its data
-			// connection ends it, and its reply is read to stay in step.
-			if _, _, rerr := readReply(r.x.tp); rerr != nil {
-				c.abort()
-			}
-		}
-		if _, aerr := c.readAhead(); aerr != nil {
-			c.abort()
-		}
+		r.settle()
 		resp, err = r.cwdFailed(i, err)
 		return resp, err, true
 	}
@@ -350,20 +340,25 @@ func (r *retrieval) firstBatch() (resp *schemes.Response, err error, done bool) 
 // closeFail ends the retrieval after the first batch failed, the data
 // connection unused.
 func (r *retrieval) closeFail(err error, what string) (*schemes.Response, error) {
-	c := r.c
+	r.settle()
+	return r.fail(err, what)
+}
+
+// settle closes the data connection of a transfer that is not to be read
+// and reads what the control connection still owes, so that it stays in
+// step: the reply of a RETR that started anyway (behind a refused CWD, or
+// sent with a command that failed), which closing its data connection
+// ends (RFC 959 §4.1.3), and the replies to what was sent behind it.
+func (r *retrieval) settle() {
 	closeData(r.data)
 	if r.started {
-		// A RETR sent with a command that failed before it started
-		// anyway: closing the data connection ends it (RFC 959 §4.1.3),
-		// and its reply is read to stay in step.
-		if _, _, rerr := readReply(r.x.tp); rerr != nil {
-			c.abort()
+		if _, _, err := readReply(r.x.tp); err != nil {
+			r.c.abort()
 		}
 	}
-	if _, aerr := c.readAhead(); aerr != nil {
-		c.abort()
+	if _, err := r.c.readAhead(); err != nil {
+		r.c.abort()
 	}
-	return r.fail(err, what)
 }
 
 // checkBeforeRetr answers If-Modified-Since from MDTM's reply, restarts

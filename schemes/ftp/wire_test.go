@@ -559,9 +559,7 @@ func TestConnectionReuseReturnsHome(t *testing.T) {
 		"CWD c\r\nSIZE four\r\nMDTM four\r\nRETR four\r\nMDTM four\r\nEPSV\r\n",
 		"QUIT\r\n",
 	}
-	if b := fake.sentBatches(); strings.Join(b, "|") != strings.Join(want, "|") {
-		t.Errorf("batches:\n got %q\nwant %q", b, want)
-	}
+	fake.wantBatches(t, want)
 }
 
 // A data connection is only read: gofer ends its side of it at once when
@@ -633,9 +631,7 @@ func TestServerThatDropsPipelinedCommands(t *testing.T) {
 		"MDTM g\r\n", "EPSV\r\n", "RETR g\r\n",
 		"QUIT\r\n",
 	}
-	if b := fake.sentBatches(); strings.Join(b, "|") != strings.Join(want, "|") {
-		t.Errorf("batches:\n got %q\nwant %q", b, want)
-	}
+	fake.wantBatches(t, want)
 }
 
 // A mirror's fetch (size known from the listing, MDTM asked) on a kept
@@ -733,9 +729,7 @@ func TestPipelinedMirrorFetches(t *testing.T) {
 		"MDTM x\r\nRETR x\r\nMDTM x\r\nEPSV\r\n", "RETR x\r\nMDTM x\r\nEPSV\r\n",
 		"QUIT\r\n",
 	}
-	if b := fake.sentBatches(); strings.Join(b, "|") != strings.Join(want, "|") {
-		t.Errorf("batches:\n got %q\nwant %q", b, want)
-	}
+	fake.wantBatches(t, want)
 }
 
 func TestEarlyCloseKeepsConnection(t *testing.T) {
@@ -1185,9 +1179,7 @@ func TestPipelinedCWDRefused(t *testing.T) {
 		"CWD /\r\nCWD d\r\nSIZE x\r\nMDTM x\r\nEPSV\r\n", "RETR x\r\nMDTM x\r\nEPSV\r\n",
 		"QUIT\r\n",
 	}
-	if b := fake.sentBatches(); strings.Join(b, "|") != strings.Join(want, "|") {
-		t.Errorf("batches:\n got %q\nwant %q", b, want)
-	}
+	fake.wantBatches(t, want)
 }
 
 // A RETR sent behind its EPSV that the server refuses at once: the server

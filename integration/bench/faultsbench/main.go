@@ -153,26 +153,8 @@ func tree(dir string, files, big, bigSize int) error {
 	return os.WriteFile(dir+".stamp", []byte(stamp), 0o644)
 }
 
-func readManifest(path string) (map[string]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	m := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		sum, rel, ok := strings.Cut(sc.Text(), "  ")
-		if !ok {
-			return nil, fmt.Errorf("%s: bad line %q", path, sc.Text())
-		}
-		m[rel] = sum
-	}
-	return m, sc.Err()
-}
-
 func check(dir, manifestPath string) (bool, error) {
-	want, err := readManifest(manifestPath)
+	want, err := itest.ReadManifest(manifestPath)
 	if err != nil {
 		return false, err
 	}
