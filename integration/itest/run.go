@@ -2,6 +2,7 @@ package itest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Result is what one run of the gofer binary did.
@@ -28,10 +30,14 @@ func (r Result) Reason() string {
 // Command is the gofer binary with args in a clean environment: only PATH
 // and a fresh HOME, then env ("NAME=value") on top, so that nothing of the
 // machine's own setup ($NNTPSERVER, proxies, ~/.netrc) leaks into a test.
+// It is killed if it is still running at the test's deadline (Context).
 func Command(t testing.TB, env []string, args ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(Gofer(t), args...)
+	bin := Gofer(t) // built before the deadline's clock starts
+	cmd := exec.CommandContext(Context(t), bin, args...)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
+	// Output pipes a killed gofer's children may hold open wait no longer.
+	cmd.WaitDelay = 5 * time.Second
 	return cmd
 }
 
@@ -75,6 +81,10 @@ func RunIn(t testing.TB, dir string, stdin io.Reader, env []string, args ...stri
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
+	if ctx := Context(t); ctx.Err() != nil {
+		t.Fatalf("%v: killed `gofer %s` while waiting for it to end; its stderr: %s",
+			context.Cause(ctx), strings.Join(args, " "), tail(errb.String(), 2000))
+	}
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
@@ -83,4 +93,12 @@ func RunIn(t testing.TB, dir string, stdin io.Reader, env []string, args ...stri
 		t.Fatalf("running gofer: %v", err)
 	}
 	return Result{Stdout: out.String(), Stderr: errb.String()}
+}
+
+// tail is the last n bytes of s.
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
 }

@@ -1,10 +1,15 @@
 package itest
 
 import (
+	"fmt"
+	"net"
 	"os/exec"
 	"runtime"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestMeasuredCommandIsNotItsParent: with 256 MiB resident in the test
@@ -39,4 +44,60 @@ func TestMeasuredCommandIsNotItsParent(t *testing.T) {
 		t.Errorf("peak RSS %d MiB: the 256 MiB parent leaked into the measure", rss>>20)
 	}
 	runtime.KeepAlive(ballast)
+}
+
+// fatalRecorder is a testing.TB whose Fatalf ends the goroutine that
+// called it, keeping the message, as testing.T's own does.
+type fatalRecorder struct {
+	testing.TB
+	msg string
+}
+
+func (f *fatalRecorder) Helper() {}
+
+func (f *fatalRecorder) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+// TestRunEndsAtTheDeadline: a gofer that waits on a server that never
+// answers is killed at the test's deadline, and the failure names the
+// test, the deadline and the command it was waiting for.
+func TestRunEndsAtTheDeadline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds gofer")
+	}
+	t.Setenv("GOFER_TEST_DEADLINE", "700ms")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // silent: accepted, never answered
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	f := &fatalRecorder{TB: t}
+	start := time.Now()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Run(f, nil, nil, "get", "--allow-port", strconv.Itoa(port), "--idle-timeout", "5m", "gopher://"+ln.Addr().String()+"/0/x")
+	}()
+	<-done
+	took := time.Since(start)
+	for _, want := range []string{t.Name(), "deadline of 700ms", "gofer get --allow-port"} {
+		if !strings.Contains(f.msg, want) {
+			t.Errorf("failure %q does not say %q", f.msg, want)
+		}
+	}
+	if took > time.Minute {
+		t.Errorf("the command ran %v past a 700ms deadline", took)
+	}
 }
