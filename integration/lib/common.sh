@@ -232,6 +232,16 @@ lock_state() {
 	flock -w 300 9 || die "another integration/up or down holds $STATE/run/lock"
 }
 
+# running PID: the process is alive and not a zombie. An ended daemon whose
+# parent is gone waits as a zombie until PID 1 reaps it, which in some
+# containers takes seconds: it has stopped all the same.
+running() {
+	local stat
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	stat=${stat##*) }
+	[[ ${stat%% *} != Z ]]
+}
+
 # stop NAME: TERM to the process group, KILL after 10 s.
 stop() {
 	local name=$1 pidfile=$STATE/run/$1.pid pid i
@@ -239,7 +249,7 @@ stop() {
 	if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
 		kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
 		for ((i = 0; i < 100; i++)); do
-			kill -0 "$pid" 2>/dev/null || break
+			running "$pid" || break
 			sleep 0.1
 		done
 		if kill -0 "$pid" 2>/dev/null; then
