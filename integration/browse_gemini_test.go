@@ -52,6 +52,7 @@ func knownHost(t *testing.T, path string) string {
 }
 
 func TestBrowseGemini(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, geminiAddr)
 	real := geminiFingerprint(t)
 	root := "gemini://" + itest.GeminiHost + "/"

@@ -153,6 +153,7 @@ func (p *tmuxPane) exit() (rc, before, after string) {
 }
 
 func TestBrowseEndToEnd(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, gopherAddr)
 	itest.Require(t, gopherPlusAddr)
 	p := startBrowse(t, "gopher://"+itest.GopherHost+"/")
@@ -231,6 +232,7 @@ func TestBrowseEndToEnd(t *testing.T) {
 // gophers in the browser: the TLS front's menu and a text item; an
 // unknown certificate is an error on the status line.
 func TestBrowseGophers(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, gophersAddr)
 	p := startBrowse(t, "--cacert", gophersCA(), "gophers://"+itest.GophersHost+"/")
 	p.waitFor("Welcome to gofer's plain Gopher test hole.", "gophers://127.0.0.72/1")
@@ -255,6 +257,7 @@ func TestBrowseGophers(t *testing.T) {
 // list, and a telnet item
 // that suspends the browser for the session and comes back.
 func TestBrowseListingsDownloadsSessions(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, ftpServer)
 	itest.Require(t, itest.NNTPHost+":119")
 	itest.Require(t, telnetServer)

@@ -15,6 +15,7 @@ import (
 )
 
 func TestBrowseWARCOffline(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, gopherAddr)
 	dir := t.TempDir()
 	prefix := filepath.Join(dir, "text")
@@ -61,6 +62,7 @@ func TestBrowseWARCOffline(t *testing.T) {
 // FTP, HTTP and Gemini captures (gofer get --warc, one WARC file each)
 // browsed together offline: each --warc adds an archive.
 func TestBrowseWARCOfflineFTPWebGemini(t *testing.T) {
+	itest.Parallel(t)
 	for _, a := range []string{itest.FTPHost + ":21", itest.HTTPHost + ":80", geminiAddr} {
 		itest.Require(t, a)
 	}
@@ -109,6 +111,7 @@ func TestBrowseWARCOfflineFTPWebGemini(t *testing.T) {
 // "+" requests, open from the menu, and = shows an item's attributes from
 // the menu's captured "$" block.
 func TestBrowseWARCOfflineGopherPlus(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, gopherPlusAddr)
 	dir := t.TempDir()
 	prefix := filepath.Join(dir, "plus")

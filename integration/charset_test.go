@@ -94,6 +94,7 @@ func curlBytes(t *testing.T, url string) string {
 // U+FFFD), with raw_name in --json, and that URL fetches the file's bytes
 // with gofer and with curl alike.
 func TestCharsetFTPNamesAsBytes(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, ftpServer)
 	base := "ftp://" + itest.FTPHost + "/archive/names/"
 	code, text, errOut := runCLI(t, t.TempDir(), nil, "get", base)
@@ -143,6 +144,7 @@ func TestCharsetFTPNamesAsBytes(t *testing.T) {
 // UTF-8 text and the URLs still the server's octets, which fetch the same
 // bytes with gofer (with or without the option) and with curl.
 func TestCharsetFTPLatin1Listing(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, ftpServer)
 	base := "ftp://" + itest.FTPHost + "/archive/names/"
 	l := listNames(t, "--remote-charset", "latin1", base)
@@ -183,6 +185,7 @@ func TestCharsetFTPLatin1Listing(t *testing.T) {
 // the Latin-1 named file with --remote-charset latin1, and -O names it in
 // UTF-8; without the option the same URL names a file that is not there.
 func TestCharsetFTPTypedUTF8(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, ftpServer)
 	u := "ftp://" + itest.FTPHost + "/archive/names/café-latin1.txt"
 	body := string(archiveFile(t, "names/caf\xe9-latin1.txt"))
@@ -250,6 +253,7 @@ func mirroredNames(t *testing.T, dir string, local func(string) string) {
 }
 
 func TestCharsetFTPMirror(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, ftpServer)
 	charsetMirrors(t, "ftp://"+itest.FTPHost+"/archive/names/", "")
 }
@@ -278,6 +282,7 @@ func charsetMirrors(t *testing.T, url, sub string) {
 // TestCharsetGopherMirror: a Gopher mirror maps items by selector; with
 // --remote-charset latin1 the selector's segments become UTF-8 local names.
 func TestCharsetGopherMirror(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.GopherPlusHost+":70")
 	charsetMirrors(t, "gopher://"+itest.GopherPlusHost+"/1/archive/names", filepath.Join("archive", "names"))
 }
@@ -285,6 +290,7 @@ func TestCharsetGopherMirror(t *testing.T) {
 // TestCharsetUnknownExit2: an unknown charset is a usage error with one
 // line naming it, and no connection is made.
 func TestCharsetUnknownExit2(t *testing.T) {
+	itest.Parallel(t)
 	requireCLI(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -319,6 +325,7 @@ func TestCharsetUnknownExit2(t *testing.T) {
 // Latin-1 named directory, and the local tree names it in UTF-8 only (a
 // Gopher menu's path comes from its selector, read in the charset).
 func TestCharsetMirrorTypedStart(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, ftpServer)
 	itest.Require(t, itest.GopherPlusHost+":70")
 	body := string(archiveFile(t, "names/latin1-\xe9-dir/file.txt"))

@@ -64,6 +64,7 @@ func fileTree(t *testing.T) string {
 }
 
 func TestGoferFileRead(t *testing.T) {
+	itest.Parallel(t)
 	requireCLI(t)
 	dir := fileTree(t)
 	for _, u := range []string{"file://" + dir + "/motd.txt", "file://localhost" + dir + "/motd.txt"} {
@@ -80,6 +81,7 @@ func TestGoferFileRead(t *testing.T) {
 }
 
 func TestGoferFileResume(t *testing.T) {
+	itest.Parallel(t)
 	requireCLI(t)
 	dir := fileTree(t)
 	work := t.TempDir()
@@ -94,6 +96,7 @@ func TestGoferFileResume(t *testing.T) {
 }
 
 func TestGoferFileDirectoryListing(t *testing.T) {
+	itest.Parallel(t)
 	requireCLI(t)
 	dir := fileTree(t)
 	code, out, errOut := runCLI(t, dir, nil, "get", "file://"+dir+"/")
@@ -162,6 +165,7 @@ func TestGoferFileDirectoryListing(t *testing.T) {
 }
 
 func TestGoferFileMissingExit5(t *testing.T) {
+	itest.Parallel(t)
 	requireCLI(t)
 	dir := t.TempDir()
 	code, _, errOut := runCLI(t, dir, nil, "get", "file://"+dir+"/no-such-file")
@@ -171,6 +175,7 @@ func TestGoferFileMissingExit5(t *testing.T) {
 }
 
 func TestGoferFileOtherHostExit2(t *testing.T) {
+	itest.Parallel(t)
 	requireCLI(t)
 	code, out, errOut := runCLI(t, t.TempDir(), nil, "get", "file://ftp.example.org/pub/README")
 	if code != 2 || out != "" {

@@ -17,6 +17,7 @@ import (
 )
 
 func TestFSRealServers(t *testing.T) {
+	itest.Parallel(t)
 	for _, tc := range []struct {
 		name, addr, url string
 	}{

@@ -36,6 +36,7 @@ func ftpURLOf(host, p string) string {
 // spaces, '%', ';', '#', '?', Latin-1 and UTF-8 bytes) with gofer get -o
 // and compares each with the manifest.
 func TestGoferFTPFilesIdentical(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, ftpServer)
 	manifest := itest.Manifest(t)
 	var paths []string
@@ -70,6 +71,7 @@ func TestGoferFTPFilesIdentical(t *testing.T) {
 // TestGoferFTPStdoutText: a text file to stdout, as it is on disk (a URL
 // without ;type= is fetched in TYPE I).
 func TestGoferFTPStdoutText(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, ftpServer)
 	for _, p := range []string{"text/crlf.txt", "text/dots.txt", "README.txt"} {
 		want, err := os.ReadFile(filepath.Join(itest.ArchiveDir(), p))
@@ -84,6 +86,7 @@ func TestGoferFTPStdoutText(t *testing.T) {
 }
 
 func TestGoferFTPListingText(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, ftpServer)
 	code, out, errOut := runCLI(t, t.TempDir(), nil, "get", "ftp://"+itest.FTPHost+"/archive/names/")
 	if code != 0 {
@@ -119,6 +122,7 @@ func TestGoferFTPListingText(t *testing.T) {
 }
 
 func TestGoferFTPListingJSON(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, ftpServer)
 	code, out, errOut := runCLI(t, t.TempDir(), nil, "get", "--json", "ftp://"+itest.FTPHost+"/archive/text/")
 	if code != 0 {
@@ -160,6 +164,7 @@ func TestGoferFTPListingJSON(t *testing.T) {
 // TestGoferFTPLocalUser logs in as the local user from the URL and from a
 // netrc file; -v shows the conversation with the password masked.
 func TestGoferFTPLocalUser(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, ftpServer)
 	dir := t.TempDir()
 	u := "ftp://" + itest.LocalUser + ":" + itest.LocalPassword + "@" + itest.FTPHost + "/private.txt"
@@ -180,6 +185,7 @@ func TestGoferFTPLocalUser(t *testing.T) {
 }
 
 func TestGoferFTPWrongPasswordExit6(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, ftpServer)
 	u := "ftp://" + itest.LocalUser + ":wrong@" + itest.FTPHost + "/private.txt"
 	code, _, errOut := runCLI(t, t.TempDir(), nil, "get", u)
@@ -189,6 +195,7 @@ func TestGoferFTPWrongPasswordExit6(t *testing.T) {
 }
 
 func TestGoferFTPUserWithoutPasswordExit6(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, ftpServer)
 	code, _, errOut := runCLI(t, t.TempDir(), nil, "get", "ftp://"+itest.LocalUser+"@"+itest.FTPHost+"/private.txt")
 	if code != 6 || !strings.Contains(errOut, "password") {
@@ -197,6 +204,7 @@ func TestGoferFTPUserWithoutPasswordExit6(t *testing.T) {
 }
 
 func TestGoferFTPMissingExit5(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, ftpServer)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
@@ -212,6 +220,7 @@ func TestGoferFTPMissingExit5(t *testing.T) {
 // TestGoferFTPDirectoryWithoutSlash: archive/text names a directory; RETR
 // is refused, CWD accepted, and gofer lists it.
 func TestGoferFTPDirectoryWithoutSlash(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, ftpServer)
 	code, out, errOut := runCLI(t, t.TempDir(), nil, "get", "ftp://"+itest.FTPHost+"/archive/text")
 	if code != 0 || !strings.Contains(out, "ftp://"+itest.FTPHost+"/archive/text/dots.txt") {
@@ -224,6 +233,7 @@ func TestGoferFTPDirectoryWithoutSlash(t *testing.T) {
 // file, and interrupts gofer (exit 8). gofer get -C then completes the
 // file from there with REST, byte-identical.
 func TestGoferFTPResumeAfterCut(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, ftpServer)
 	const size = 64 << 20
 	_, sum := itest.BigFile(t, size)
@@ -272,6 +282,7 @@ func TestGoferFTPResumeAfterCut(t *testing.T) {
 // TestGoferFTPOneGiBInBoundedMemory streams a 1 GiB file to disk and reads
 // the process's peak RSS from the kernel's rusage.
 func TestGoferFTPOneGiBInBoundedMemory(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, ftpServer)
 	if testing.Short() {
 		t.Skip("1 GiB transfer")
@@ -304,6 +315,7 @@ func TestGoferFTPOneGiBInBoundedMemory(t *testing.T) {
 // certificate as --cacert; without it the certificate is refused, and the
 // password never crosses in plain text (AUTH TLS comes before USER).
 func TestGoferFTPExplicitTLS(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, ftpServer)
 	manifest := itest.Manifest(t)
 	dir := t.TempDir()
@@ -327,6 +339,7 @@ func TestGoferFTPExplicitTLS(t *testing.T) {
 }
 
 func TestGoferFTPImplicitTLS(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.FTPSHost+":990")
 	manifest := itest.Manifest(t)
 	dir := t.TempDir()
@@ -344,6 +357,7 @@ func TestGoferFTPImplicitTLS(t *testing.T) {
 // TestGoferFTPParse: the three CWD examples of RFC 1738 §3.2.2 and the
 // type codes, planned without a network.
 func TestGoferFTPParse(t *testing.T) {
+	itest.Parallel(t)
 	requireCLI(t)
 	for url, want := range map[string][]string{
 		"ftp://127.0.0.21/etc/motd":         {"USER anonymous", "PASS gofer@example.org", "CWD etc", "TYPE I", "RETR motd"},

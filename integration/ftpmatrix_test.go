@@ -116,6 +116,7 @@ func (m *matrix) markdown(servers []itest.FTPServer) string {
 }
 
 func TestFTPMatrix(t *testing.T) {
+	itest.Parallel(t)
 	if !itest.Enabled() {
 		t.Skip("integration test: run `integration/matrix` (or start servers with `integration/up` and set GOFER_INTEGRATION=1)")
 	}
@@ -133,7 +134,7 @@ func TestFTPMatrix(t *testing.T) {
 	})
 	for _, s := range servers {
 		t.Run(s.Name, func(t *testing.T) {
-			t.Parallel()
+			itest.Parallel(t, s.Host) // a limited server's row runs alone on it
 			itest.Require(t, s.Host+":21")
 			r := &matrixRun{s: s, row: t}
 			for _, op := range matrixOps {

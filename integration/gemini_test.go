@@ -26,6 +26,7 @@ func geminiEnv(t *testing.T) (env []string, knownHosts string) {
 }
 
 func TestGeminiGet(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, geminiAddr)
 	env, known := geminiEnv(t)
 	for _, rel := range []string{"README.txt", "binary/all-bytes.bin", "binary/random-64k.bin", "text/crlf.txt", "names/café-utf8.txt"} {
@@ -89,6 +90,7 @@ func TestGeminiGet(t *testing.T) {
 // fingerprints named and nothing written; --tofu=accept-new pins the new
 // one; an expired pin gives way with a warning.
 func TestGeminiTOFU(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, geminiAddr)
 	real := geminiFingerprint(t)
 	old := "SHA256:" + strings.Repeat("ab", 32)
@@ -138,6 +140,7 @@ func TestGeminiTOFU(t *testing.T) {
 }
 
 func TestGeminiInputRedirectsCertificates(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, geminiAddr)
 	env, _ := geminiEnv(t)
 	if r := itest.Run(t, nil, env, "get", "--query", "Ada Lovelace", geminiRoot+"cgi-bin/ask"); r.Code != 0 || !strings.Contains(r.Stdout, "# Hello, Ada Lovelace") {
@@ -189,6 +192,7 @@ func TestGeminiInputRedirectsCertificates(t *testing.T) {
 // The mirror of the archive's directory equals the manifest, and an
 // unchanged second run installs nothing.
 func TestGeminiMirror(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, geminiAddr)
 	env, _ := geminiEnv(t)
 	dir := t.TempDir()
@@ -221,6 +225,7 @@ func TestGeminiMirror(t *testing.T) {
 // A mirror of the capsule's root honours robots.txt, records input pages
 // instead of failing on them, and stays on the capsule.
 func TestGeminiMirrorRoot(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, geminiAddr)
 	env, _ := geminiEnv(t)
 	dir := t.TempDir()
@@ -247,6 +252,7 @@ func TestGeminiMirrorRoot(t *testing.T) {
 // --warc records the request line and the whole response, which the
 // strict reader and warcio read back.
 func TestGeminiWARC(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, geminiAddr)
 	env, _ := geminiEnv(t)
 	path := filepath.Join(t.TempDir(), "gemini.warc.gz")

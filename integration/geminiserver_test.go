@@ -64,6 +64,7 @@ func geminiGet(t *testing.T, url string, cert *tls.Certificate) (header string, 
 }
 
 func TestGeminiServer(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, geminiAddr)
 	base := "gemini://" + itest.GeminiHost + "/"
 	for _, tc := range []struct {

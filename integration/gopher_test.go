@@ -194,6 +194,7 @@ func (r *recorder) requests() []string {
 // --- pygopherd (Gopher+) ---
 
 func TestGopherPlusItemAttributes(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, gopherPlusAddr)
 	a := gopherAttributes(t, "gopher://127.0.0.70/0/views.txt%09%09!")
 	if len(a.Items) != 1 {
@@ -225,6 +226,7 @@ func TestGopherPlusItemAttributes(t *testing.T) {
 }
 
 func TestGopherPlusDirectoryAttributes(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, gopherPlusAddr)
 	a := gopherAttributes(t, "gopher://127.0.0.70/1%09%09$")
 	byName := map[string]*gopher.Item{}
@@ -249,6 +251,7 @@ func TestGopherPlusDirectoryAttributes(t *testing.T) {
 // An alternate view is asked for exactly as the draft writes it; pygopherd
 // answers with its default view.
 func TestGopherPlusAlternateView(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, gopherPlusAddr)
 	rec := newRecorder(t, gopherPlusAddr)
 	resp, err := gopherFetch(t, rec.url("/0/views.txt%09%09+application/pdf%20Es_ES"), nil)
@@ -268,6 +271,7 @@ func TestGopherPlusAlternateView(t *testing.T) {
 // The +ASK form is read from pygopherd and answered with --form answers,
 // by question text and by position; pygopherd returns the document.
 func TestGopherPlusAskForm(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, gopherPlusAddr)
 	answers := []string{"What is your name?=Ada", "2=pw", "Comments:=one\ntwo", "4=out.txt", "Favourite colour?=3", "6=no"}
 	body := gopherBody(t, "gopher://127.0.0.70/0/form.txt%09%09%3F", func(r *schemes.Request) { r.Form = answers })
@@ -285,6 +289,7 @@ func TestGopherPlusAskForm(t *testing.T) {
 // The submission byte for byte: a scripted Gopher+ server serves
 // pygopherd's form and echoes the data block it gets back.
 func TestGopherPlusAskSubmissionEchoed(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, gopherPlusAddr)
 	form := gopherRaw(t, gopherPlusAddr, "/form.txt\t!\r\n")
 	echo := newEchoGopher(t, form)
@@ -362,6 +367,7 @@ func newEchoGopher(t *testing.T, attrs string) *echoGopher {
 
 // Binary items are byte-identical to the files served, plain or Gopher+.
 func TestGopherBinaryItems(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, gopherPlusAddr)
 	itest.Require(t, gopherAddr)
 	m := itest.Manifest(t)
@@ -387,6 +393,7 @@ func TestGopherBinaryItems(t *testing.T) {
 }
 
 func TestGopherPlusMissingItem(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, gopherPlusAddr)
 	_, err := gopherFetch(t, "gopher://127.0.0.70/0/nonexist%09%09+", nil)
 	if !errors.Is(err, schemes.ErrRefused) || !strings.Contains(err.Error(), "'/nonexist' does not exist") {
@@ -397,6 +404,7 @@ func TestGopherPlusMissingItem(t *testing.T) {
 // --- gophernicus (plain Gopher) ---
 
 func TestGopherMenu(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, gopherAddr)
 	var got []string
 	for _, e := range gopherEntries(t, "gopher://127.0.0.71/", nil) {
@@ -449,6 +457,7 @@ func TestGopherMenu(t *testing.T) {
 // Text items end at the lone "." and come back unstuffed: the file as it
 // is on disk.
 func TestGopherTextDotUnstuffing(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, gopherAddr)
 	for _, tc := range []struct{ url, file string }{
 		{"gopher://127.0.0.71/0/dots.txt", ""},
@@ -468,6 +477,7 @@ func TestGopherTextDotUnstuffing(t *testing.T) {
 }
 
 func TestGopherSearch(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, gopherAddr)
 	for _, url := range []string{"gopher://127.0.0.71/7/cgi-bin/search", "gopher://127.0.0.70/7/search"} {
 		es := gopherEntries(t, url, func(r *schemes.Request) { r.Query, r.HasQuery = "café", true })
@@ -498,6 +508,7 @@ func gopherCLI(t *testing.T, args ...string) (int, string, string) {
 }
 
 func TestGoferGopherCommand(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, gopherPlusAddr)
 	itest.Require(t, gopherAddr)
 

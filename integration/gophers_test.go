@@ -22,6 +22,7 @@ const gophersAddr = itest.GophersHost + ":70"
 func gophersCA() string { return filepath.Join(itest.StateDir(), "tls", "gophers-cert.pem") }
 
 func TestGophersGet(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, gophersAddr)
 	for _, rel := range []string{"binary/all-bytes.bin", "binary/image.gif", "README.txt"} {
 		typ := "9"
@@ -43,6 +44,7 @@ func TestGophersGet(t *testing.T) {
 // An unknown CA is a failed connection (exit 4), unless --cacert trusts
 // it or -k turns verification off.
 func TestGophersUnknownCA(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, gophersAddr)
 	url := "gophers://" + itest.GophersHost + "/0/about.txt"
 	r := itest.Run(t, nil, nil, "get", url)
@@ -76,6 +78,7 @@ func archiveFileGopherText(t *testing.T) string {
 // 127.0.0.71:70, gophers' default port) is an error, exit 4, never a
 // request sent in the clear.
 func TestGophersPlainServerIsNoFallBack(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, gophersAddr)
 	itest.Require(t, gopherAddr)
 	log := itest.LogSince(t, "gophernicus-access.log")
@@ -118,6 +121,7 @@ func gophersSkipped(rel string) bool {
 // what gophernicus itself changes (gophersSkip); and every file equals the
 // same mirror over plain gopher.
 func TestGophersMirror(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, gophersAddr)
 	itest.Require(t, gopherAddr)
 	dir, plain := t.TempDir(), t.TempDir()

@@ -129,6 +129,7 @@ var injectionCorpus = []struct {
 }
 
 func TestInjectionNeverReachesTheWire(t *testing.T) {
+	itest.Parallel(t)
 	if len(injectionCorpus) < 50 {
 		t.Fatalf("corpus has %d URLs, want at least 50", len(injectionCorpus))
 	}
@@ -181,6 +182,7 @@ var sameProtocol = map[string][]int{
 }
 
 func TestPortRefusals(t *testing.T) {
+	itest.Parallel(t)
 	const host = "127.0.0.250"
 	ports := map[int]bool{}
 	for _, p := range append(append([]int{}, badPorts...), otherDefaults...) {
@@ -239,6 +241,7 @@ func TestPortRefusals(t *testing.T) {
 // expects a TLS handshake: refused (exit 3, nothing sent) unless
 // --allow-port 563 says it is meant.
 func TestNNTPOnTLSPort(t *testing.T) {
+	itest.Parallel(t)
 	rec := listenRecorder(t, "127.0.0.251:563")
 	url := "nntp://127.0.0.251:563/gofer.test/1"
 	r := itest.Run(t, nil, nil, "get", "--timeout", "2s", url)
@@ -265,6 +268,7 @@ func TestNNTPOnTLSPort(t *testing.T) {
 // A non-default port that no other protocol owns draws a warning and
 // nothing more: the connection is made.
 func TestNonDefaultPortWarns(t *testing.T) {
+	itest.Parallel(t)
 	rec := listenRecorder(t, "127.0.0.250:7070")
 	r := itest.Run(t, nil, nil, "get", "--timeout", "2s", "gopher://127.0.0.250:7070/0file")
 	code, errOut := r.Code, r.Stderr

@@ -93,58 +93,64 @@ func hostileCases(foreign string) []hostileCase {
 // under 64 MiB, time bounded by the timeout, nothing written outside the
 // output path and never a partial file under the final name.
 func TestHostileServers(t *testing.T) {
+	itest.Parallel(t)
 	foreign := listenRecorder(t, "127.0.0.99:0")
-	for _, c := range hostileCases(foreign.ln.Addr().String()) {
-		t.Run(c.name, func(t *testing.T) {
-			srv, err := c.start()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Close()
-			work := t.TempDir()
-			out := filepath.Join(work, "out", "result")
-			os.Mkdir(filepath.Dir(out), 0o755)
-			args := append([]string{"get", "-q", "--allow-port", portOf(srv.Addr())}, c.args...)
-			if !c.noFile {
-				args = append(args, "-o", out)
-			}
-			args = append(args, strings.ReplaceAll(c.url, "ADDR", srv.Addr()))
-			limit := c.timeout
-			if limit == 0 {
-				limit = 30 * time.Second
-			}
-			r := runBounded(t, work, limit, args...)
-			if r.code != c.code {
-				t.Errorf("exit %d, want %d; stderr %q", r.code, c.code, r.stderrTail)
-			}
-			if c.code != 0 {
-				reason := r.reason
-				if !strings.HasPrefix(reason, "gofer: ") || strings.Contains(reason, "\n") {
-					t.Errorf("error %q is not one gofer line", reason)
+	// The cases run side by side, most of them waiting out a server's
+	// silence; the group ends when the last does.
+	t.Run("cases", func(t *testing.T) {
+		for _, c := range hostileCases(foreign.ln.Addr().String()) {
+			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
+				srv, err := c.start()
+				if err != nil {
+					t.Fatal(err)
 				}
-				if !strings.Contains(strings.ToLower(reason), c.reason) {
-					t.Errorf("error %q does not say %q", reason, c.reason)
+				defer srv.Close()
+				work := t.TempDir()
+				out := filepath.Join(work, "out", "result")
+				os.Mkdir(filepath.Dir(out), 0o755)
+				args := append([]string{"get", "-q", "--allow-port", portOf(srv.Addr())}, c.args...)
+				if !c.noFile {
+					args = append(args, "-o", out)
 				}
-			}
-			if !r.measured {
-				t.Errorf("no peak RSS measured (killed after %v?)", r.elapsed)
-			} else if r.maxRSS > 64<<20 {
-				t.Errorf("peak RSS %d MiB, want under 64 MiB", r.maxRSS>>20)
-			}
-			if r.elapsed > limit {
-				t.Errorf("took %v, longer than %v", r.elapsed, limit)
-			}
-			if strings.Contains(c.url, "telnet") && bytes.IndexByte(r.stdoutHead, 0xFF) >= 0 {
-				t.Errorf("telnet output holds an IAC byte: %q", r.stdoutHead)
-			}
-			checkOutputDir(t, work, out, c)
-			if c.want != "" {
-				if got, err := os.ReadFile(out); err != nil || string(got) != c.want {
-					t.Errorf("output %q (%v), want %q", got, err, c.want)
+				args = append(args, strings.ReplaceAll(c.url, "ADDR", srv.Addr()))
+				limit := c.timeout
+				if limit == 0 {
+					limit = 30 * time.Second
 				}
-			}
-		})
-	}
+				r := runBounded(t, work, limit, args...)
+				if r.code != c.code {
+					t.Errorf("exit %d, want %d; stderr %q", r.code, c.code, r.stderrTail)
+				}
+				if c.code != 0 {
+					reason := r.reason
+					if !strings.HasPrefix(reason, "gofer: ") || strings.Contains(reason, "\n") {
+						t.Errorf("error %q is not one gofer line", reason)
+					}
+					if !strings.Contains(strings.ToLower(reason), c.reason) {
+						t.Errorf("error %q does not say %q", reason, c.reason)
+					}
+				}
+				if !r.measured {
+					t.Errorf("no peak RSS measured (killed after %v?)", r.elapsed)
+				} else if r.maxRSS > 64<<20 {
+					t.Errorf("peak RSS %d MiB, want under 64 MiB", r.maxRSS>>20)
+				}
+				if r.elapsed > limit {
+					t.Errorf("took %v, longer than %v", r.elapsed, limit)
+				}
+				if strings.Contains(c.url, "telnet") && bytes.IndexByte(r.stdoutHead, 0xFF) >= 0 {
+					t.Errorf("telnet output holds an IAC byte: %q", r.stdoutHead)
+				}
+				checkOutputDir(t, work, out, c)
+				if c.want != "" {
+					if got, err := os.ReadFile(out); err != nil || string(got) != c.want {
+						t.Errorf("output %q (%v), want %q", got, err, c.want)
+					}
+				}
+			})
+		}
+	})
 	if got := foreign.received(t); len(got) > 0 {
 		t.Errorf("the foreign PASV address was dialled: %v", got)
 	}

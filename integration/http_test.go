@@ -75,6 +75,7 @@ func harnessTLS(t *testing.T) *tls.Config {
 }
 
 func TestGoferHTTPAndHTTPSIdenticalBytes(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, httpServer)
 	itest.Require(t, httpsServer)
 	manifest := itest.Manifest(t)
@@ -105,6 +106,7 @@ func TestGoferHTTPAndHTTPSIdenticalBytes(t *testing.T) {
 }
 
 func TestLibraryHTTPSAndConditional(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, httpsServer)
 	manifest := itest.Manifest(t)
 	c := fetch.NewClient(fetch.Options{TLSConfig: harnessTLS(t)})
@@ -159,6 +161,7 @@ func accessLog(t *testing.T, marker string) []string {
 }
 
 func TestGoferHTTPResumeAfterCut(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, httpServer)
 	manifest := itest.Manifest(t)
 	dir := t.TempDir()
@@ -189,6 +192,7 @@ func TestGoferHTTPResumeAfterCut(t *testing.T) {
 }
 
 func TestGoferHTTPRequestLine(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, httpServer)
 	marker := fmt.Sprintf("line%d", time.Now().UnixNano())
 	dir := t.TempDir()
@@ -210,6 +214,7 @@ func TestGoferHTTPRequestLine(t *testing.T) {
 }
 
 func TestGoferHTTPRedirects(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, httpServer)
 	readme, err := os.ReadFile(filepath.Join(itest.ArchiveDir(), "README.txt"))
 	if err != nil {
@@ -284,6 +289,7 @@ func hopsPath(t *testing.T, n int) string {
 }
 
 func TestLibraryRedirectChain(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, httpServer)
 	readme, err := os.ReadFile(filepath.Join(itest.ArchiveDir(), "README.txt"))
 	if err != nil {
@@ -317,6 +323,7 @@ func TestLibraryRedirectChain(t *testing.T) {
 // TestGoferParseHTTP: the request line parse shows is what a fetch sends:
 // escapes kept, search sent, fragment not.
 func TestGoferParseHTTP(t *testing.T) {
+	itest.Parallel(t)
 	requireCLI(t)
 	code, out, errOut := runCLI(t, t.TempDir(), nil, "parse", "--json", "http://127.0.0.80:8080/a%20b/c%2Fd?x=1#frag")
 	if code != 0 {

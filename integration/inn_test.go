@@ -155,6 +155,7 @@ func splitArticle(b []byte) (head, body []byte) {
 // in the same order (INN adds Path, Injection-Info and Xref, and moves
 // Message-ID), and the body after the first empty line is identical.
 func TestINNArticleByMessageIDIsWhatWasPosted(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, innAddr)
 	for _, p := range inGroup(readIndex(t), "gofer.test") {
 		got, err := fetchBody(t, innReq(newsURL(&schemes.News{MessageID: p.id()})))
@@ -189,6 +190,7 @@ func contains(ss []string, s string) bool {
 
 // Article 13 has lines that begin with '.': INN stuffs them, gofer unstuffs.
 func TestINNDotLinesSurvive(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, innAddr)
 	got, err := fetchBody(t, innReq(newsURL(&schemes.News{MessageID: "gofer-test-13@gofer.test"})))
 	if err != nil {
@@ -201,6 +203,7 @@ func TestINNDotLinesSurvive(t *testing.T) {
 }
 
 func TestINNArticleByGroupAndNumber(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, innAddr)
 	ps := inGroup(readIndex(t), "gofer.test")
 	for _, p := range []posted{ps[0], ps[12], ps[len(ps)-1]} {
@@ -215,6 +218,7 @@ func TestINNArticleByGroupAndNumber(t *testing.T) {
 }
 
 func TestINNHeadAndBody(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, innAddr)
 	p := inGroup(readIndex(t), "gofer.test")[6]
 	wantHead, wantBody := splitArticle(harnessFile(t, "served", p))
@@ -232,6 +236,7 @@ func TestINNHeadAndBody(t *testing.T) {
 }
 
 func TestINNGroupListing(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, innAddr)
 	ps := inGroup(readIndex(t), "gofer.test")
 	es, err := fetchEntries(t, innReq(newsURL(&schemes.News{Group: "gofer.test"})))
@@ -269,6 +274,7 @@ func TestINNGroupListing(t *testing.T) {
 }
 
 func TestINNEmptyGroup(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, innAddr)
 	es, err := fetchEntries(t, innReq(newsURL(&schemes.News{Group: "gofer.empty"})))
 	if err != nil || len(es) != 0 {
@@ -277,6 +283,7 @@ func TestINNEmptyGroup(t *testing.T) {
 }
 
 func TestINNListsTheTestGroups(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, innAddr)
 	es, err := fetchEntries(t, innReq(newsURL(&schemes.News{All: true})))
 	if err != nil {
@@ -314,6 +321,7 @@ func TestINNListsTheTestGroups(t *testing.T) {
 }
 
 func TestINNUnknownGroupIsRefused(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, innAddr)
 	_, err := fetchEntries(t, innReq(newsURL(&schemes.News{Group: "gofer.nope"})))
 	var te *textproto.Error
@@ -328,6 +336,7 @@ func TestINNUnknownGroupIsRefused(t *testing.T) {
 
 // gofer.secret is readable only after AUTHINFO: INN answers 480 without it.
 func TestINNAuthentication(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, innAddr)
 	secret := inGroup(readIndex(t), "gofer.secret")
 	if len(secret) == 0 {
@@ -398,6 +407,7 @@ func TestINNAuthentication(t *testing.T) {
 // INN offers STARTTLS but cannot start it here (580): asked for TLS, the
 // fetch fails rather than go on in plain text.
 func TestINNRequiredTLSNeverFallsBack(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, innAddr)
 	req := innReq(newsURL(&schemes.News{MessageID: "gofer-test-1@gofer.test"}))
 	var transcript bytes.Buffer

@@ -38,6 +38,7 @@ var mailtoInjection = []struct {
 }
 
 func TestMailtoInjectionNeverReachesTheWire(t *testing.T) {
+	itest.Parallel(t)
 	rec := listenRecorder(t, "127.0.0.1:0")
 	addr := rec.ln.Addr().String()
 	for _, c := range mailtoInjection {
@@ -61,6 +62,7 @@ func TestMailtoInjectionNeverReachesTheWire(t *testing.T) {
 // TestMailtoServerPort: the SMTP server's port follows the port policy:
 // another protocol's port is refused before any connection.
 func TestMailtoServerPort(t *testing.T) {
+	itest.Parallel(t)
 	rec := listenRecorder(t, "127.0.0.251:119")
 	r := itest.Run(t, strings.NewReader("text\n"), nil, "get", "--smtp-server", "127.0.0.251:119", "--from", "me@example.org", "mailto:a@example.org")
 	if r.Code != 3 || !strings.Contains(r.Reason(), "nntp port") {

@@ -16,6 +16,7 @@ import (
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/fetch/mirror"
 	"github.com/goferurl/gofer/integration/hostile"
+	"github.com/goferurl/gofer/integration/itest"
 	"github.com/goferurl/gofer/schemes/ftp"
 )
 
@@ -100,6 +101,7 @@ func keys(m map[string]string) string {
 }
 
 func TestMirrorDialectVMS(t *testing.T) {
+	itest.Parallel(t)
 	tree := &hostile.FTPDialectTree{Dialect: hostile.DialectVMS, Files: map[string]string{
 		"/PUB/README.TXT;1": "first version\n",
 		"/PUB/README.TXT;2": "second version\n",
@@ -131,6 +133,7 @@ func TestMirrorDialectVMS(t *testing.T) {
 }
 
 func TestMirrorDialectMVS(t *testing.T) {
+	itest.Parallel(t)
 	tree := &hostile.FTPDialectTree{Dialect: hostile.DialectMVS, Files: map[string]string{
 		"/USER.README":         "sequential dataset\n",
 		"/USER.SOURCE/MEMBER1": "member one\n",
@@ -140,6 +143,7 @@ func TestMirrorDialectMVS(t *testing.T) {
 }
 
 func TestMirrorDialectOS400(t *testing.T) {
+	itest.Parallel(t)
 	tree := &hostile.FTPDialectTree{Dialect: hostile.DialectOS400, Files: map[string]string{
 		"/home/hello.txt":           "stream file\n",
 		"/home/docs/guide.txt":      "guide\n",
@@ -156,6 +160,7 @@ func TestMirrorDialectOS400(t *testing.T) {
 // file system takes: the mirror refuses them all by the safe-name rule,
 // never fetches them, and writes nothing outside DIR.
 func TestMirrorDialectHostileNames(t *testing.T) {
+	itest.Parallel(t)
 	long := strings.Repeat("L", 300)
 	for _, tc := range []struct {
 		dialect string

@@ -200,6 +200,7 @@ func diffAgainst(t *testing.T, dir string, manifest map[string]string) []string 
 // one request per file, each guarded; the port's warning is printed once
 // per run, not once per file.
 func TestMirrorWarnsOnce(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.FTPHost+":21")
 	r, err := relay.Listen("127.0.0.1:0", itest.FTPHost+":21", true, relay.Config{})
 	if err != nil {

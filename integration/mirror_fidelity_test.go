@@ -35,6 +35,7 @@ func mtime(t *testing.T, p string) time.Time {
 // UTC+05:30 and MDTM in UTC; files get MDTM's second, directories the
 // LIST minute moved to UTC by the calibrated offset.
 func TestMirrorFTPOtherZoneExactTimes(t *testing.T) {
+	itest.Parallel(t)
 	z := newZoneFTP(time.FixedZone("IST", 5*3600+30*60))
 	now := time.Now().UTC().Truncate(time.Second)
 	recent := now.Add(-10 * 24 * time.Hour).Truncate(time.Minute).Add(37 * time.Second)
@@ -93,6 +94,7 @@ func TestMirrorFTPOtherZoneExactTimes(t *testing.T) {
 // loopback address of its own so that vsftpd's log tells its commands
 // apart, sends no RETR and no MDTM.
 func TestMirrorFTPTimesEqualMDTM(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.FTPHost+":21")
 	dir := t.TempDir()
 	c := mirrorClient()
@@ -159,6 +161,7 @@ func TestMirrorFTPTimesEqualMDTM(t *testing.T) {
 // 421, then served, is fetched after two retries; a file answered 550 is
 // asked for once.
 func TestMirrorRetriesTransientOnly(t *testing.T) {
+	itest.Parallel(t)
 	z := newZoneFTP(time.UTC)
 	old := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
 	z.put("/pub/flaky.txt", "served at the third try\n", old, old)
@@ -207,6 +210,7 @@ func TestMirrorRetriesTransientOnly(t *testing.T) {
 // changes during every transfer is reported unstable, exit 8, and nothing
 // lies under its name or in the state's temp directory.
 func TestMirrorFileChangingDuringTransfer(t *testing.T) {
+	itest.Parallel(t)
 	z := newZoneFTP(time.UTC)
 	recent := time.Now().UTC().Add(-3 * 24 * time.Hour).Truncate(time.Second)
 	z.put("/pub/once.txt", "first version\n", recent, recent)

@@ -42,6 +42,7 @@ func filesUnder(t *testing.T, dir string) []string {
 }
 
 func TestMirrorIncludeExcludeFTPGopherHTTP(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.FTPHost+":21")
 	itest.Require(t, itest.GopherPlusHost+":70")
 	itest.Require(t, itest.HTTPHost+":80")
@@ -87,6 +88,7 @@ func TestMirrorIncludeExcludeFTPGopherHTTP(t *testing.T) {
 }
 
 func TestMirrorDeleteKeepsExcludedFTPHTTP(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.FTPHost+":21")
 	itest.Require(t, itest.HTTPHost+":80")
 	for _, base := range []string{"ftp://" + itest.FTPHost, "http://" + itest.HTTPHost} {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/goferurl/gofer/fetch/mirror"
 	"github.com/goferurl/gofer/integration/hostile"
+	"github.com/goferurl/gofer/integration/itest"
 	"github.com/goferurl/gofer/security"
 )
 
@@ -146,6 +147,7 @@ func treeFiles(t *testing.T, dir string) []string {
 }
 
 func TestMirrorHostileFTPListing(t *testing.T) {
+	itest.Parallel(t)
 	tr := &ftpTree{
 		lists: map[string][]string{
 			"/": {lsDir("pub")},
@@ -193,6 +195,8 @@ func TestMirrorHostileFTPListing(t *testing.T) {
 	}
 }
 
+// It measures the test binary's own heap, so it runs alone (no
+// itest.Parallel): a test beside it would add its own.
 func TestMirrorHostileFTPListingOf100000(t *testing.T) {
 	tr := &ftpTree{lists: map[string][]string{"/": {lsDir("big")}}, big: "/big", bigCount: 100_000}
 	addr := startFTP(t, tr)
@@ -262,6 +266,7 @@ func (g *gopherHole) serve(c *hostile.Conn) {
 }
 
 func TestMirrorHostileGopherMenu(t *testing.T) {
+	itest.Parallel(t)
 	g := &gopherHole{requests: map[string]int{}}
 	s, err := hostile.Start("127.0.0.1:0", g.serve)
 	if err != nil {

@@ -36,6 +36,7 @@ func mirrorStreams(t *testing.T, u string, args ...string) (mirror.Summary, mirr
 }
 
 func TestMirrorStreamsAdaptiveVsftpd(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, ftpServer)
 	_, h := mirrorStreams(t, "ftp://"+itest.FTPHost+"/archive/tree/d01/")
 	if h.Host != itest.FTPHost+":21" || !h.Adaptive || h.Start != mirror.DefaultJobs || h.Ceiling != mirror.DefaultMaxPerHost {
@@ -48,6 +49,7 @@ func TestMirrorStreamsAdaptiveVsftpd(t *testing.T) {
 }
 
 func TestMirrorStreamsServerLimit(t *testing.T) {
+	itest.Parallel(t, itest.ProFTPDLimitedHost)
 	itest.Require(t, itest.ProFTPDLimitedHost+":21")
 	sum, h := mirrorStreams(t, "ftp://"+itest.ProFTPDLimitedHost+"/archive/tree/d01/")
 	limit := itest.FTPMoreLimitPerHost
@@ -58,6 +60,7 @@ func TestMirrorStreamsServerLimit(t *testing.T) {
 }
 
 func TestMirrorStreamsFixedJobs(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, ftpServer)
 	_, h := mirrorStreams(t, "ftp://"+itest.FTPHost+"/archive/tree/d01/", "-j", "3")
 	if h.Adaptive || h.Start != 3 || h.Used != 3 || h.Peak > 3 || len(h.Steps) != 0 {

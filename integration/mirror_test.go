@@ -73,6 +73,7 @@ func noMenuFiles(diffs []string) []string {
 func manifestFiles(t *testing.T) int64 { return int64(len(itest.Manifest(t))) }
 
 func TestMirrorArchiveOverFTP(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.FTPHost+":21")
 	dir := t.TempDir()
 	c := mirrorClient()
@@ -95,6 +96,7 @@ func TestMirrorArchiveOverFTP(t *testing.T) {
 }
 
 func TestMirrorArchiveOverGopherPlus(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.GopherPlusHost+":70")
 	dir := t.TempDir()
 	c := mirrorClient()
@@ -119,6 +121,7 @@ func TestMirrorArchiveOverGopherPlus(t *testing.T) {
 }
 
 func TestMirrorArchiveOverHTTP(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.HTTPHost+":80")
 	dir := t.TempDir()
 	c := mirrorClient()
@@ -174,6 +177,7 @@ func downloads(t *testing.T, prefix string) int {
 }
 
 func TestMirrorRefetchesOnlyTheChangedFile(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.FTPHost+":21")
 	itest.Require(t, itest.HTTPHost+":80")
 	name := fmt.Sprintf("mirror-changed-%d", os.Getpid())
@@ -224,6 +228,7 @@ func TestMirrorRefetchesOnlyTheChangedFile(t *testing.T) {
 // (after a random number of its per-file lines), then runs it to the end:
 // the tree matches the manifest and no temporary file is left.
 func TestMirrorKill9ThenRerunBinary(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.FTPHost+":21")
 	bin := itest.Gofer(t)
 	seed := rand.Uint64()
@@ -252,6 +257,7 @@ func TestMirrorKill9ThenRerunBinary(t *testing.T) {
 }
 
 func TestMirrorBinaryJSONSummary(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.HTTPHost+":80")
 	dir := t.TempDir()
 	res := itest.Run(t, nil, nil, "mirror", "--json", "-j", "8", "http://"+itest.HTTPHost+"/archive/", dir)
@@ -304,6 +310,7 @@ func sameFile(t *testing.T, dir, rel, src string) {
 // text items unstuffed to the file's bytes, binary items exact; the
 // hand-written menu that links to itself and to the top is read once.
 func TestMirrorGophernicusMenus(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.GopherHost+":70")
 	srv := filepath.Join(itest.StateDir(), "srv", "gopher")
 	c := mirrorClient()

@@ -42,6 +42,7 @@ func newsServed(t *testing.T, name string) string {
 }
 
 func TestGoferNewsArticleByMessageID(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, newsServer)
 	code, out, errOut := newsGofer(t, nil, "get", "--nntp-server", itest.NNTPHost, "news:gofer-test-13@gofer.test")
 	if code != 0 || out != newsServed(t, "gofer-test-13") {
@@ -55,6 +56,7 @@ func TestGoferNewsArticleByMessageID(t *testing.T) {
 }
 
 func TestGoferNewsWithoutServerIsUsage(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, newsServer)
 	code, out, errOut := newsGofer(t, nil, "get", "news:gofer-test-1@gofer.test")
 	if code != 2 || out != "" || !strings.Contains(errOut, "--nntp-server") || !strings.Contains(errOut, "NNTPSERVER") {
@@ -63,6 +65,7 @@ func TestGoferNewsWithoutServerIsUsage(t *testing.T) {
 }
 
 func TestGoferNNTPArticleByNumberHeadAndBody(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, newsServer)
 	want := newsServed(t, "gofer-test-5")
 	head, body, _ := strings.Cut(want, "\n\n")
@@ -81,6 +84,7 @@ func TestGoferNNTPArticleByNumberHeadAndBody(t *testing.T) {
 }
 
 func TestGoferNewsArticleToFile(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, newsServer)
 	path := filepath.Join(t.TempDir(), "article.txt")
 	code, _, errOut := newsGofer(t, nil, "get", "--nntp-server", itest.NNTPHost, "-o", path, "news:gofer-test-7@gofer.test")
@@ -91,6 +95,7 @@ func TestGoferNewsArticleToFile(t *testing.T) {
 }
 
 func TestGoferNewsGroupListing(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, newsServer)
 	code, out, errOut := newsGofer(t, nil, "get", "--nntp-server", itest.NNTPHost, "news:gofer.test")
 	if code != 0 {
@@ -143,6 +148,7 @@ func TestGoferNewsGroupListing(t *testing.T) {
 }
 
 func TestGoferNewsListsGroups(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, newsServer)
 	code, out, errOut := newsGofer(t, nil, "get", "--nntp-server", itest.NNTPHost, "news:*")
 	if code != 0 || !strings.Contains(out, "gofer.test") || !strings.Contains(out, "gofer.empty") ||
@@ -152,6 +158,7 @@ func TestGoferNewsListsGroups(t *testing.T) {
 }
 
 func TestGoferNewsUnknownGroupExits5(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, newsServer)
 	code, out, errOut := newsGofer(t, nil, "get", "--nntp-server", itest.NNTPHost, "news:gofer.nope")
 	if code != 5 || out != "" || !strings.Contains(errOut, "411") {
@@ -164,6 +171,7 @@ func TestGoferNewsUnknownGroupExits5(t *testing.T) {
 }
 
 func TestGoferNewsAuthentication(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, newsServer)
 	// Without credentials INN answers 480: exit 6.
 	code, out, errOut := newsGofer(t, nil, "get", "--nntp-server", itest.NNTPHost, "news:gofer.secret")
@@ -197,6 +205,7 @@ func TestGoferNewsAuthentication(t *testing.T) {
 // INN advertises STARTTLS but cannot start it here (580): asked for TLS,
 // gofer stops rather than read news in plain text.
 func TestGoferNewsRequiredTLSNeverFallsBack(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, newsServer)
 	code, out, errOut := newsGofer(t, nil, "get", "--ftp-ssl", "--nntp-server", itest.NNTPHost, "news:gofer-test-1@gofer.test")
 	if code != 5 || out != "" || !strings.Contains(errOut, "STARTTLS") {
@@ -205,6 +214,7 @@ func TestGoferNewsRequiredTLSNeverFallsBack(t *testing.T) {
 }
 
 func TestGoferNewsInjectionRefusedBeforeConnecting(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, newsServer)
 	code, out, errOut := newsGofer(t, nil, "get", "--nntp-server", itest.NNTPHost, "news:a%0D%0AQUIT@gofer.test")
 	if code != 3 || out != "" {
@@ -216,6 +226,7 @@ func TestGoferNewsInjectionRefusedBeforeConnecting(t *testing.T) {
 // gofer keeps what arrived and exits 8. No real server drops on demand, so
 // this one is scripted.
 func TestGoferNewsClosedMidArticleExits8(t *testing.T) {
+	itest.Parallel(t)
 	if !itest.Enabled() {
 		t.Skip("integration test: run `integration/test` (or set GOFER_INTEGRATION=1)")
 	}

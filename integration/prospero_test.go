@@ -64,6 +64,7 @@ var resolutions = []struct{ hsoname, file string }{
 // names, byte for byte as the manifest has it; -v shows the ARDP exchange
 // and the resolved URL.
 func TestProsperoCLI(t *testing.T) {
+	itest.Parallel(t)
 	requireProspero(t)
 	manifest := itest.Manifest(t)
 	for _, r := range resolutions {
@@ -86,6 +87,7 @@ func TestProsperoCLI(t *testing.T) {
 
 // TestProsperoLibrary: the same through fetch.Client.
 func TestProsperoLibrary(t *testing.T) {
+	itest.Parallel(t)
 	requireProspero(t)
 	manifest := itest.Manifest(t)
 	c := fetch.NewClient(fetch.Options{IdleTimeout: 5 * time.Second})
@@ -114,6 +116,7 @@ func TestProsperoLibrary(t *testing.T) {
 // TestProsperoRefusedPort: an object whose access method names port 25 on
 // the FTP host: exit 3, and nothing connects to that port.
 func TestProsperoRefusedPort(t *testing.T) {
+	itest.Parallel(t)
 	requireProspero(t)
 	ln, err := net.Listen("tcp", itest.FTPHost+":25")
 	if err != nil {
@@ -183,6 +186,7 @@ func TestProsperoFaults(t *testing.T) {
 // TestProsperoDirectory: a directory object lists its links as prospero
 // URLs (an external link as its own URL), and an entry's URL fetches.
 func TestProsperoDirectory(t *testing.T) {
+	itest.Parallel(t)
 	requireProspero(t)
 	res := itest.Run(t, nil, nil, "get", "--json", "prospero://"+itest.ProsperoHost+"//dir")
 	if res.Code != 0 {
@@ -222,6 +226,7 @@ func TestProsperoDirectory(t *testing.T) {
 // TestProsperoProxy: a proxy cannot carry UDP: the fetch says so (exit 2)
 // instead of going around the proxy.
 func TestProsperoProxy(t *testing.T) {
+	itest.Parallel(t)
 	requireProspero(t)
 	res := itest.Run(t, nil, []string{"ALL_PROXY=socks5://" + itest.SOCKSProxy}, "get", "prospero://"+itest.ProsperoHost+"//ftp/README.txt")
 	if res.Code != 2 || !strings.Contains(res.Reason(), "cannot carry UDP") {

@@ -142,6 +142,7 @@ func noProxyEnv() []string {
 // TestProxies fetches from every TCP scheme through every proxy, naming
 // the proxy with --proxy, ALL_PROXY and <scheme>_proxy in turn.
 func TestProxies(t *testing.T) {
+	itest.Parallel(t)
 	for _, hp := range []string{ftpServer, itest.GopherHost + ":70", newsServer, httpServer, httpsServer, telnetServer} {
 		itest.Require(t, hp)
 	}
@@ -229,6 +230,7 @@ func TestProxies(t *testing.T) {
 // TestProxySOCKSWrongPassword: the SOCKS5 proxy refuses the credentials,
 // which is an authentication failure (exit 6), and it connects nowhere.
 func TestProxySOCKSWrongPassword(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.SOCKSAuthProxy)
 	itest.Require(t, ftpServer)
 	since := itest.LogSince(t, itest.ProxyLogSOCKSAuth)

@@ -136,6 +136,7 @@ func compareTrees(t *testing.T, what string, want, got map[string]string) {
 }
 
 func TestReplayGopher(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, gopherAddr)
 	itest.Require(t, gopherPlusAddr)
 	if _, err := exec.LookPath("curl"); err != nil {
@@ -223,6 +224,7 @@ func TestReplayGopher(t *testing.T) {
 // the replay, a text item shows the archive's text, and each page reads
 // as Lynx shows the captured server's own, the address aside.
 func TestReplayLynx(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, gopherAddr)
 	lynxPath, err := exec.LookPath("lynx")
 	if err != nil {
@@ -286,6 +288,7 @@ func TestReplayLynx(t *testing.T) {
 }
 
 func TestReplayFTP(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.FTPHost+":21")
 	for _, tool := range []string{"curl", "lftp"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -363,6 +366,7 @@ func TestReplayFTP(t *testing.T) {
 // directory over HTTP: curl (direct and with the replay as its proxy),
 // wget -r and gofer mirror get the archive's bytes back.
 func TestReplayHTTP(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.HTTPHost+":80")
 	for _, tool := range []string{"curl", "wget"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -433,6 +437,7 @@ func TestReplayHTTP(t *testing.T) {
 // number and by message-id: gofer get (nntp: and news: URLs) and a raw
 // NNTP conversation get the articles as INN served them.
 func TestReplayNNTP(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.NNTPHost+":119")
 	file := filepath.Join(t.TempDir(), "news.warc.gz")
 	args := []string{"get", "-q", "--warc", file}

@@ -49,6 +49,7 @@ type replayedPage struct {
 // package: index.html, ui.js, sw.js) and node_modules/puppeteer-core;
 // Chromium is $CHROMIUM or /usr/bin/chromium.
 func TestReplayWebPage(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.HTTPHost+":80")
 	rwp := os.Getenv("GOFER_REPLAYWEBPAGE")
 	if rwp == "" {

@@ -56,6 +56,7 @@ func getSegmented(t *testing.T, u string, n int, sum string) {
 }
 
 func TestGoferSegmentsFTP(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, ftpServer)
 	const size = 64 << 20
 	_, sum := itest.BigFile(t, size)
@@ -70,6 +71,7 @@ func TestGoferSegmentsFTP(t *testing.T) {
 }
 
 func TestGoferSegmentsHTTP(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.HTTPHost+":80")
 	const size = 64 << 20
 	_, sum := itest.BigFile(t, size)
@@ -88,6 +90,7 @@ func TestGoferSegmentsHTTP(t *testing.T) {
 // per address for 4 segments: the streams beyond its limit wait for a
 // connection, the file is whole, and --json says why not 4 at once.
 func TestGoferSegmentsServerLimit(t *testing.T) {
+	itest.Parallel(t, itest.ProFTPDLimitedHost)
 	itest.Require(t, itest.ProFTPDLimitedHost+":21")
 	dir := filepath.Join(itest.FTPMoreDir(), "scratch", "TestGoferSegmentsServerLimit")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -126,6 +129,7 @@ func TestGoferSegmentsServerLimit(t *testing.T) {
 // an *os.File through a rate-limited relay (data connections relayed too),
 // where every stream is cut off at its range's end by closing it.
 func TestSegmentsLibraryThroughRelay(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, ftpServer)
 	const size = 10 << 20
 	_, sum := itest.BigFile(t, size)

@@ -21,6 +21,7 @@ const smallGopherAddr = itest.SmallGopherHost + ":70"
 
 // Text with "." and ".." lines of its own, unframed: byte for byte.
 func TestSmallGopherText(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, smallGopherAddr)
 	for _, f := range []string{"text/dots.txt", "text/dotted-words.txt", "text/crlf.txt", "text/no-final-newline.txt", "text/empty.txt"} {
 		r := itest.Run(t, nil, nil, "get", "gopher://"+itest.SmallGopherHost+"/0/"+f)
@@ -34,6 +35,7 @@ func TestSmallGopherText(t *testing.T) {
 // display string (names that are not UTF-8 shown as ISO 8859-1), and
 // every entry's URL fetches the file.
 func TestSmallGopherMenu(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, smallGopherAddr)
 	dir := filepath.Join(itest.ArchiveDir(), "names")
 	ents, err := os.ReadDir(dir)
@@ -90,6 +92,7 @@ func TestSmallGopherMenu(t *testing.T) {
 // A mirror of the whole hole but tree/ gives the archive's bytes: every
 // file, and nothing but the files and the menus.
 func TestSmallGopherMirror(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, smallGopherAddr)
 	dir := t.TempDir()
 	r := itest.Run(t, nil, nil, "mirror", "--no-parent", "-j", "4", "--exclude", "tree/*",

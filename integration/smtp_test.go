@@ -143,11 +143,13 @@ func checkSend(t *testing.T, server string, extra []string, with string) {
 }
 
 func TestMailtoPort25(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, smtpAddr+":25")
 	checkSend(t, smtpAddr, nil, "UTF8SMTP")
 }
 
 func TestMailtoSubmission(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, smtpAddr+":587")
 	netrc := filepath.Join(t.TempDir(), "netrc")
 	os.WriteFile(netrc, []byte("machine "+smtpAddr+" login "+smtpUser+" password "+smtpPassword+"\n"), 0o600)
@@ -158,6 +160,7 @@ func TestMailtoSubmission(t *testing.T) {
 // TestMailtoSubmissionRefusals: no login (refused before connecting), a
 // wrong password (535), an unknown mailbox (550).
 func TestMailtoSubmissionRefusals(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, smtpAddr+":587")
 	netrc := filepath.Join(t.TempDir(), "netrc")
 	os.WriteFile(netrc, []byte("machine "+smtpAddr+" login "+smtpUser+" password wrong\n"), 0o600)
@@ -179,6 +182,7 @@ func TestMailtoSubmissionRefusals(t *testing.T) {
 // TestMailtoSendmail: with no server named, Postfix's sendmail takes the
 // message (MAIL_CONFIG points it at the harness's Postfix).
 func TestMailtoSendmail(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, smtpAddr+":25")
 	if _, err := os.Stat(mailto.DefaultSendmail); err != nil {
 		t.Skip("no sendmail program")
@@ -198,6 +202,7 @@ func TestMailtoSendmail(t *testing.T) {
 // TestMailtoLibrary: the library sends with a Body reader and returns the
 // receipt.
 func TestMailtoLibrary(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, smtpAddr+":25")
 	tok := token(t)
 	var opts fetch.Options
@@ -221,6 +226,7 @@ func TestMailtoLibrary(t *testing.T) {
 
 // TestMailtoJSON: --json prints the receipt with the documented fields.
 func TestMailtoJSON(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, smtpAddr+":25")
 	tok := token(t)
 	r := itest.Run(t, strings.NewReader("json\n"), nil, "get", "--json", "--from", "tester@example.org", "--smtp-server", smtpAddr,

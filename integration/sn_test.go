@@ -66,6 +66,7 @@ func snListing(t *testing.T) []snEntry {
 }
 
 func TestSNGroupListing(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, snServer)
 	r := itest.Run(t, nil, nil, "get", "nntp://"+itest.SNHost+"/gofer.sn")
 	ls := strings.Split(strings.TrimSuffix(r.Stdout, "\n"), "\n")
@@ -83,6 +84,7 @@ func TestSNGroupListing(t *testing.T) {
 // The --json listing: one entry an article, its fields from sn's
 // overview (XOVER; sn has no OVER) and the article as placed.
 func TestSNGroupJSON(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, snServer)
 	es := snListing(t)
 	if len(es) != 5 {
@@ -129,6 +131,7 @@ func TestSNGroupJSON(t *testing.T) {
 // the body byte for byte, the head field for field in order, but for the
 // fields sn adds (Path, Bytes, Lines, Xref).
 func TestSNArticles(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, snServer)
 	es := snListing(t)
 	if len(es) != 5 {

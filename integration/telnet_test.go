@@ -116,6 +116,7 @@ func waitExit(t *testing.T, cmd *exec.Cmd) int {
 // TestGoferTelnetPipedLogin types the login as a person would, each answer
 // after its prompt, through a pipe.
 func TestGoferTelnetPipedLogin(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, telnetServer)
 	cmd := exec.Command(itest.Gofer(t), "get", "telnet://"+itest.TelnetHost+"/")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
@@ -162,6 +163,7 @@ func TestGoferTelnetPipedLogin(t *testing.T) {
 // TestGoferTelnetAutoLogin gives all of stdin at once; --auto-login answers
 // the prompts from the URL and holds stdin back until the login is done.
 func TestGoferTelnetAutoLogin(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, telnetServer)
 	u := "telnet://" + itest.LocalUser + ":" + itest.LocalPassword + "@" + itest.TelnetHost + "/"
 	code, out, errOut := runCLI(t, t.TempDir(), []byte("echo MARK$((6*7))\nexit\n"), "get", "-v", "--auto-login", u)
@@ -186,6 +188,7 @@ func TestGoferTelnetAutoLogin(t *testing.T) {
 // TestGoferTelnetNoAutoLoginIsAdvisory: without --auto-login the URL's
 // login is only suggested; nothing is typed for the person.
 func TestGoferTelnetNoAutoLoginIsAdvisory(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, telnetServer)
 	u := "telnet://" + itest.LocalUser + ":" + itest.LocalPassword + "@" + itest.TelnetHost + "/"
 	code, out, errOut := runCLI(t, t.TempDir(), nil, "get", "--linger", "2s", u)
@@ -215,6 +218,7 @@ func termiosOf(t *testing.T, f *os.File) *unix.Termios {
 // the server), Ctrl-] ends the session with exit 0, and the terminal's
 // settings afterwards equal those before.
 func TestGoferTelnetTerminal(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, telnetServer)
 	ptm, pts, err := pty.Open()
 	if err != nil {
@@ -264,6 +268,7 @@ func TestGoferTelnetTerminal(t *testing.T) {
 // separate argument, never through a shell; without one, exit 1 naming the
 // package to install.
 func TestGoferRloginHandoff(t *testing.T) {
+	itest.Parallel(t)
 	requireCLI(t)
 	bin := t.TempDir()
 	cmd := exec.Command(itest.Gofer(t), "get", "rlogin://gofer@127.0.0.1/")
@@ -297,6 +302,7 @@ func TestGoferRloginHandoff(t *testing.T) {
 // TestGoferParseTelnet: parse names the advisory login, never the password,
 // and sends nothing.
 func TestGoferParseTelnet(t *testing.T) {
+	itest.Parallel(t)
 	requireCLI(t)
 	code, out, errOut := runCLI(t, t.TempDir(), nil, "parse", "telnet://gofer:gofer-secret@127.0.0.23/")
 	if code != 0 {

@@ -89,6 +89,7 @@ func stateURLs(t *testing.T, dir, prefix string, out map[string]string) {
 }
 
 func TestPrintedFTPURLsFetchWithCurlAndWget(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.FTPHost+":21")
 	for _, tool := range []string{"curl", "wget"} {
 		if _, err := exec.LookPath(tool); err != nil {

@@ -57,6 +57,7 @@ func vsftpdBytes(t *testing.T, f *ftp.Fetcher, req *schemes.Request) (*schemes.R
 // the manifest: text and binary files, every odd name (Latin-1 and UTF-8
 // bytes, spaces, '%', ';', '#', '?'), twelve levels deep.
 func TestVsftpdArchive(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, vsftpd)
 	manifest := itest.Manifest(t)
 	paths := make([]string, 0, len(manifest))
@@ -97,6 +98,7 @@ func TestVsftpdArchive(t *testing.T) {
 // TestVsftpdReuse shows that many fetches share one login: vsftpd's log
 // holds one OK LOGIN for the client's session.
 func TestVsftpdReuse(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, vsftpd)
 	f := &ftp.Fetcher{Email: "gofer@example.org"}
 	defer f.Close()
@@ -138,6 +140,7 @@ func vsftpdEntries(t *testing.T, resp *schemes.Response) map[string]schemes.Entr
 // compares it with the directory on disk: every name byte for byte, types,
 // sizes, the archive's mtime, and entry URLs that parse back to the name.
 func TestVsftpdListing(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, vsftpd)
 	f := &ftp.Fetcher{Email: "gofer@example.org"}
 	defer f.Close()
@@ -188,6 +191,7 @@ func TestVsftpdListing(t *testing.T) {
 // TestVsftpdDirectoryGuess: archive/text has no trailing '/': RETR is
 // refused with 550, CWD accepts it, so it is listed.
 func TestVsftpdDirectoryGuess(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, vsftpd)
 	f := &ftp.Fetcher{Email: "gofer@example.org"}
 	defer f.Close()
@@ -203,6 +207,7 @@ func TestVsftpdDirectoryGuess(t *testing.T) {
 
 // TestVsftpdNLST: ;type=d lists names with NLST.
 func TestVsftpdNLST(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, vsftpd)
 	f := &ftp.Fetcher{Email: "gofer@example.org"}
 	defer f.Close()
@@ -224,6 +229,7 @@ func TestVsftpdNLST(t *testing.T) {
 }
 
 func TestVsftpdMissingFile(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, vsftpd)
 	f := &ftp.Fetcher{Email: "gofer@example.org"}
 	defer f.Close()
@@ -234,6 +240,7 @@ func TestVsftpdMissingFile(t *testing.T) {
 }
 
 func TestVsftpdLocalUser(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, vsftpd)
 	f := &ftp.Fetcher{Email: "gofer@example.org"}
 	defer f.Close()
@@ -255,6 +262,7 @@ func TestVsftpdLocalUser(t *testing.T) {
 // TestVsftpdResume cuts nothing but asks for random-1m.bin from a random
 // offset: REST is honoured and the rest of the file follows.
 func TestVsftpdResume(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, vsftpd)
 	whole, err := os.ReadFile(filepath.Join(itest.ArchiveDir(), "binary", "random-1m.bin"))
 	if err != nil {
@@ -289,6 +297,7 @@ func vsftpdTLS(t *testing.T) *tls.Config {
 // TestVsftpdExplicitTLS: AUTH TLS, then PBSZ 0 and PROT P, so that the
 // login and the data travel encrypted; the file arrives intact.
 func TestVsftpdExplicitTLS(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, vsftpd)
 	f := &ftp.Fetcher{Email: "gofer@example.org", RequireTLS: true}
 	defer f.Close()
@@ -334,6 +343,7 @@ func TestVsftpdExplicitTLS(t *testing.T) {
 
 // TestVsftpdImplicitTLS: ftps:// on 127.0.0.22:990.
 func TestVsftpdImplicitTLS(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.FTPSHost+":990")
 	f := &ftp.Fetcher{Email: "gofer@example.org"}
 	defer f.Close()
@@ -352,6 +362,7 @@ func TestVsftpdImplicitTLS(t *testing.T) {
 // TestVsftpdCancel: cancelling the context in the middle of a large
 // transfer ends it at once as interrupted.
 func TestVsftpdCancel(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, vsftpd)
 	itest.BigFile(t, 64<<20)
 	ctx, cancel := context.WithCancel(context.Background())

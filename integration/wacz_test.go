@@ -124,6 +124,7 @@ func sha256Of(b []byte) string {
 // its pages (text/html responses) must be among gofer's with the same
 // titles.
 func TestWACZ(t *testing.T) {
+	itest.Parallel(t)
 	for _, a := range []string{itest.FTPHost + ":21", itest.GopherHost + ":70", itest.HTTPHost + ":80", geminiAddr} {
 		itest.Require(t, a)
 	}
@@ -322,6 +323,7 @@ func TestWACZ(t *testing.T) {
 // js-wacz (when installed) must index the same lines and cut the blocks at
 // the same keys.
 func TestWACZZipNum(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.FTPHost+":21")
 	work := t.TempDir()
 	warcs := filepath.Join(work, "warcs")

@@ -55,6 +55,7 @@ func waisSearchJSON(t *testing.T, args ...string) waisListing {
 // TestWAISSearchCLI: a search lists both documents about a fox with
 // headline, score, size, type and a URL that retrieves each byte for byte.
 func TestWAISSearchCLI(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.WAISHost+":210")
 	l := waisSearchJSON(t, waisURL+"?fox")
 	docs := waistest.TestDocuments()
@@ -89,6 +90,7 @@ func TestWAISSearchCLI(t *testing.T) {
 // TestWAISQueryCLI: --query supplies the words of a database URL and
 // replaces those of a search URL; no words and no terminal is exit 2.
 func TestWAISQueryCLI(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.WAISHost+":210")
 	l := waisSearchJSON(t, "--query", "garden", waisURL)
 	if len(l.Entries) != 1 || !strings.HasPrefix(l.Entries[0].Name, "garden.txt") {
@@ -106,6 +108,7 @@ func TestWAISQueryCLI(t *testing.T) {
 
 // TestWAISUnknownDatabaseCLI: the server's diagnostic, exit 5.
 func TestWAISUnknownDatabaseCLI(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.WAISHost+":210")
 	r := itest.Run(t, nil, nil, "get", "wais://"+itest.WAISHost+"/nosuch?fox")
 	if r.Code != 5 || !strings.Contains(r.Reason(), "The following database is not available: nosuch") {
@@ -117,6 +120,7 @@ func TestWAISUnknownDatabaseCLI(t *testing.T) {
 // record, whose URL retrieves the catalogue; the database URL lists the
 // same record.
 func TestWAISNoHitsCLI(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.WAISHost+":210")
 	for _, u := range []string{waisURL + "?unicorn", waisURL} {
 		l := waisSearchJSON(t, u)
@@ -134,6 +138,7 @@ func TestWAISNoHitsCLI(t *testing.T) {
 // TestWAISLongDocumentCLI: long.txt, several ranges long, lands whole
 // with -o, and -C resumes a cut copy.
 func TestWAISLongDocumentCLI(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.WAISHost+":210")
 	long := waistest.TestDocuments()[3].Text
 	if len(long) <= 3*wais.RangeSize {
@@ -161,6 +166,7 @@ func TestWAISLongDocumentCLI(t *testing.T) {
 
 // TestWAISLibrary: fetch.Get searches and retrieves as a program would.
 func TestWAISLibrary(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.WAISHost+":210")
 	ctx := context.Background()
 	resp, err := fetch.Get(ctx, waisURL+"?long")

@@ -168,6 +168,7 @@ func ftpPath(r warcRecord) string {
 // password masked) linked to it, each directory listing a record of its
 // raw LIST bytes; DIR holds no tree; a rerun writes no payload again.
 func TestWARCMirrorFTP(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.FTPHost+":21")
 	work := t.TempDir()
 	prefix, dir := filepath.Join(work, "ftp"), filepath.Join(work, "tree")
@@ -267,6 +268,7 @@ func gopherPath(r warcRecord) string {
 // reads as Gopher+: items with their exact bytes, menus raw, and the
 // attribute blocks ($) as metadata records.
 func TestWARCMirrorGopherPlus(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.GopherPlusHost+":70")
 	work := t.TempDir()
 	prefix := filepath.Join(work, "gplus")
@@ -341,6 +343,7 @@ func TestWARCMirrorGopherPlus(t *testing.T) {
 // binary items exact; text items as sent, whose dot-stuffing and
 // terminating line undone give the file.
 func TestWARCMirrorGopher(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.GopherHost+":70")
 	work := t.TempDir()
 	prefix := filepath.Join(work, "gopher")
@@ -437,6 +440,7 @@ func httpPath(r warcRecord) string {
 // records of the bytes on the wire, each response's payload (the body as
 // sent) equal to the manifest, each linked to its request.
 func TestWARCMirrorHTTP(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.HTTPHost+":80")
 	work := t.TempDir()
 	prefix := filepath.Join(work, "http")
@@ -462,6 +466,7 @@ func TestWARCMirrorHTTP(t *testing.T) {
 // nntp: URL: the record's payload is what INN serves (news/served), its
 // target news:<message-id>, the nntp: URL beside it.
 func TestWARCNews(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.NNTPHost+":119")
 	file := filepath.Join(t.TempDir(), "news.warc.gz")
 	args := []string{"get", "-q", "--warc", file}
@@ -500,6 +505,7 @@ func TestWARCNews(t *testing.T) {
 // recorded with its payload exactly once across them (a file fetched
 // again after a kill is a revisit).
 func TestWARCMirrorKill9(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.FTPHost+":21")
 	bin := itest.Gofer(t)
 	seed := rand.Uint64()
@@ -542,6 +548,7 @@ func TestWARCMirrorKill9(t *testing.T) {
 // TestWARCBigFTPFileMemory captures a 1 GiB file: gofer's peak RSS stays
 // under 64 MiB, and the record's payload is the file.
 func TestWARCBigFTPFileMemory(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.FTPHost+":21")
 	const size = 1 << 30
 	_, sum := itest.BigFile(t, size)
@@ -578,6 +585,7 @@ func TestWARCBigFTPFileMemory(t *testing.T) {
 // exchange in the clear (the payload is the file), and of a Gopher search
 // given with --query records the result under a URI that holds the search.
 func TestWARCGetHTTPSAndSearch(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.HTTPHost+":443")
 	itest.Require(t, itest.GopherPlusHost+":70")
 	work := t.TempDir()

@@ -49,6 +49,7 @@ func protocolsOf(t *testing.T, path string) []string {
 }
 
 func TestWARCCheckCaptures(t *testing.T) {
+	itest.Parallel(t)
 	for _, a := range []string{itest.FTPHost + ":21", itest.FTPSHost + ":990", itest.GopherHost + ":70",
 		itest.GopherPlusHost + ":70", gophersAddr, itest.HTTPHost + ":80", itest.HTTPHost + ":443",
 		itest.NNTPHost + ":119", geminiAddr} {
@@ -131,6 +132,7 @@ func wgetWARC(t *testing.T, name string, args ...string) string {
 // pass (WARC/1.0, no CDXJ index beside them, wget's own metadata and log
 // records).
 func TestWARCCheckWget(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.HTTPHost+":80")
 	itest.Require(t, itest.FTPHost+":21")
 	for _, f := range []string{
@@ -186,6 +188,7 @@ func rewriteGzipMember(t *testing.T, path, old, new string) {
 // and in wget's, and a segment's index altered, each fail the check with
 // a line naming the file, the record and the problem.
 func TestWARCCheckFindsDamage(t *testing.T) {
+	itest.Parallel(t)
 	itest.Require(t, itest.HTTPHost+":80")
 	itest.Require(t, itest.FTPHost+":21")
 	work := t.TempDir()
