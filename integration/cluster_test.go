@@ -60,7 +60,7 @@ func startWorker(t *testing.T, server, job, name, work, url string, atFiles int,
 	w := &worker{name: name, dir: filepath.Join(work, name), atFiles: atFiles, at: make(chan struct{}), read: make(chan struct{})}
 	args := append([]string{"mirror", "-v", "--json", "--cluster", server, "--job", job, "--worker", name,
 		"--warc", filepath.Join(work, "warc", "seg")}, extra...)
-	w.cmd = exec.Command(itest.Gofer(t), append(args, url, w.dir)...)
+	w.cmd = exec.CommandContext(itest.Context(t), itest.Gofer(t), append(args, url, w.dir)...)
 	w.cmd.Env = append(os.Environ(), "EMAIL=gofer@example.org")
 	w.cmd.Stdout = &w.stdout
 	pipe, err := w.cmd.StderrPipe()
@@ -484,7 +484,7 @@ func TestClusterNATSRestart(t *testing.T) {
 	// Started in the foreground, the server logs "Server is ready" on
 	// stderr once it listens: the test waits for that line.
 	start := func() *exec.Cmd {
-		cmd := exec.Command(bin, "-a", addr, "-p", "4222", "-js", "-sd", store)
+		cmd := exec.CommandContext(itest.Context(t), bin, "-a", addr, "-p", "4222", "-js", "-sd", store)
 		pipe, err := cmd.StderrPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -555,7 +555,7 @@ func TestClusterSharedDir(t *testing.T) {
 	var pair []*worker
 	for _, n := range []string{"s1", "s2"} {
 		w := &worker{name: n, dir: shared, at: make(chan struct{}), read: make(chan struct{})}
-		w.cmd = exec.Command(itest.Gofer(t), "mirror", "-q", "--json", "--cluster", natsURL, "--job", job, "--worker", n, url, shared)
+		w.cmd = exec.CommandContext(itest.Context(t), itest.Gofer(t), "mirror", "-q", "--json", "--cluster", natsURL, "--job", job, "--worker", n, url, shared)
 		w.cmd.Env = append(os.Environ(), "EMAIL=gofer@example.org")
 		w.cmd.Stdout = &w.stdout
 		var errb strings.Builder

@@ -245,7 +245,7 @@ func TestGoferFTPResumeAfterCut(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "big.bin")
 
-	cmd := exec.Command(itest.Gofer(t), "get", "-q", u)
+	cmd := exec.CommandContext(itest.Context(t), itest.Gofer(t), "get", "-q", u)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -348,7 +348,7 @@ func TestMirrorGophernicusMenus(t *testing.T) {
 // It reports whether it was killed (not finished first) and the lines seen.
 func killAfterLines(t *testing.T, k int, bin string, args ...string) (killed bool, lines int) {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	cmd := exec.CommandContext(itest.Context(t), bin, args...)
 	cmd.Env = append(os.Environ(), "EMAIL=gofer@example.org")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

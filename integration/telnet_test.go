@@ -118,7 +118,7 @@ func waitExit(t *testing.T, cmd *exec.Cmd) int {
 func TestGoferTelnetPipedLogin(t *testing.T) {
 	itest.Parallel(t)
 	itest.Require(t, telnetServer)
-	cmd := exec.Command(itest.Gofer(t), "get", "telnet://"+itest.TelnetHost+"/")
+	cmd := exec.CommandContext(itest.Context(t), itest.Gofer(t), "get", "telnet://"+itest.TelnetHost+"/")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -231,7 +231,7 @@ func TestGoferTelnetTerminal(t *testing.T) {
 	}
 	before := termiosOf(t, pts)
 
-	cmd := exec.Command(itest.Gofer(t), "get", "telnet://"+itest.TelnetHost+"/")
+	cmd := exec.CommandContext(itest.Context(t), itest.Gofer(t), "get", "telnet://"+itest.TelnetHost+"/")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "TERM=xterm"}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = pts, pts, pts
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
@@ -271,7 +271,7 @@ func TestGoferRloginHandoff(t *testing.T) {
 	itest.Parallel(t)
 	requireCLI(t)
 	bin := t.TempDir()
-	cmd := exec.Command(itest.Gofer(t), "get", "rlogin://gofer@127.0.0.1/")
+	cmd := exec.CommandContext(itest.Context(t), itest.Gofer(t), "get", "rlogin://gofer@127.0.0.1/")
 	cmd.Env = []string{"PATH=" + bin, "HOME=" + t.TempDir()}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -286,7 +286,7 @@ func TestGoferRloginHandoff(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "rlogin"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd = exec.Command(itest.Gofer(t), "get", "rlogin://gofer%20x;id@127.0.0.1/")
+	cmd = exec.CommandContext(itest.Context(t), itest.Gofer(t), "get", "rlogin://gofer%20x;id@127.0.0.1/")
 	cmd.Env = []string{"PATH=" + bin, "HOME=" + t.TempDir()}
 	stdout.Reset()
 	stderr.Reset()
