@@ -256,6 +256,14 @@ type Response struct {
 
 	// Listing yields entries (KindListing).
 	Listing Listing
+	// Page, when not nil, says that the document Body streams (KindFile)
+	// is also a page of links, a text/gemini page or an HTML page, and
+	// reads it: given the page's bytes (Body itself, or a copy of them a
+	// caller kept), it yields the page's entries with their links resolved
+	// against URL. A page of links of a scheme's own (a Gopher menu, an
+	// FTP listing, a group) is KindListing instead. The fetch package sets
+	// it from the scheme and MediaType; a fetcher leaves it nil.
+	Page PageReader
 	// Info is structured metadata, JSON-marshalable (KindInfo). If it has a
 	// WriteText(io.Writer) error method, that is its readable form.
 	Info any

@@ -46,7 +46,8 @@ const (
 // of a group or a group of a server. URL is the URL that fetches it. The
 // fields every listing has are on Entry itself; what one scheme alone knows
 // is in a view (Gopher, News, WAIS, Gemini), nil when the entry is not of
-// that kind, as a URL has its per-scheme views.
+// that kind, as a URL has its per-scheme views (HTML, for a link of an
+// HTML page, whatever its scheme).
 type Entry struct {
 	Name     string
 	Type     string
@@ -68,6 +69,7 @@ type Entry struct {
 	News   *NewsItem   // an article of a group, or a group of a server
 	WAIS   *WAISHit    // a hit of a WAIS search
 	Gemini *GeminiLine // a line of a text/gemini page
+	HTML   *HTMLLink   // a link of an HTML page
 }
 
 // GopherItem is what a Gopher menu line (RFC 1436 §3.8) says of its item
@@ -127,8 +129,8 @@ type WAISHit struct {
 
 // GeminiLine is one line of a text/gemini page, as package gemini reads it.
 type GeminiLine struct {
-	// Kind is the kind of line: "text", "link", "heading", "list",
-	// "quote", "pre-open", "pre" or "pre-close".
+	// Kind is the kind of line: GeminiText, GeminiLink, GeminiHeading,
+	// GeminiList, GeminiQuote, GeminiPreOpen, GeminiPre or GeminiPreEnd.
 	Kind string
 	// Level is a heading's level (1 to 3), 0 for any other line.
 	Level int
@@ -167,6 +169,8 @@ type entryJSON struct {
 	WAISType    string  `json:"wais_type,omitempty"`
 	Gemini      string  `json:"gemini,omitempty"`
 	Level       int     `json:"level,omitempty"`
+	HTMLElement string  `json:"html_element,omitempty"`
+	HTMLAttr    string  `json:"html_attr,omitempty"`
 }
 
 // MarshalJSON writes the entry in the --json contract: numbers as numbers,
@@ -208,13 +212,17 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 	if g := e.Gemini; g != nil {
 		j.Gemini, j.Level, j.Host = g.Kind, g.Level, g.Host
 	}
+	if h := e.HTML; h != nil {
+		j.HTMLElement, j.HTMLAttr = h.Element, h.Attr
+	}
 	return json.Marshal(j)
 }
 
 // UnmarshalJSON reads an entry in the form MarshalJSON writes: the name
 // from raw_name when there is one, Size -1 when size is absent, and each
 // view set when the JSON carries its fields (gopher_type for Gopher, score
-// for WAIS, gemini for Gemini, any article or group field for News).
+// for WAIS, gemini for Gemini, html_element for HTML, any article or group
+// field for News).
 func (e *Entry) UnmarshalJSON(b []byte) error {
 	var j entryJSON
 	if err := json.Unmarshal(b, &j); err != nil {
@@ -256,6 +264,9 @@ func (e *Entry) UnmarshalJSON(b []byte) error {
 	}
 	if j.Gemini != "" {
 		d.Gemini = &GeminiLine{Kind: j.Gemini, Level: j.Level, Host: j.Host}
+	}
+	if j.HTMLElement != "" {
+		d.HTML = &HTMLLink{Element: j.HTMLElement, Attr: j.HTMLAttr}
 	}
 	*e = d
 	return nil

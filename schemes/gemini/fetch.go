@@ -223,23 +223,14 @@ func input(req *schemes.Request, st status) (string, error) {
 		}
 		return req.Prompt(lineproto.ServerText(q)+": ", st.code == 11)
 	}
-	return "", &InputError{Prompt: st.meta, Sensitive: st.code == 11}
+	return "", &InputError{Protocol: "gemini", Prompt: st.meta, Sensitive: st.code == 11}
 }
 
 // InputError is an input request (1x) that nothing answered: no query,
-// form answer or prompt was given. It matches schemes.ErrUsage. A walker
-// that meets one (a mirror) records the page as asking for input.
-type InputError struct {
-	Prompt    string // the server's META
-	Sensitive bool   // 11: the answer is a secret
-}
-
-func (e *InputError) Error() string {
-	return fmt.Sprintf("gemini server asks for input (%s) and no answer was given", lineproto.ServerText(e.Prompt))
-}
-
-// Is makes an InputError match schemes.ErrUsage.
-func (e *InputError) Is(target error) bool { return target == schemes.ErrUsage }
+// form answer or prompt was given. It is the contract's, and matches
+// schemes.ErrUsage. A walker that meets one (a mirror) records the page as
+// asking for input.
+type InputError = schemes.InputError
 
 // withQuery is u with its query replaced by answer, percent-encoded.
 func withQuery(u *schemes.URL, answer string) *schemes.URL {
@@ -496,7 +487,7 @@ func (f *Fetcher) respond(req *schemes.Request, u *schemes.URL, c *conn, st stat
 	case 6:
 		addr := net.JoinHostPort(u.Host, strconv.Itoa(u.EffectivePort()))
 		if st.code == 60 && f.identityFor(addr) == nil {
-			return nil, &CertRequiredError{Server: addr, Prompt: lineproto.ServerText(st.meta), f: f}
+			return nil, f.certRequired(addr, lineproto.ServerText(st.meta))
 		}
 		what := "refused the client certificate"
 		if st.code == 60 {

@@ -11,16 +11,16 @@ import (
 )
 
 // Line kinds of a text/gemini document: the Entry.Gemini.Kind of the
-// entries of a page's Listing.
+// entries of a page's Listing, as the contract names them.
 const (
-	LineText    = "text"
-	LineLink    = "link"
-	LineHeading = "heading" // "#", "##" or "###": Level says which
-	LineList    = "list"    // "* "
-	LineQuote   = "quote"   // ">"
-	LinePreOpen = "pre-open"
-	LinePre     = "pre" // a line of a preformatted block, verbatim
-	LinePreEnd  = "pre-close"
+	LineText    = schemes.GeminiText
+	LineLink    = schemes.GeminiLink
+	LineHeading = schemes.GeminiHeading // "#", "##" or "###": Level says which
+	LineList    = schemes.GeminiList    // "* "
+	LineQuote   = schemes.GeminiQuote   // ">"
+	LinePreOpen = schemes.GeminiPreOpen
+	LinePre     = schemes.GeminiPre // a line of a preformatted block, verbatim
+	LinePreEnd  = schemes.GeminiPreEnd
 )
 
 // Line is one line of a text/gemini document.

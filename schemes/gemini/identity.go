@@ -42,40 +42,33 @@ func (f *Fetcher) storedIdentity(server string) *tls.Certificate {
 }
 
 // CertRequiredError is a server's 60: it asks for a client certificate
-// and none was offered to it. It matches schemes.ErrAuth. NewIdentity
-// makes one for that server, as Gemini clients do on a person's word.
-type CertRequiredError struct {
-	Server string // host:port
-	Prompt string // the server's META
-	f      *Fetcher
-}
+// and none was offered to it. It is the contract's, and matches
+// schemes.ErrAuth; its NewIdentity makes one for that server (newIdentityFor),
+// as Gemini clients do on a person's word.
+type CertRequiredError = schemes.CertRequiredError
 
-func (e *CertRequiredError) Error() string {
-	return fmt.Sprintf("gemini server %s asks for a client certificate: 60 %s", e.Server, e.Prompt)
-}
-
-// Is makes a CertRequiredError match schemes.ErrAuth.
-func (e *CertRequiredError) Is(target error) bool { return target == schemes.ErrAuth }
-
-// NewIdentity makes a new client certificate for the server (a
-// self-signed ECDSA P-256 certificate, valid ten years), offers it to that
-// server from now on, and keeps it in the Fetcher's Identities directory
-// when it has one, so that later runs offer it too.
-func (e *CertRequiredError) NewIdentity() error {
-	cert, pemData, err := newIdentity(e.Server, time.Now())
-	if err != nil {
-		return err
-	}
-	if dir := e.f.Identities; dir != "" {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return fmt.Errorf("identities: %w", err)
+// certRequired is the error for a 60 from server, whose NewIdentity makes
+// a new client certificate for the server (a self-signed ECDSA P-256
+// certificate, valid ten years), offers it to that server from now on,
+// and keeps it in the Fetcher's Identities directory when it has one, so
+// that later runs offer it too.
+func (f *Fetcher) certRequired(server, prompt string) *CertRequiredError {
+	return schemes.NewCertRequiredError("gemini", server, "60", prompt, func() error {
+		cert, pemData, err := newIdentity(server, time.Now())
+		if err != nil {
+			return err
 		}
-		if err := os.WriteFile(identityFile(dir, e.Server), pemData, 0o600); err != nil {
-			return fmt.Errorf("identities: %w", err)
+		if dir := f.Identities; dir != "" {
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return fmt.Errorf("identities: %w", err)
+			}
+			if err := os.WriteFile(identityFile(dir, server), pemData, 0o600); err != nil {
+				return fmt.Errorf("identities: %w", err)
+			}
 		}
-	}
-	e.f.SetIdentity(e.Server, cert)
-	return nil
+		f.SetIdentity(server, cert)
+		return nil
+	})
 }
 
 // newIdentity makes a self-signed client certificate named after server,

@@ -34,11 +34,8 @@ type KnownHosts struct {
 	mem map[string]Pin
 }
 
-// Pin is one server's pinned certificate.
-type Pin struct {
-	Fingerprint string    // "SHA256:" and the hex SHA-256 of the certificate (DER)
-	Expires     time.Time // the certificate's NotAfter
-}
+// Pin is one server's pinned certificate: the contract's CertPin.
+type Pin = schemes.CertPin
 
 // Fingerprint is the fingerprint a certificate is pinned by.
 func Fingerprint(cert *x509.Certificate) string {
@@ -47,32 +44,11 @@ func Fingerprint(cert *x509.Certificate) string {
 }
 
 // CertChangedError is a server that presented another certificate than
-// the one pinned for it, which has not expired. It matches
-// schemes.ErrConnect: no request was sent.
-type CertChangedError struct {
-	Server string // host:port
-	Old    Pin
-	New    Pin
-	File   string // the known-hosts file, "" when pins are in memory
-
-	accept func() error
-}
-
-func (e *CertChangedError) Error() string {
-	where := ""
-	if e.File != "" {
-		where = " in " + e.File
-	}
-	return fmt.Sprintf("gemini server %s presented certificate %s, not %s that was pinned for it at first use%s (valid until %s); refused",
-		e.Server, e.New.Fingerprint, e.Old.Fingerprint, where, e.Old.Expires.UTC().Format(time.DateOnly))
-}
-
-// Is makes a CertChangedError match schemes.ErrConnect.
-func (e *CertChangedError) Is(target error) bool { return target == schemes.ErrConnect }
-
-// Accept pins the new certificate in place of the old one, as a person
-// who has checked the change would.
-func (e *CertChangedError) Accept() error { return e.accept() }
+// the one pinned for it, which has not expired: the contract's, so that a
+// program that asks a person about it needs no gemini import. It matches
+// schemes.ErrConnect: no request was sent. Its Accept pins the new
+// certificate in place of the old one.
+type CertChangedError = schemes.CertChangedError
 
 // check applies trust on first use to the certificate server presented:
 // the first one seen is pinned; the pinned one passes; another passes
@@ -99,7 +75,7 @@ func (k *KnownHosts) check(server string, cert *x509.Certificate, acceptNew bool
 			note = fmt.Sprintf("gemini server %s presented a new certificate %s; the one pinned (%s) expired on %s, so the new one is pinned",
 				server, got.Fingerprint, old.Fingerprint, old.Expires.UTC().Format(time.DateOnly))
 		default:
-			changed = &CertChangedError{Server: server, Old: old, New: got, File: k.Path}
+			changed = schemes.NewCertChangedError("gemini", server, old, got, k.Path, func() error { return k.Replace(server, got) })
 			return false
 		}
 		pins[server] = got
@@ -109,7 +85,6 @@ func (k *KnownHosts) check(server string, cert *x509.Certificate, acceptNew bool
 		return "", err
 	}
 	if changed != nil {
-		changed.accept = func() error { return k.Replace(server, got) }
 		return "", changed
 	}
 	return note, nil
