@@ -274,7 +274,7 @@ func (c *Client) fetchOne(ctx context.Context, r *Request, u *schemes.URL, g *se
 	if err != nil {
 		return nil, err
 	}
-	return c.charset.fromRemote(resp), nil
+	return withPage(c.charset.fromRemote(resp), req), nil
 }
 
 // prepare converts u's names to the remote charset, guards the result

@@ -9,7 +9,6 @@ import (
 
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
-	"github.com/goferurl/gofer/schemes/gemini"
 )
 
 // resumeMin is the size from which a file is marked partial before its
@@ -225,7 +224,7 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 		return err
 	}
 	done := record{URL: j.URL, Kind: kindFile, Size: got, Modified: mod, ModPrec: modPrec, SHA256: sum,
-		ListSize: j.Size, ListModified: j.Mod, ListPrec: j.Prec, HTML: isPage(resp), Run: e.run, From: j.From}
+		ListSize: j.Size, ListModified: j.Mod, ListPrec: j.Prec, HTML: resp.Page != nil, Run: e.run, From: j.From}
 	if complete && rec.SHA256 == sum && rec.Size == got {
 		// Same bytes (a plain Gopher item fetched again): keep the file.
 		e.root.Remove(e.tmpPath(tmp))
@@ -258,24 +257,6 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 		e.st.delTemp(tmp)
 	}
 	return nil
-}
-
-// isPage reports whether a response is a page to read for links: HTML,
-// or text/gemini from a gemini URL.
-func isPage(resp *fetch.Response) bool {
-	if resp.URL != nil && resp.URL.Scheme == "gemini" {
-		return gemini.IsGemtext(resp.MediaType)
-	}
-	return isHTML(resp)
-}
-
-// isHTML reports whether a response is an HTML page (to read for links).
-func isHTML(resp *fetch.Response) bool {
-	mt := resp.MediaType
-	if mt == "" {
-		return resp.Type == schemes.TypeHTML
-	}
-	return hasPrefixFold(mt, "text/html") || hasPrefixFold(mt, "application/xhtml+xml")
 }
 
 func hasPrefixFold(s, prefix string) bool {

@@ -7,11 +7,8 @@ import (
 	"net/url"
 	"strings"
 
-	"golang.org/x/net/html"
-
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
-	"github.com/goferurl/gofer/schemes/gemini"
 )
 
 // page mirrors one HTTP or Gemini link: a file is saved; an HTML or
@@ -58,7 +55,7 @@ func (e *engine) page(ctx context.Context, j job, pre *fetch.Response) {
 			// Whatever it was, this run reached it: a page that fails
 			// proves none of its links gone.
 			e.seenListing(pageKey(dir, j.Path, target), j)
-			var in *gemini.InputError
+			var in *schemes.InputError
 			if errors.As(err, &in) {
 				// A form, not a document: there is nothing to copy.
 				e.count(&e.sum.Recorded)
@@ -96,10 +93,14 @@ func (e *engine) page(ctx context.Context, j job, pre *fetch.Response) {
 		e.listDir(ctx, job{Op: opList, URL: j.URL, Path: j.Path, From: j.From, Depth: j.Depth}, resp)
 		return
 	}
-	html := isPage(resp) || resp.NotModified && rec.HTML
+	read := resp.Page
+	if read == nil && resp.NotModified && rec.HTML {
+		// Unchanged: the links are read again from the local copy.
+		read = fetch.PageReader(u.Scheme, "", schemes.TypeHTML, u.String())
+	}
 	deeper := e.opts.Depth == 0 || j.Depth+1 <= e.opts.Depth
 	key := pageKey(dir, j.Path, target)
-	if !html {
+	if read == nil {
 		if !dir {
 			e.filesTotal.Add(1)
 		}
@@ -111,11 +112,18 @@ func (e *engine) page(ctx context.Context, j job, pre *fetch.Response) {
 		if !deeper {
 			return
 		}
-		if e.site.scheme == "gemini" {
-			parseGemLinks(r, u, func(l *url.URL) { e.link(j, key, l) })
-			return
+		// The reader is the caller's to close, not the listing's.
+		l := schemes.Links(read(struct{ io.Reader }{r}))
+		for {
+			ent, err := l.Next()
+			if err != nil {
+				break
+			}
+			if ref, err := url.Parse(ent.URL); err == nil {
+				e.link(j, key, ref)
+			}
 		}
-		parseLinks(r, u, func(l *url.URL) { e.link(j, key, l) })
+		l.Close()
 	}
 	// A directory's page that the server generates (it has no time, as
 	// autoindex pages have none) is read, not saved. Gemini gives no
@@ -237,59 +245,4 @@ func httpURL(u *schemes.URL) *url.URL {
 		return nil
 	}
 	return p
-}
-
-// parseGemLinks streams a text/gemini page and calls fn with every link
-// line's target, resolved against base; preformatted lines are text.
-func parseGemLinks(r io.Reader, base *url.URL, fn func(*url.URL)) {
-	sc := gemini.NewScanner(r, 0)
-	for sc.Scan() {
-		ln := sc.Line()
-		if ln.Kind != gemini.LineLink {
-			continue
-		}
-		if l, err := base.Parse(ln.Target); err == nil {
-			fn(l)
-		}
-	}
-}
-
-// parseLinks streams an HTML document and calls fn with every link it
-// holds, resolved against base (or the document's <base href>).
-func parseLinks(r io.Reader, base *url.URL, fn func(*url.URL)) {
-	z := html.NewTokenizer(r)
-	for {
-		switch z.Next() {
-		case html.ErrorToken:
-			return
-		case html.StartTagToken, html.SelfClosingTagToken:
-			name, hasAttr := z.TagName()
-			want := ""
-			switch string(name) {
-			case "a", "area", "link":
-				want = "href"
-			case "img", "frame", "iframe", "script", "embed", "source":
-				want = "src"
-			case "base":
-				want = "base"
-			}
-			for want != "" && hasAttr {
-				var k, v []byte
-				k, v, hasAttr = z.TagAttr()
-				attr := string(k)
-				if want == "base" && attr == "href" {
-					if b, err := base.Parse(strings.TrimSpace(string(v))); err == nil {
-						base = b
-					}
-					break
-				}
-				if attr == want {
-					if l, err := base.Parse(strings.TrimSpace(string(v))); err == nil {
-						fn(l)
-					}
-					break
-				}
-			}
-		}
-	}
 }

@@ -2,8 +2,6 @@ package mirror
 
 import (
 	"context"
-	"net/url"
-	"strings"
 	"testing"
 	"time"
 )
@@ -77,28 +75,6 @@ func TestHTTPFollowsLinksUnderStartingPath(t *testing.T) {
 	if sum.Transfers != 1 || sum.Updated != 1 || tree(t, dir)["a.txt"] != "A2" {
 		t.Errorf("changed file: %+v", sum)
 	}
-}
-
-func TestParseLinks(t *testing.T) {
-	h := sampleHTTP()
-	base := mustURL(t, "x-http://127.0.0.1/archive/")
-	var got []string
-	parseLinks(strings.NewReader(h.pages["/archive/"]), base, func(u *urlT) { got = append(got, u.String()) })
-	want := "x-http://127.0.0.1/|x-http://127.0.0.1/archive/a.txt|x-http://127.0.0.1/archive/b%20c.bin|x-http://127.0.0.1/archive/sub/|x-http://127.0.0.1/archive/page.html#top|x-http://127.0.0.1/archive/a.txt?C=N;O=D|http://127.0.0.9/archive/x|x-http://127.0.0.1/archive/%2e%2e/secret|x-http://127.0.0.1/archive/x%2Fy|x-http://127.0.0.1/archive/img/logo.png"
-	if strings.Join(got, "|") != want {
-		t.Errorf("links\n%s\nwant\n%s", strings.Join(got, "|"), want)
-	}
-}
-
-type urlT = url.URL
-
-func mustURL(t *testing.T, s string) *url.URL {
-	t.Helper()
-	u, err := url.Parse(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u
 }
 
 func TestHTTPStartingAtAFile(t *testing.T) {

@@ -1,0 +1,53 @@
+package fetch
+
+import (
+	"io"
+	"strings"
+
+	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/gemini"
+)
+
+// PageReader returns how to read a document as a page of links, the
+// reader a Response's Page holds: a text/gemini document fetched over
+// gemini line by line, an HTML document (text/html or
+// application/xhtml+xml; with no media type, a document of entry type
+// html) link by link, its links resolved against pageURL. It is nil for
+// any other document. A walker that kept a page's bytes reads them again
+// with it.
+func PageReader(scheme, mediaType, entryType, pageURL string) schemes.PageReader {
+	return pageReader(scheme, mediaType, entryType, pageURL, 0, 0)
+}
+
+func pageReader(scheme, mediaType, entryType, pageURL string, maxLine, maxEntries int) schemes.PageReader {
+	switch {
+	case strings.EqualFold(scheme, "gemini") && gemini.IsGemtext(mediaType):
+		return func(page io.Reader) schemes.Listing { return gemini.NewListing(page, pageURL, maxLine, maxEntries) }
+	case isHTML(mediaType, entryType):
+		return func(page io.Reader) schemes.Listing { return schemes.NewHTMLLinks(page, pageURL, maxEntries) }
+	}
+	return nil
+}
+
+// isHTML reports whether a document of this media type (or, with none,
+// entry type) is an HTML page.
+func isHTML(mediaType, entryType string) bool {
+	if mediaType == "" {
+		return entryType == schemes.TypeHTML
+	}
+	return hasPrefixFold(mediaType, "text/html") || hasPrefixFold(mediaType, "application/xhtml+xml")
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+// withPage sets resp.Page for a document that is a page of links, bounded
+// by req's limits.
+func withPage(resp *Response, req *schemes.Request) *Response {
+	if resp.Kind != schemes.KindFile || resp.URL == nil || resp.Page != nil {
+		return resp
+	}
+	resp.Page = pageReader(resp.URL.Scheme, resp.MediaType, resp.Type, resp.URL.String(), req.LineLimit(), req.EntryLimit())
+	return resp
+}
