@@ -14,7 +14,6 @@ import (
 
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
-	"github.com/goferurl/gofer/schemes/gemini"
 )
 
 // Client is what the browser fetches through. *fetch.Client implements it;
@@ -229,14 +228,14 @@ func (b *Browser) fetchAfter(first func() error, req fetch.Request, status strin
 			}
 		}
 		resp, err := b.cfg.Client.Do(ctx, &req)
-		var cc *gemini.CertChangedError
+		var cc *schemes.CertChangedError
 		if errors.As(err, &cc) && ctx.Err() == nil {
 			b.ui(func() {
 				b.askCert(cc, func() { b.fetchAfter(cc.Accept, req, status, then) })
 			})
 			return
 		}
-		var cr *gemini.CertRequiredError
+		var cr *schemes.CertRequiredError
 		if errors.As(err, &cr) && ctx.Err() == nil {
 			b.ui(func() {
 				b.askIdentity(cr, func() { b.fetchAfter(cr.NewIdentity, req, status, then) })

@@ -9,7 +9,7 @@
 // A Gemini input request (status 10, or 11 for sensitive input, masked)
 // reaches the browser through the fetch client's Prompt, which gofer sets
 // to Browser.Prompt. A gemini server that presents another certificate
-// than the one pinned for it (a *gemini.CertChangedError) is shown with
+// than the one pinned for it (a *schemes.CertChangedError) is shown with
 // both fingerprints and a y/n question; y pins the new certificate and
 // fetches again.
 //

@@ -10,7 +10,6 @@ import (
 
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
-	"github.com/goferurl/gofer/schemes/gemini"
 )
 
 // isGemini reports whether resp is a gemini success (a 2x response).
@@ -26,8 +25,8 @@ func isGemini(resp *fetch.Response) bool {
 func (b *Browser) geminiPage(ctx context.Context, resp *fetch.Response, p *page) {
 	p.req = fetch.Request{URL: resp.URL.String()}
 	switch {
-	case gemini.IsGemtext(resp.MediaType):
-		b.showListing(p, gemini.NewListing(resp.Body, p.req.URL, 0, b.cfg.MaxItems+1))
+	case resp.Page != nil:
+		b.showListing(p, resp.Page(resp.Body))
 	case resp.Type == schemes.TypeBinary || resp.Type == schemes.TypeImage || resp.Type == schemes.TypeAudio:
 		b.saveResponse(ctx, resp, p.req, p.title, nil)
 	default:
@@ -43,17 +42,17 @@ func gemtextRow(e schemes.Entry) string {
 		return e.Name
 	}
 	switch e.Gemini.Kind {
-	case gemini.LineHeading:
+	case schemes.GeminiHeading:
 		return strings.Repeat("#", max(e.Gemini.Level, 1)) + " " + e.Name
-	case gemini.LineList:
+	case schemes.GeminiList:
 		return "* " + e.Name
-	case gemini.LineQuote:
+	case schemes.GeminiQuote:
 		return "> " + e.Name
-	case gemini.LinePreOpen:
+	case schemes.GeminiPreOpen:
 		return "```" + e.Name
-	case gemini.LinePreEnd:
+	case schemes.GeminiPreEnd:
 		return "```"
-	case gemini.LinePre:
+	case schemes.GeminiPre:
 		return strings.ReplaceAll(e.Name, "\t", "        ")
 	}
 	return e.Name
@@ -62,7 +61,7 @@ func gemtextRow(e schemes.Entry) string {
 // askCert shows a server's changed certificate, both fingerprints, and
 // asks whether to accept it: y pins the new one and runs retry, n (or Esc)
 // leaves the refusal on the status line, in brief.
-func (b *Browser) askCert(cc *gemini.CertChangedError, retry func()) {
+func (b *Browser) askCert(cc *schemes.CertChangedError, retry func()) {
 	var t strings.Builder
 	fmt.Fprintf(&t, "The gemini server %s presented another certificate than the one pinned for it.\n\n", cc.Server)
 	fmt.Fprintf(&t, "  pinned:     %s\n              valid until %s\n", cc.Old.Fingerprint, certDate(cc.Old.Expires))
@@ -91,7 +90,7 @@ func (b *Browser) askCert(cc *gemini.CertChangedError, retry func()) {
 // askIdentity says a server asks for a client certificate and offers to
 // make one for it (an identity of this host's own, kept for later runs):
 // y makes it and runs retry, n leaves the request refused.
-func (b *Browser) askIdentity(cr *gemini.CertRequiredError, retry func()) {
+func (b *Browser) askIdentity(cr *schemes.CertRequiredError, retry func()) {
 	var t strings.Builder
 	fmt.Fprintf(&t, "The gemini server %s asks for a client certificate:\n\n  %s\n\n", cr.Server, cr.Prompt)
 	t.WriteString("A new certificate made now is an identity of your own for this server: it\n")

@@ -9,7 +9,6 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/goferurl/gofer/schemes"
-	"github.com/goferurl/gofer/schemes/gemini"
 )
 
 // fillTable draws a listing: one row an entry, with its type, name, size
@@ -26,7 +25,7 @@ func (b *Browser) fillTable(p *page) {
 		}
 		if e.Type == schemes.TypeInfo {
 			cell := tview.NewTableCell(clean(name)).SetSelectable(false).SetExpansion(1)
-			if e.Gemini != nil && e.Gemini.Kind == gemini.LineHeading {
+			if e.Gemini != nil && e.Gemini.Kind == schemes.GeminiHeading {
 				cell.SetAttributes(tcell.AttrBold)
 			}
 			t.SetCell(i, 0, tview.NewTableCell("").SetSelectable(false))

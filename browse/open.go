@@ -11,7 +11,6 @@ import (
 
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
-	"github.com/goferurl/gofer/schemes/gemini"
 )
 
 // What a page shows.
@@ -116,7 +115,7 @@ func (b *Browser) openRow(row int) {
 // from the URL; a gemini link stays as it is, its server's media type
 // deciding how it shows.
 func linkEntry(e schemes.Entry) schemes.Entry {
-	if e.Gemini == nil || e.Gemini.Kind != gemini.LineLink || e.URL == "" {
+	if e.Gemini == nil || e.Gemini.Kind != schemes.GeminiLink || e.URL == "" {
 		return e
 	}
 	u, err := fetch.ParseURL(e.URL)
