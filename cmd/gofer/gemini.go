@@ -80,8 +80,8 @@ var settingHints = map[string]string{
 // hinted adds to an error what a person can do about it on the command
 // line, where the library's message names no flag.
 func hinted(err error) error {
-	var cc *gemini.CertChangedError
-	var cr *gemini.CertRequiredError
+	var cc *schemes.CertChangedError
+	var cr *schemes.CertRequiredError
 	var se *schemes.SettingError
 	var pe *security.PortError
 	switch {
@@ -106,29 +106,18 @@ func (h hint) Error() string { return h.error.Error() + "; " + h.text }
 func (h hint) Unwrap() error { return h.error }
 
 // isGemtext reports whether a response is a text/gemini page, which get
-// prints as a listing: its lines, the links numbered.
+// prints as a listing: its lines, the links numbered. (An HTML page is a
+// page of links too, but get writes its bytes, as curl does.)
 func isGemtext(resp *fetch.Response) bool {
-	return resp.Kind == schemes.KindFile && resp.URL != nil && resp.URL.Scheme == "gemini" && gemini.IsGemtext(resp.MediaType)
+	return resp.Kind == schemes.KindFile && resp.Page != nil && resp.URL != nil && resp.URL.Scheme == "gemini"
 }
 
 // gemtextListing reads a gemtext response's body as its lines; for JSON,
 // as its links alone.
 func gemtextListing(resp *fetch.Response, linksOnly bool) schemes.Listing {
-	l := gemini.NewListing(io.NopCloser(resp.Body), resp.URL.String(), 0, 0)
+	l := resp.Page(io.NopCloser(resp.Body))
 	if linksOnly {
-		return links{l}
+		return schemes.Links(l)
 	}
 	return l
-}
-
-// links passes on a page's link lines only.
-type links struct{ schemes.Listing }
-
-func (l links) Next() (schemes.Entry, error) {
-	for {
-		e, err := l.Listing.Next()
-		if err != nil || e.Gemini != nil && e.Gemini.Kind == gemini.LineLink {
-			return e, err
-		}
-	}
 }
