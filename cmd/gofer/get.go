@@ -130,7 +130,7 @@ func (c *cli) getOne(ctx context.Context, client *fetch.Client, raw string, hasQ
 		return err
 	}
 	req := &fetch.Request{
-		URL: raw, Parsed: u, Offset: t.offset,
+		URL: raw, Parsed: u, Offset: t.offset(),
 		Query: c.query, HasQuery: hasQuery,
 		Form: c.forms,
 	}

@@ -14,41 +14,37 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
 )
 
-// partSuffix marks a file still being written; it is renamed to its final
-// name only when the transfer is complete, so a final name never holds a
-// partial file.
-const partSuffix = ".part"
-
 // target is where one URL's body goes.
 type target struct {
-	path   string // "" means stdout
-	offset int64  // bytes already there to resume from (-C)
+	path string      // "" means stdout
+	part *fetch.Part // the download into path; nil for stdout
 }
 
-// partPath is the temporary name the body is written under.
-func (t *target) partPath() string { return t.path + partSuffix }
+// offset is where a resumed request asks to start: the length of the
+// partial file -C found, else 0.
+func (t *target) offset() int64 {
+	if t.part == nil {
+		return 0
+	}
+	return t.part.Offset
+}
 
-// prepareTarget decides the resume offset. With -C, an earlier partial file
-// (NAME.part) is continued; a file already under the final name is taken as
-// a partial one too, as curl -C does, by moving it to NAME.part first.
+// prepareTarget decides the resume offset: with -C, what an earlier
+// download into path left (fetch.OpenPart).
 func prepareTarget(path string, resume bool) (*target, error) {
 	t := &target{path: path}
-	if path == "" || !resume {
+	if path == "" {
 		return t, nil
 	}
-	if fi, err := os.Stat(t.partPath()); err == nil {
-		t.offset = fi.Size()
-		return t, nil
+	p, err := fetch.OpenPart(path, resume && !special(path))
+	if err != nil {
+		return nil, err
 	}
-	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
-		if err := os.Rename(path, t.partPath()); err != nil {
-			return nil, err
-		}
-		t.offset = fi.Size()
-	}
+	t.part = p
 	return t, nil
 }
 
@@ -87,51 +83,37 @@ func (c *cli) saveBody(t *target, resp *schemes.Response, url string) error {
 			return err
 		})
 	}
-	part := t.partPath()
-	flags := os.O_CREATE | os.O_WRONLY
-	resumed := t.offset > 0 && resp.Offset == t.offset
-	if !resumed {
-		flags |= os.O_TRUNC
-	}
-	f, err := os.OpenFile(part, flags, 0o644)
-	if err != nil {
-		return err
-	}
+	p := t.part
 	var h hash.Hash
 	if c.json {
 		h = sha256.New()
 	}
-	if resumed {
-		if h != nil {
-			if _, err := io.Copy(h, io.NewSectionReader(f, 0, t.offset)); err != nil {
-				f.Close()
-				return err
-			}
-		}
-		if _, err := f.Seek(t.offset, io.SeekStart); err != nil {
-			f.Close()
+	if err := p.Start(resp.Offset); err != nil {
+		return err
+	}
+	resumed := p.Resumed()
+	if resumed && h != nil {
+		// The sum covers the bytes an earlier download wrote.
+		if err := hashPrefix(h, p.Path(), p.Offset); err != nil {
+			p.Abort(true)
 			return err
 		}
 	}
-	var w io.Writer = f
+	var w io.Writer = p
 	if h != nil {
-		w = io.MultiWriter(f, h)
+		w = io.MultiWriter(p, h)
 	}
 	start := int64(0)
 	if resumed {
-		start = t.offset
+		start = p.Offset
 	}
 	n, err := io.CopyBuffer(w, c.withProgress(resp.Body, resp, start), make([]byte, copyBufferSize))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
-		if errors.Is(err, schemes.ErrTooLarge) {
-			os.Remove(part)
-		}
+		// A size limit stopped it: resuming cannot help then.
+		p.Abort(!errors.Is(err, schemes.ErrTooLarge))
 		return err
 	}
-	if err := os.Rename(part, t.path); err != nil {
+	if err := p.Commit(); err != nil {
 		return err
 	}
 	if !c.json {
@@ -142,7 +124,7 @@ func (c *cli) saveBody(t *target, resp *schemes.Response, url string) error {
 		MediaType: resp.MediaType, SHA256: hex.EncodeToString(h.Sum(nil)),
 	}
 	if resumed {
-		meta.Resumed = t.offset
+		meta.Resumed = p.Offset
 	}
 	if !resp.Modified.IsZero() {
 		meta.Modified = resp.Modified.UTC().Format(time.RFC3339)
@@ -159,20 +141,26 @@ func (c *cli) saveRendered(t *target, render func(io.Writer) error) error {
 	if special(t.path) {
 		return writeSpecial(t.path, render)
 	}
-	part := t.partPath()
-	f, err := os.Create(part)
+	p := t.part
+	if err := p.Start(0); err != nil {
+		return err
+	}
+	if err := render(p); err != nil {
+		p.Abort(false)
+		return err
+	}
+	return p.Commit()
+}
+
+// hashPrefix adds the first n bytes of the file at path to h.
+func hashPrefix(h hash.Hash, path string, n int64) error {
+	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
-	err = render(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(part)
-		return err
-	}
-	return os.Rename(part, t.path)
+	defer f.Close()
+	_, err = io.Copy(h, io.NewSectionReader(f, 0, n))
+	return err
 }
 
 // special reports whether path names an existing device, FIFO or socket

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/goferurl/gofer/fetch"
 )
 
 // These tests go through file: URLs, the one scheme that needs no server,
@@ -40,7 +42,7 @@ func TestGetFileToOutput(t *testing.T) {
 	if err != nil || string(got) != string(data) {
 		t.Fatalf("output differs (%v)", err)
 	}
-	if _, err := os.Stat(dst + partSuffix); !os.IsNotExist(err) {
+	if _, err := os.Stat(dst + fetch.PartSuffix); !os.IsNotExist(err) {
 		t.Errorf("temporary file left behind: %v", err)
 	}
 	var meta map[string]any
@@ -60,7 +62,7 @@ func TestGetResume(t *testing.T) {
 	writeFile(t, src, data)
 	dst := filepath.Join(dir, "out.txt")
 	// A transfer cut at an odd offset leaves NAME.part; -C continues it.
-	writeFile(t, dst+partSuffix, data[:12345])
+	writeFile(t, dst+fetch.PartSuffix, data[:12345])
 	code, _, errOut := gofer(t, "", "get", "-C", "-o", dst, fileURL(src))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)

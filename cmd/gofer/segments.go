@@ -58,8 +58,8 @@ func (c *cli) segmented(t *target) bool {
 // unbroken first bytes stay as NAME.part for -C (none: nothing stays; a
 // size limit: nothing stays either).
 func (c *cli) saveSegments(ctx context.Context, client *fetch.Client, req *fetch.Request, t *target, resp *schemes.Response, url string) error {
-	part, tmp := t.partPath(), t.path+segmentsSuffix
-	resumed := t.offset > 0 && resp.Offset == t.offset
+	part, tmp := t.part.Path(), t.path+segmentsSuffix
+	resumed := t.offset() > 0 && resp.Offset == t.offset()
 	if resumed {
 		// The part already there is the file's first bytes.
 		if err := os.Rename(part, tmp); err != nil {
@@ -113,7 +113,7 @@ func (c *cli) saveSegments(ctx context.Context, client *fetch.Client, req *fetch
 		MediaType: resp.MediaType, SHA256: sum, Segments: d.Segments, SegmentsFallback: d.Fallback,
 	}
 	if resumed {
-		meta.Resumed = t.offset
+		meta.Resumed = t.offset()
 	}
 	if !resp.Modified.IsZero() {
 		meta.Modified = resp.Modified.UTC().Format(time.RFC3339)

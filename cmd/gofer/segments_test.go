@@ -93,7 +93,7 @@ func TestGetSegmentsFailureKeepsPrefixForResume(t *testing.T) {
 	if _, err := os.Stat(out + segmentsSuffix); !os.IsNotExist(err) {
 		t.Errorf("the segments file is left behind (%v)", err)
 	}
-	part, err := os.ReadFile(out + partSuffix)
+	part, err := os.ReadFile(out + fetch.PartSuffix)
 	if err == nil && (int64(len(part)) > cut+(size/4)/2 || !bytes.Equal(part, content[:len(part)])) {
 		t.Fatalf("the part kept (%d bytes) is not a prefix of the file", len(part))
 	}
