@@ -11,8 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/net/html"
-
 	"github.com/goferurl/gofer/schemes"
 )
 
@@ -180,7 +178,7 @@ func (f *remoteFS) list(name string, n *node) ([]*node, error) {
 	switch {
 	case resp.Kind == schemes.KindListing:
 		list, err = f.fromListing(n, resp.Listing)
-	case f.scheme == "http" || f.scheme == "https":
+	case resp.Page != nil:
 		list, err = f.fromPage(n, resp)
 	default:
 		err = schemes.Errorf(schemes.ErrRefused, "%s is not a directory", n.url)
@@ -275,39 +273,32 @@ func (f *remoteFS) sameGopherServer(g *schemes.GopherItem) bool {
 	return strings.EqualFold(g.Host, u.Host) && g.Port == u.EffectivePort()
 }
 
-// fromPage reads an HTTP directory's index page: each link to a name
-// directly under the directory, on the same server, is an entry; one that
-// ends in '/' a directory. Sizes and times are unknown.
+// fromPage reads a directory's index page (an HTTP index, a gemtext
+// page): each link to a name directly under the directory, on the same
+// server, is an entry; one that ends in '/' a directory. An HTML page's
+// links are its <a href> alone (not the images and scripts it shows).
+// Sizes and times are unknown.
 func (f *remoteFS) fromPage(parent *node, resp *Response) ([]*node, error) {
 	base, err := url.Parse(parent.url)
 	if err != nil {
 		return nil, err
 	}
 	var list []*node
-	z := html.NewTokenizer(resp.Body)
+	links := schemes.Links(resp.Page(io.NopCloser(resp.Body)))
+	defer links.Close()
 	for {
-		switch z.Next() {
-		case html.ErrorToken:
-			if err := z.Err(); err != io.EOF {
-				return nil, err
-			}
+		e, err := links.Next()
+		if err == io.EOF {
 			return list, nil
-		case html.StartTagToken, html.SelfClosingTagToken:
-			name, hasAttr := z.TagName()
-			if string(name) != "a" {
-				continue
-			}
-			for hasAttr {
-				var k, v []byte
-				k, v, hasAttr = z.TagAttr()
-				if string(k) != "href" {
-					continue
-				}
-				if c := pageChild(base, string(v)); c != nil {
-					list = append(list, c)
-				}
-				break
-			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		if e.HTML != nil && e.HTML.Element != "a" {
+			continue
+		}
+		if c := pageChild(base, e.URL); c != nil {
+			list = append(list, c)
 		}
 	}
 }
