@@ -42,8 +42,21 @@
 //	KindInfo      Info holds metadata (Gopher+ attributes); Body reads its readable form
 //	KindSession   Session relays a terminal (telnet); Body's Read says to use Session
 //	KindHandoff   Command names a program (rlogin, tn3270); Body's Read says so
+//	KindRedirect  Location names where the resource is; Client follows it
+//	              (see Options.MaxRedirects) and returns it only when it may not
 //
 // The caller closes the Response (or, with Get, any part of it).
+//
+// A page of links reads the same whatever its scheme. A Gopher menu, an
+// FTP listing, a group or a group list is KindListing. A document that is
+// also a page of links, a text/gemini page over gemini or an HTML page over
+// any scheme, is KindFile with Response.Page set: Page reads the page's
+// bytes (Body itself, or a copy kept on disk) as entries whose URL is
+// each link resolved against the page (schemes.Links keeps only the
+// links). PageReader gives the same reader for a page read again later.
+// What a fetch stops to ask a person is an error of the contract too:
+// *schemes.InputError, *schemes.CertChangedError (Accept, then fetch
+// again) and *schemes.CertRequiredError (NewIdentity, then fetch again).
 //
 // Client.Download writes a file into an io.WriterAt over several streams
 // at once (FTP REST, HTTP Range), as lftp's pget does, and falls back to
@@ -87,10 +100,12 @@
 //	browse             the terminal client (gofer browse) on tview and tcell.
 //	cmd/gofer          the command: flags onto Options, rendering, exit codes.
 //
-// Each layer only asks the one below it through the contract: fetch/mirror
-// imports no scheme package, cmd/gofer imports one only to configure its
-// Fetcher from flags (or to read an error type of its own), and a scheme
-// package knows nothing of the CLI.
+// Each layer only asks the one below it through the contract: outside this
+// package (which wires the schemes) and the scheme packages, no package
+// imports a scheme package but cmd/gofer's configuration of the fetchers
+// from flags and, for now, replay's reading of captured FTP listings and
+// Gopher menus (layering_test.go holds the list, which only shrinks); and
+// a scheme package knows nothing of the CLI.
 //
 // # The path of a request
 //
