@@ -43,11 +43,16 @@ func hasPrefixFold(s, prefix string) bool {
 }
 
 // withPage sets resp.Page for a document that is a page of links, bounded
-// by req's limits.
+// by req's limits; its links resolve against the URL the response names
+// (where a redirect within the fetcher ended), else the one asked for.
 func withPage(resp *Response, req *schemes.Request) *Response {
-	if resp.Kind != schemes.KindFile || resp.URL == nil || resp.Page != nil {
+	if resp.Kind != schemes.KindFile || resp.Page != nil {
 		return resp
 	}
-	resp.Page = pageReader(resp.URL.Scheme, resp.MediaType, resp.Type, resp.URL.String(), req.LineLimit(), req.EntryLimit())
+	u := resp.URL
+	if u == nil {
+		u = req.URL
+	}
+	resp.Page = pageReader(u.Scheme, resp.MediaType, resp.Type, u.String(), req.LineLimit(), req.EntryLimit())
 	return resp
 }
