@@ -70,9 +70,6 @@ captured menu or listing.`,
 			if !inOK || !outOK || !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(out.Fd())) {
 				return &usageError{msg: "browse needs a terminal on stdin and stdout (use gofer get in scripts)"}
 			}
-			if c.verbose {
-				return &usageError{msg: "browse does not take -v: the transcript would write over the screen"}
-			}
 			if downloadDir == "" {
 				downloadDir = "."
 			}
@@ -105,6 +102,9 @@ captured menu or listing.`,
 			return b.Run(cmd.Context(), start)
 		},
 	}
+	// The browser shows a mailto: URL and sends nothing; it prompts for
+	// searches and forms itself; telnet runs on its terminal.
+	c.addFlags(cmd, []string{groupConnection, groupFTP, groupGemini}, "nntp-server", "auto-login")
 	cmd.Flags().StringVar(&downloadDir, "download-dir", ".", "save downloads in `DIR`")
 	cmd.Flags().StringArrayVar(&archives, "warc", nil, "browse what the WARC file or segment prefix `ARCHIVE` captured, offline (repeatable)")
 	cmd.Flags().StringVar(&at, "at", "", "with --warc, show of each URL captured more than once the capture nearest this time (RFC 3339 or YYYYMMDDhhmmss; default: the latest)")

@@ -57,6 +57,7 @@ NUL in any address or header value is refused before anything is sent (exit 3).`
 			return c.closeWARC(c.runGet(cmd, args))
 		},
 	}
+	c.addFlags(cmd, flagGroups())
 	cmd.Flags().StringVar(&c.warc.file, "warc", "", "also capture what is fetched into the WARC/1.1 archive `FILE` (replaced)")
 	c.addSegmentsFlag(cmd)
 	return cmd

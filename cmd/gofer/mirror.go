@@ -68,6 +68,9 @@ could not safely become local names are listed and never written (exit 3).`,
 	f.BoolVar(&c.warc.only, "warc-only", false, "with --warc: write no tree, DIR holds only the state")
 	f.StringVar(&c.warc.maxSize, "warc-max-size", "", "start a new WARC segment past `SIZE` (default 1G)")
 	c.clusterFlagsOn(cmd)
+	// A mirror walks listings, menus and pages: it sends no mail, opens
+	// no telnet session, asks no search and saves no single file.
+	c.addFlags(cmd, []string{groupConnection, groupFTP, groupGemini}, "quiet", "verbose", "json", "nntp-server")
 	return cmd
 }
 

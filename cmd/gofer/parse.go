@@ -16,7 +16,7 @@ import (
 )
 
 func (c *cli) parseCommand() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "parse [--json] URL",
 		Short: "Show a URL's parts and the exact requests a fetch would send (no network)",
 		Example: `  gofer parse 'ftp://myname@host.dom/%2Fetc/motd'
@@ -58,6 +58,11 @@ func (c *cli) parseCommand() *cobra.Command {
 			return writePlanText(c.stdout, b)
 		},
 	}
+	// What the request lines depend on: the URL's names and ports, the
+	// logins, and each protocol's settings that change what it would send.
+	c.addFlags(cmd, []string{groupGopher, groupNews}, "json", "remote-charset", "allow-port", "netrc", "netrc-file",
+		"ssl-reqd", "email", "ftp-ssl", "from", "smtp-server", "smtp-user", "gemini-verify")
+	return cmd
 }
 
 // writePlanText prints the parse object readably: the URL's parts first,

@@ -44,15 +44,15 @@ func TestVersionLine(t *testing.T) {
 }
 
 // gofer man writes a page for gofer and each command, from the command
-// tree: every flag is in its command's page.
+// tree: every flag is in its command's page, and only there.
 func TestManPages(t *testing.T) {
 	dir := t.TempDir()
 	if code, _, errOut := gofer(t, "", "man", dir); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for page, flag := range map[string]string{
-		"gofer.1": "--remote-charset", "gofer-get.1": "--verify-listing", "gofer-mirror.1": "--symlinks",
-		"gofer-parse.1": "json", "gofer-warc-merge.1": "", "gofer-browse.1": "", "gofer-version.1": "",
+		"gofer.1": "gofer-get", "gofer-get.1": "--verify-listing", "gofer-mirror.1": "--symlinks",
+		"gofer-parse.1": "--remote-charset", "gofer-warc-merge.1": "", "gofer-browse.1": "", "gofer-version.1": "",
 	} {
 		b, err := os.ReadFile(filepath.Join(dir, page))
 		if err != nil {
@@ -61,6 +61,11 @@ func TestManPages(t *testing.T) {
 		}
 		if !strings.Contains(string(b), ".TH \"GOFER\" \"1\"") || !strings.Contains(string(b), flag) {
 			t.Errorf("%s lacks its header or %q:\n%.300s", page, flag, b)
+		}
+	}
+	for page, flag := range map[string]string{"gofer-version.1": "--head", "gofer-mirror.1": "--smtp-user", "gofer.1": "--remote-charset"} {
+		if b, _ := os.ReadFile(filepath.Join(dir, page)); strings.Contains(string(b), flag) {
+			t.Errorf("%s names %s, which that command does not take", page, flag)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/goferurl/gofer/fetch"
@@ -80,6 +81,9 @@ type cli struct {
 	warc warcFlags
 	cl   clusterFlags
 
+	// shared holds the flags several commands take (flags.go).
+	shared *pflag.FlagSet
+
 	// warn and prompt, when set, replace stderr and the terminal prompt
 	// (gofer browse shows both on its own screen).
 	warn   func(string)
@@ -87,6 +91,9 @@ type cli struct {
 }
 
 func (c *cli) rootCommand() *cobra.Command {
+	// The library's default for a command that does not take
+	// --max-redirects (parse builds a client too).
+	c.maxRedirects = fetch.DefaultMaxRedirects
 	root := &cobra.Command{
 		Use:   "gofer",
 		Short: "Retrieve what an RFC 1738 URL names: ftp, ftps, http, https, gopher, gophers, news, nntp, nntps, telnet, rlogin, tn3270, wais, prospero, file, mailto, gemini",
@@ -107,55 +114,29 @@ refused, 6 authentication failed, 7 timed out, 8 transfer interrupted.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// The root runs no command of its own: it prints its help, and a word
+	// it does not know is a usage error. Given Args, cobra parses the
+	// root's flags first, so a flag before the command ("gofer --json
+	// get") is named as the unknown flag it is there.
+	root.Args = func(_ *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		return &usageError{msg: fmt.Sprintf("unknown command %q", args[0])}
+	}
+	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &usageError{msg: err.Error()}
 	})
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		// Checked before any command opens a file or a connection.
+		// Checked before any command that takes --remote-charset opens a
+		// file or a connection (for the others it stays "").
 		if err := fetch.CheckCharset(c.charset); err != nil {
 			return &usageError{msg: "--remote-charset: " + err.Error()}
 		}
 		return nil
 	}
-	pf := root.PersistentFlags()
-	pf.StringVarP(&c.output, "output", "o", "", "write the body to `FILE` (\"-\" for stdout)")
-	pf.BoolVarP(&c.remoteName, "remote-name", "O", false, "write the body to a local file named like the remote one")
-	pf.BoolVarP(&c.resume, "continue", "C", false, "resume a partial download of the -o/-O file")
-	pf.BoolVarP(&c.quiet, "quiet", "q", false, "no progress output")
-	pf.BoolVarP(&c.verbose, "verbose", "v", false, "print the wire conversation on stderr (passwords as ****)")
-	pf.BoolVar(&c.json, "json", false, "machine-readable metadata or listing on stdout")
-	pf.DurationVar(&c.timeout, "timeout", 0, "give up after this long in all (e.g. 30s); also bounds connecting and each operation")
-	pf.DurationVar(&c.idleTimeout, "idle-timeout", 0, "fail an operation that makes no progress for this long (default 60s)")
-	pf.BoolVar(&c.netrc, "netrc", false, "take logins from ~/.netrc")
-	pf.StringVar(&c.netrcFile, "netrc-file", "", "take logins from this netrc `FILE`")
-	pf.StringVar(&c.email, "email", "", "anonymous FTP password (default $EMAIL, else user@host)")
-	pf.StringVar(&c.query, "query", "", "search `TEXT` for gopher type 7 and wais")
-	pf.StringArrayVar(&c.forms, "form", nil, "answer a Gopher+ +ASK question: `NAME=VALUE` (NAME: question text or position)")
-	pf.StringVar(&c.nntpServer, "nntp-server", "", "NNTP server `HOST[:PORT]` for news: URLs (default $NNTPSERVER)")
-	pf.StringVar(&c.charset, "remote-charset", "", "read and write remote names in `CHARSET` (latin1, cp1252, cp437, cp850, koi8-r, gbk, big5, euc-jp, shift_jis, euc-kr); default: names are bytes")
-	pf.IntSliceVar(&c.allowPorts, "allow-port", nil, "lift the guard's port refusal for `PORT`")
-	pf.StringVar(&c.maxSize, "max-size", "", "stop a transfer past `BYTES` (suffixes K, M, G)")
-	pf.BoolVar(&c.ftpSSL, "ftp-ssl", false, "require explicit TLS (FTP AUTH TLS, NNTP STARTTLS)")
-	pf.BoolVar(&c.ftpSSL, "ssl-reqd", false, "the same as --ftp-ssl, for any scheme")
-	pf.BoolVar(&c.verifyListing, "verify-listing", false, "ftp: list each directory with MLSD and LIST and report every difference")
-	pf.StringVar(&c.cacert, "cacert", "", "trust the CA certificates in `FILE`")
-	pf.BoolVarP(&c.insecure, "insecure", "k", false, "do not verify TLS certificates")
-	pf.BoolVar(&c.head, "head", false, "news: only the article's headers")
-	pf.BoolVar(&c.body, "body", false, "news: only the article's body")
-	pf.BoolVar(&c.autoLogin, "auto-login", false, "telnet: answer login prompts with the URL's user and password")
-	pf.StringVar(&c.proxy, "proxy", "", "connect through this proxy `URL` (socks5://, socks5h://, http:// CONNECT); default from ALL_PROXY and <scheme>_proxy")
-	pf.StringVar(&c.from, "from", "", "mailto: sender `ADDR` (default $EMAIL)")
-	pf.StringArrayVar(&c.headers, "header", nil, "mailto: add a header line `'Name: value'` (repeatable)")
-	pf.StringVar(&c.smtpServer, "smtp-server", "", "mailto: send through this SMTP server `HOST[:PORT]` (default $SMTP_SERVER, else /usr/sbin/sendmail)")
-	pf.StringVar(&c.smtpUser, "smtp-user", "", "mailto: log in to the SMTP server as `USER` (password from netrc or asked)")
-	pf.IntVar(&c.maxRedirects, "max-redirects", fetch.DefaultMaxRedirects, "follow at most `N` redirects (http, https, gemini); 0 follows none")
-	pf.StringVar(&c.gemini.tofu, "tofu", "pin", "gemini: a server's changed certificate is refused (`pin`) or pinned in place of the old one (accept-new)")
-	pf.StringVar(&c.gemini.verify, "gemini-verify", "tofu", "gemini: trust certificates on first use (`tofu`) or verify them against CAs (ca, with --cacert)")
-	pf.StringVar(&c.gemini.clientCert, "client-cert", "", "gemini: client certificate `FILE` (PEM) for servers that ask for one")
-	pf.StringVar(&c.gemini.clientKey, "client-key", "", "gemini: the client certificate's key `FILE` (PEM)")
-	pf.StringVar(&c.gemini.knownHosts, "known-hosts", "", "gemini: pinned certificates `FILE` (default $XDG_CONFIG_HOME/gofer/known_hosts)")
-	pf.DurationVar(&c.linger, "linger", 0, "telnet without a terminal: end this long after stdin ends (default 5s)")
-
+	root.SetUsageFunc(usage)
 	root.AddCommand(c.getCommand(), c.mirrorCommand(), c.parseCommand(), c.extractCommand(), c.versionCommand(), c.warcCommand(), c.replayCommand(), c.browseCommand(), c.manCommand())
 	return root
 }
