@@ -9,9 +9,9 @@ import (
 )
 
 // flagUses is every flag the integration tests (integration/*_test.go),
-// their scripts (integration/bench, demo, matrix, test) and the README
+// their scripts (integration/bench, integration/demo) and the README
 // pass to a command, one row per command and flag, with the number of
-// places it is passed and one of them: 506 uses in all. Each must still
+// places it is passed and one of them: 537 uses in all. Each must still
 // parse where it is passed.
 var flagUses = [][]string{
 	{"browse", "--cacert", "x"},                      // 2, e.g. integration/browse_test.go:237
@@ -19,44 +19,46 @@ var flagUses = [][]string{
 	{"browse", "--nntp-server", "127.0.0.1"},         // 1, e.g. integration/browse_test.go:265
 	{"browse", "--warc", "x"},                        // 3, e.g. integration/browse_warc_test.go:27
 	{"get", "--allow-port", "2121"},                  // 7, e.g. integration/guard_test.go:226
-	{"get", "--auto-login"},                          // 4, e.g. integration/telnet_test.go:169
+	{"get", "--auto-login"},                          // 5, e.g. integration/telnet_test.go:169
 	{"get", "--body"},                                // 1, e.g. integration/nntp_test.go:74
-	{"get", "--cacert", "x"},                         // 16, e.g. integration/warc_test.go:594
-	{"get", "--client-cert", "x"},                    // 2, e.g. integration/gemini_test.go:178
-	{"get", "--client-key", "x"},                     // 2, e.g. integration/gemini_test.go:178
-	{"get", "--form", "1=a"},                         // 5, e.g. integration/gopher_test.go:561
-	{"get", "--from", "me@example.org"},              // 8, e.g. integration/smtp_test.go:112
-	{"get", "--ftp-ssl"},                             // 8, e.g. integration/ftpmatrix_test.go:740
+	{"get", "--cacert", "x"},                         // 19, e.g. integration/warc_test.go:594
+	{"get", "--client-cert", "x"},                    // 3, e.g. integration/gemini_test.go:178
+	{"get", "--client-key", "x"},                     // 3, e.g. integration/gemini_test.go:178
+	{"get", "--form", "1=a"},                         // 11, e.g. integration/gopher_test.go:561
+	{"get", "--from", "me@example.org"},              // 10, e.g. integration/smtp_test.go:112
+	{"get", "--ftp-ssl"},                             // 9, e.g. integration/ftpmatrix_test.go:740
 	{"get", "--gemini-verify", "tofu"},               // 2, e.g. integration/gemini_test.go:134
 	{"get", "--head"},                                // 1, e.g. integration/nntp_test.go:74
 	{"get", "--header", "X-A: 1"},                    // 3, e.g. integration/smtp_test.go:113
 	{"get", "--idle-timeout", "2s"},                  // 7, e.g. integration/prospero_test.go:72
-	{"get", "--json"},                                // 19, e.g. integration/sn_test.go:54
+	{"get", "--json"},                                // 20, e.g. integration/sn_test.go:54
+	{"get", "--known-hosts", "x"},                    // 4, e.g. integration/demo:73
 	{"get", "--linger", "1s"},                        // 5, e.g. integration/telnet_test.go:194
 	{"get", "--max-redirects", "3"},                  // 2, e.g. integration/gemini_test.go:163
 	{"get", "--max-size", "1M"},                      // 4, e.g. integration/hostile_test.go:42
 	{"get", "--netrc-file", "x"},                     // 4, e.g. integration/smtp_test.go:157
-	{"get", "--nntp-server", "127.0.0.1"},            // 25, e.g. integration/sn_test.go:144
+	{"get", "--nntp-server", "127.0.0.1"},            // 27, e.g. integration/sn_test.go:144
 	{"get", "--proxy", "socks5://127.0.0.1:1080"},    // 3, e.g. integration/proxy_test.go:241
-	{"get", "--query", "rfc"},                        // 10, e.g. integration/warc_test.go:610
+	{"get", "--query", "rfc"},                        // 12, e.g. integration/warc_test.go:610
 	{"get", "--remote-charset", "latin1"},            // 6, e.g. integration/charset_test.go:150
 	{"get", "--segments", "2"},                       // 4, e.g. integration/segments_test.go:36
-	{"get", "--smtp-server", "127.0.0.1:25"},         // 8, e.g. integration/smtp_test.go:112
+	{"get", "--smtp-server", "127.0.0.1:25"},         // 10, e.g. integration/smtp_test.go:112
 	{"get", "--smtp-user", "x"},                      // 2, e.g. integration/smtp_test.go:157
 	{"get", "--timeout", "5s"},                       // 26, e.g. integration/guard_test.go:208
 	{"get", "--tofu=accept-new"},                     // 2, e.g. integration/gemini_test.go:108
+	{"get", "--verify-listing"},                      // 1, e.g. integration/demo:59
 	{"get", "--warc", "x"},                           // 14, e.g. integration/warc_test.go:472
 	{"get", "-C"},                                    // 6, e.g. integration/http_test.go:181
 	{"get", "-O"},                                    // 5, e.g. integration/charset_test.go:197
-	{"get", "-k"},                                    // 2, e.g. integration/gophers_test.go:55
+	{"get", "-k"},                                    // 3, e.g. integration/gophers_test.go:55
 	{"get", "-o", "out"},                             // 36, e.g. integration/warc_test.go:558
 	{"get", "-q"},                                    // 35, e.g. integration/warc_test.go:472
-	{"get", "-v"},                                    // 8, e.g. integration/gopher_test.go:561
+	{"get", "-v"},                                    // 9, e.g. integration/gopher_test.go:561
 	{"mirror", "--allow-port", "2121"},               // 4, e.g. integration/mirror_faults_test.go:130
 	{"mirror", "--cacert", "x"},                      // 1, e.g. integration/gophers_test.go:128
 	{"mirror", "--cluster", "nats://127.0.0.1:4222"}, // 7, e.g. integration/cluster_test.go:61
 	{"mirror", "--delete"},                           // 2, e.g. integration/ftpmatrix_test.go:634
-	{"mirror", "--dry-run"},                          // 1, e.g. README.md:314
+	{"mirror", "--dry-run"},                          // 1, e.g. README.md:321
 	{"mirror", "--exclude", "*.bin"},                 // 9, e.g. integration/smallgopher_test.go:98
 	{"mirror", "--idle-timeout", "2s"},               // 3, e.g. integration/mirror_faults_test.go:129
 	{"mirror", "--include", "*.txt"},                 // 1, e.g. integration/mirror_filter_test.go:63
@@ -72,21 +74,21 @@ var flagUses = [][]string{
 	{"mirror", "--warc-max-size", "1M"},              // 2, e.g. integration/warc_test.go:520
 	{"mirror", "--warc-only"},                        // 7, e.g. integration/warc_test.go:277
 	{"mirror", "--worker", "w1"},                     // 3, e.g. integration/cluster_test.go:61
-	{"mirror", "-j", "2"},                            // 50, e.g. integration/warc_test.go:150
+	{"mirror", "-j", "2"},                            // 51, e.g. integration/warc_test.go:150
 	{"mirror", "-k"},                                 // 1, e.g. integration/gophers_test.go:95
 	{"mirror", "-q"},                                 // 25, e.g. integration/warc_test.go:150
 	{"mirror", "-v"},                                 // 5, e.g. integration/warc_test.go:520
 	{"parse", "--email", "me@example.org"},           // 1, e.g. integration/ftp_test.go:372
 	{"parse", "--form", "1=a"},                       // 2, e.g. integration/gopher_test.go:588
-	{"parse", "--json"},                              // 4, e.g. integration/gopher_test.go:588
+	{"parse", "--json"},                              // 5, e.g. integration/gopher_test.go:588
 	{"parse", "--remote-charset", "latin1"},          // 1, e.g. integration/charset_test.go:306
-	{"replay", "--at", "20260101"},                   // 1, e.g. README.md:824
+	{"replay", "--at", "20260101"},                   // 1, e.g. README.md:840
 	{"replay", "--ftp", "127.0.0.1:0"},               // 3, e.g. integration/replay_test.go:36
 	{"replay", "--gopher", "127.0.0.1:0"},            // 3, e.g. integration/replay_test.go:36
-	{"replay", "--host", "127.0.0.70"},               // 1, e.g. README.md:825
+	{"replay", "--host", "127.0.0.70"},               // 1, e.g. README.md:841
 	{"replay", "--http", "127.0.0.1:0"},              // 4, e.g. integration/replay_test.go:379
 	{"replay", "--nntp", "127.0.0.1:0"},              // 4, e.g. integration/replay_test.go:379
-	{"warc", "cat", "--at", "20260101"},              // 1, e.g. README.md:659
+	{"warc", "cat", "--at", "20260101"},              // 1, e.g. README.md:675
 	{"warc", "pack", "--title", "t"},                 // 2, e.g. integration/wacz_test.go:158
 	{"warc", "pack", "-o", "out"},                    // 4, e.g. integration/wacz_test.go:158
 	// Several at once, as the fault benchmark and the WARC tests pass them.
