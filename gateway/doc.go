@@ -1,0 +1,43 @@
+// Package gateway shows what URLs of the old protocols name to a web
+// browser: an http.Handler over a fetch.Client (gofer serve). Browsers
+// speak none of FTP (RFC 959), Gopher (RFC 1436) and Gopher+, NNTP (RFC
+// 3977), WAIS or Gemini any more; the gateway speaks them for the browser
+// and answers in HTML.
+//
+// The URL space:
+//
+//	/                the start page: a box for a URL
+//	/go?url=URL      the box's form: a redirect to /live/URL
+//	/live/URL        URL fetched now and shown as a page: a Gopher menu, an
+//	                 FTP listing or a group as a list of links that stay in
+//	                 the gateway, a gemtext page rendered, a file streamed
+//	/raw/URL         URL fetched now, its bytes as the protocol gave them
+//	/search/URL?q=W  a search form's answer: a redirect to /live/ of URL with
+//	                 W as its search part (TAB W for Gopher, ?W for the others)
+//
+// URL is the target URL as typed, query included; its percent-escapes are
+// kept as the browser sent them, never decoded twice, and a browser's
+// collapsed "gopher:/host" is read as "gopher://host".
+//
+// Pages of links are read through the contract alone (fetch.Response's
+// Listing and Page, the entries' typed views), so the gateway imports no
+// scheme package: a page of any scheme the library reads is shown.
+//
+// Security: a gateway that fetches for others must not become a way to
+// reach what they could not. Every URL passes the client's guard, as gofer
+// get's do (another protocol's port refused, CR, LF and NUL refused before
+// any connection: 403); file:, telnet:, rlogin:, tn3270:, mailto: and
+// prospero: are never fetched for a browser, nor a URL with a login (403);
+// with Config.AllowHosts only the hosts it names are fetched from. Every
+// byte of remote text is escaped by html/template for where it stands; a
+// link of a page leads through the gateway only for the schemes it
+// fetches, and javascript:, data: or any other link is shown as text. The
+// gateway's pages carry a strict Content-Security-Policy (no script at all);
+// files from servers are served under a sandbox policy, so that HTML from a
+// server runs no script in the gateway's origin; no cookie is ever set.
+//
+// Status codes: 403 for what the guard or the gateway refuses, 400 for a
+// URL that does not read or a scheme gofer does not speak, 504 for an
+// upstream that timed out, 502 for any other upstream failure, with the
+// reason on the page.
+package gateway

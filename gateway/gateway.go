@@ -1,0 +1,342 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/goferurl/gofer/fetch"
+	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/security"
+)
+
+// Config is what a gateway serves from.
+type Config struct {
+	// Client fetches every live URL; the guard it applies is the
+	// gateway's too. Nil means no live fetches (every /live/ and /raw/
+	// path is 403).
+	Client *fetch.Client
+	// AllowHosts, when not empty, is the only upstream hosts the gateway
+	// fetches from: host globs ("*.example.org", "192.0.2.*", "[::1]"),
+	// each with an optional ":PORT". Every other host is refused (403),
+	// loopback and private addresses included.
+	AllowHosts []string
+	// MaxEntries bounds the entries a page renders (0:
+	// DefaultMaxEntries); the page says where it stopped and links to the
+	// raw listing.
+	MaxEntries int
+}
+
+// DefaultMaxEntries is how many entries a page renders when
+// Config.MaxEntries is 0.
+const DefaultMaxEntries = 10000
+
+// neverFetched are the schemes a browser is never given through the
+// gateway: local files, interactive sessions, mail and names that resolve
+// elsewhere.
+var neverFetched = map[string]string{
+	"file":     "local files are not served to browsers",
+	"telnet":   "a telnet session needs a terminal",
+	"rlogin":   "an rlogin session needs a terminal",
+	"tn3270":   "a tn3270 session needs a terminal",
+	"mailto":   "the gateway sends no mail",
+	"prospero": "prospero names are resolved by gofer get, not for browsers",
+}
+
+// Gateway is an http.Handler that shows what URLs of the old protocols
+// name to a web browser. Build it with New.
+type Gateway struct {
+	cfg Config
+}
+
+// New returns a gateway over cfg.
+func New(cfg Config) *Gateway {
+	if cfg.MaxEntries <= 0 {
+		cfg.MaxEntries = DefaultMaxEntries
+	}
+	return &Gateway{cfg: cfg}
+}
+
+// ServeHTTP answers every request with the gateway's own headers: no
+// cookies are ever set, and nothing the gateway serves may be framed.
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		g.fail(w, http.StatusMethodNotAllowed, "only GET is served")
+		return
+	}
+	// Routed by hand, not by http.ServeMux, which cleans paths: a target
+	// URL's "//" and its escapes must reach the handler as they came.
+	p := r.URL.EscapedPath()
+	switch {
+	case p == "/":
+		g.start(w, r)
+	case p == "/go":
+		g.goTo(w, r)
+	case strings.HasPrefix(p, "/live/"):
+		g.live(w, r)
+	case strings.HasPrefix(p, "/raw/"):
+		g.raw(w, r)
+	case strings.HasPrefix(p, "/search/"):
+		g.search(w, r)
+	default:
+		g.fail(w, http.StatusNotFound, "the gateway has no page "+p)
+	}
+}
+
+// redirect answers 302 to a path of the gateway, as written: http.Redirect
+// would clean it, and a target URL's "//" with it.
+func redirect(w http.ResponseWriter, to string) {
+	w.Header().Set("Location", to)
+	w.WriteHeader(http.StatusFound)
+}
+
+// target is the URL a gateway path names after prefix: the rest of the
+// request line as the browser sent it, query included, its percent-escapes
+// kept as they are. A browser's collapsed "gopher:/host" is read as
+// "gopher://host".
+func target(r *http.Request, prefix string) string {
+	raw := r.RequestURI
+	if i := strings.Index(raw, prefix); i >= 0 {
+		raw = raw[i+len(prefix):]
+	} else {
+		raw = strings.TrimPrefix(r.URL.Path, prefix)
+	}
+	if scheme, rest, ok := strings.Cut(raw, ":/"); ok && !strings.HasPrefix(rest, "/") && !strings.ContainsAny(scheme, "/?#") {
+		raw = scheme + "://" + rest
+	}
+	return raw
+}
+
+// check parses raw and applies the gateway's policy before anything is
+// sent: the schemes never fetched for a browser, logins in URLs, the host
+// allowlist. The guard's own port and injection policy comes with the
+// fetch (fetch.Client.Do refuses before dialling).
+func (g *Gateway) check(raw string) (*schemes.URL, int, error) {
+	if g.cfg.Client == nil {
+		return nil, http.StatusForbidden, errors.New("this gateway fetches nothing live")
+	}
+	if raw == "" {
+		return nil, http.StatusBadRequest, errors.New("no URL given")
+	}
+	u, err := fetch.ParseURL(raw)
+	if err != nil {
+		return nil, status(err), err
+	}
+	if why, ok := neverFetched[u.Scheme]; ok {
+		return nil, http.StatusForbidden, fmt.Errorf("%s: URLs are not fetched through the gateway: %s", u.Scheme, why)
+	}
+	if !fetchable[u.Scheme] {
+		return nil, http.StatusBadRequest, fmt.Errorf("%s: is not a scheme the gateway fetches", u.Scheme)
+	}
+	if u.HasUser || u.HasPassword {
+		return nil, http.StatusForbidden, errors.New("a URL with a login is not fetched through the gateway")
+	}
+	if len(g.cfg.AllowHosts) > 0 && !Allowed(g.cfg.AllowHosts, u.Host, u.EffectivePort()) {
+		return nil, http.StatusForbidden, fmt.Errorf("host %s is not on this gateway's allowlist", net.JoinHostPort(u.Host, strconv.Itoa(u.EffectivePort())))
+	}
+	return u, 0, nil
+}
+
+// fetch checks raw and fetches it, with the request's context.
+func (g *Gateway) fetch(r *http.Request, raw string, req fetch.Request) (*fetch.Response, *schemes.URL, int, error) {
+	u, code, err := g.check(raw)
+	if err != nil {
+		return nil, nil, code, err
+	}
+	req.URL, req.Parsed = u.String(), u
+	resp, err := g.cfg.Client.Do(r.Context(), &req)
+	if err != nil {
+		return nil, u, status(err), err
+	}
+	return resp, u, 0, nil
+}
+
+// status is the HTTP status that says what a fetch error was.
+func status(err error) int {
+	var in *schemes.InputError
+	switch {
+	case errors.As(err, &in):
+		return http.StatusOK // a form, answered by the page
+	case errors.Is(err, security.ErrPort), errors.Is(err, security.ErrInjection):
+		return http.StatusForbidden
+	case errors.Is(err, schemes.ErrUsage), errors.Is(err, schemes.ErrUnsupportedScheme):
+		return http.StatusBadRequest
+	case errors.Is(err, schemes.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		return http.StatusGatewayTimeout
+	}
+	return http.StatusBadGateway
+}
+
+func (g *Gateway) start(w http.ResponseWriter, r *http.Request) {
+	g.page(w, http.StatusOK, "start", "", startPage{Live: g.cfg.Client != nil})
+}
+
+// goTo is the start page's form: a redirect to the page of the URL typed.
+func (g *Gateway) goTo(w http.ResponseWriter, r *http.Request) {
+	u := strings.TrimSpace(r.URL.Query().Get("url"))
+	if u == "" {
+		redirect(w, "/")
+		return
+	}
+	redirect(w, "/live/"+u)
+}
+
+// search is what a search form sends: a redirect to the live page of the
+// URL with the words as its search part, as each protocol writes one.
+func (g *Gateway) search(w http.ResponseWriter, r *http.Request) {
+	raw := r.URL.EscapedPath()[len("/search/"):]
+	if scheme, rest, ok := strings.Cut(raw, ":/"); ok && !strings.HasPrefix(rest, "/") {
+		raw = scheme + "://" + rest
+	}
+	q := r.URL.Query().Get("q")
+	u, code, err := g.check(raw)
+	if err != nil {
+		g.fail(w, code, err.Error())
+		return
+	}
+	var to string
+	switch u.Scheme {
+	case "gopher", "gophers":
+		to = raw + "%09" + schemes.Escape(q)
+	default:
+		base, _, _ := strings.Cut(raw, "?")
+		to = base + "?" + schemes.Escape(q)
+	}
+	redirect(w, "/live/"+to)
+}
+
+// raw serves what the URL names as the protocol gave it: a file's bytes,
+// a listing's or menu's own text.
+func (g *Gateway) raw(w http.ResponseWriter, r *http.Request) {
+	resp, _, code, err := g.fetch(r, target(r, "/raw/"), fetch.Request{})
+	if err != nil {
+		g.fail(w, code, err.Error())
+		return
+	}
+	defer resp.Close()
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	if resp.Kind == schemes.KindFile {
+		h.Set("Content-Type", contentType(resp))
+		h.Set("Content-Security-Policy", sandboxCSP)
+		if resp.Size >= 0 && resp.Offset == 0 {
+			h.Set("Content-Length", strconv.FormatInt(resp.Size, 10))
+		}
+	} else {
+		h.Set("Content-Security-Policy", pageCSP)
+	}
+	w.WriteHeader(http.StatusOK)
+	io.Copy(w, resp.Body)
+}
+
+// live shows what the URL names: a page of links rendered as a page of
+// the gateway whose links stay in it, a file streamed as its bytes.
+func (g *Gateway) live(w http.ResponseWriter, r *http.Request) {
+	raw := target(r, "/live/")
+	resp, u, code, err := g.fetch(r, raw, fetch.Request{})
+	var in *schemes.InputError
+	if errors.As(err, &in) {
+		g.page(w, http.StatusOK, "input", raw, inputPage{URL: raw, Prompt: in.Prompt, Sensitive: in.Sensitive})
+		return
+	}
+	if err != nil {
+		g.fail(w, code, err.Error())
+		return
+	}
+	defer resp.Close()
+	switch {
+	case resp.Kind == schemes.KindListing:
+		g.listing(w, u, resp)
+	case resp.Kind == schemes.KindFile && resp.Page != nil && u.Scheme == "gemini":
+		g.gemtext(w, u, resp)
+	case resp.Kind == schemes.KindFile:
+		g.file(w, resp)
+	case resp.Kind == schemes.KindInfo:
+		w.Header().Set("Content-Security-Policy", pageCSP)
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.Copy(w, resp.Body)
+	default:
+		g.fail(w, http.StatusForbidden, fmt.Sprintf("a %s is not shown through the gateway", resp.Kind))
+	}
+}
+
+// file streams a file as its bytes, under a sandbox so that HTML from a
+// server runs no script in the gateway's origin.
+func (g *Gateway) file(w http.ResponseWriter, resp *fetch.Response) {
+	h := w.Header()
+	h.Set("Content-Type", contentType(resp))
+	h.Set("Content-Security-Policy", sandboxCSP)
+	if resp.Size >= 0 && resp.Offset == 0 {
+		h.Set("Content-Length", strconv.FormatInt(resp.Size, 10))
+	}
+	if resp.Name != "" && !isShown(contentType(resp)) {
+		h.Set("Content-Disposition", "attachment; filename=\""+safeFilename(resp.Name)+"\"")
+	}
+	w.WriteHeader(http.StatusOK)
+	io.Copy(w, resp.Body)
+}
+
+// contentType is a file's media type: the protocol's, else one for its
+// entry type or name.
+func contentType(resp *fetch.Response) string {
+	if resp.MediaType != "" {
+		return resp.MediaType
+	}
+	switch resp.Type {
+	case schemes.TypeText:
+		return "text/plain; charset=utf-8"
+	case schemes.TypeHTML:
+		return "text/html"
+	}
+	switch strings.ToLower(path.Ext(resp.Name)) {
+	case ".txt", ".text", ".md", ".c", ".h", ".go":
+		return "text/plain; charset=utf-8"
+	case ".html", ".htm":
+		return "text/html"
+	case ".gif":
+		return "image/gif"
+	case ".png":
+		return "image/png"
+	case ".jpg", ".jpeg":
+		return "image/jpeg"
+	case ".pdf":
+		return "application/pdf"
+	}
+	if resp.Type == schemes.TypeImage {
+		return "image/gif" // Gopher's g items; I items name no format
+	}
+	return "application/octet-stream"
+}
+
+// isShown reports whether a browser shows a file of this type in place.
+func isShown(mediaType string) bool {
+	return strings.HasPrefix(mediaType, "text/") || strings.HasPrefix(mediaType, "image/")
+}
+
+// safeFilename keeps a Content-Disposition name to printable ASCII without
+// quotes or backslashes.
+func safeFilename(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r > 0x7e || r == '"' || r == '\\' {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// Content-Security-Policy of the gateway's own pages: nothing but their
+// own inline style and same-origin images and forms; and of files from
+// servers: a sandbox, so that no script of theirs runs as the gateway.
+const (
+	pageCSP    = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+	sandboxCSP = "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; frame-ancestors 'none'"
+)

@@ -1,0 +1,394 @@
+package gateway
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/goferurl/gofer/fetch"
+	"github.com/goferurl/gofer/schemes"
+)
+
+// fake answers fetches from a table keyed by URL and records every URL it
+// was asked for, so that a test can say nothing was fetched.
+type fake struct {
+	mu     sync.Mutex
+	routes map[string]func(*schemes.Request) (*schemes.Response, error)
+	asked  []string
+}
+
+func (f *fake) Fetch(_ context.Context, req *schemes.Request) (*schemes.Response, error) {
+	f.mu.Lock()
+	f.asked = append(f.asked, req.URL.String())
+	h := f.routes[req.URL.String()]
+	f.mu.Unlock()
+	if h == nil {
+		return nil, schemes.Errorf(schemes.ErrRefused, "no route for %s", req.URL)
+	}
+	return h(req)
+}
+
+func (f *fake) calls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.asked...)
+}
+
+type entries struct{ es []schemes.Entry }
+
+func (l *entries) Next() (schemes.Entry, error) {
+	if len(l.es) == 0 {
+		return schemes.Entry{}, io.EOF
+	}
+	e := l.es[0]
+	l.es = l.es[1:]
+	return e, nil
+}
+
+func (l *entries) Close() error { return nil }
+
+func listing(es ...schemes.Entry) func(*schemes.Request) (*schemes.Response, error) {
+	return func(req *schemes.Request) (*schemes.Response, error) {
+		return &schemes.Response{URL: req.URL, Kind: schemes.KindListing, Size: -1, Listing: &entries{es},
+			Body: io.NopCloser(strings.NewReader("the listing as the server sent it\n"))}, nil
+	}
+}
+
+func file(mediaType, typ, name, body string) func(*schemes.Request) (*schemes.Response, error) {
+	return func(req *schemes.Request) (*schemes.Response, error) {
+		return &schemes.Response{URL: req.URL, Kind: schemes.KindFile, Size: int64(len(body)), MediaType: mediaType,
+			Type: typ, Name: name, Body: io.NopCloser(strings.NewReader(body))}, nil
+	}
+}
+
+func failing(err error) func(*schemes.Request) (*schemes.Response, error) {
+	return func(*schemes.Request) (*schemes.Response, error) { return nil, err }
+}
+
+// newGateway is a gateway over a client whose every scheme the tests use
+// is the fake f.
+func newGateway(t *testing.T, f *fake, cfg Config) *httptest.Server {
+	t.Helper()
+	var opts fetch.Options
+	opts.SetFetcher(f, "gopher", "gophers", "ftp", "gemini", "nntp", "news", "http", "wais", "file", "telnet")
+	cfg.Client = fetch.NewClient(opts)
+	t.Cleanup(func() { cfg.Client.Close() })
+	srv := httptest.NewServer(New(cfg))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// get fetches path from the gateway without following redirects.
+func get(t *testing.T, srv *httptest.Server, path string) (*http.Response, string) {
+	t.Helper()
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Get(srv.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(b)
+}
+
+var hostileMenu = []schemes.Entry{
+	{Name: "<script>alert(1)</script>", Type: schemes.TypeText, URL: "gopher://h/0/%3Cscript%3E", Size: -1},
+	{Name: `"><img src=x onerror=alert(2)>`, Type: schemes.TypeDir, URL: `gopher://h/1/%22%3E%3Cimg%20src=x%20onerror=alert(2)%3E`, Size: -1},
+	{Name: "click me", Type: schemes.TypeHTML, URL: "javascript:alert(3)", Size: -1},
+	{Name: "An info line <b>bold</b>", Type: schemes.TypeInfo, Size: -1},
+	{Name: "Not found <i>x</i>", Type: schemes.TypeError, Size: -1},
+	{Name: "Search <the> archive", Type: schemes.TypeSearch, URL: "gopher://h/7/search", Size: -1},
+	{Name: "A BBS", Type: schemes.TypeTelnet, URL: "telnet://bbs.h/", Size: -1},
+}
+
+// The tags a page of the gateway may hold: anything else came from a
+// server unescaped.
+var tag = regexp.MustCompile(`<\s*([a-zA-Z0-9]+)`)
+
+var ownTags = map[string]bool{"html": true, "head": true, "meta": true, "title": true, "style": true, "body": true,
+	"header": true, "form": true, "input": true, "button": true, "main": true, "h1": true, "h2": true, "h3": true,
+	"p": true, "a": true, "table": true, "thead": true, "tbody": true, "tr": true, "th": true, "td": true,
+	"pre": true, "span": true, "label": true, "ul": true, "li": true, "blockquote": true}
+
+func checkOwnTags(t *testing.T, page string) {
+	t.Helper()
+	for _, m := range tag.FindAllStringSubmatch(page, -1) {
+		if !ownTags[strings.ToLower(m[1])] {
+			t.Errorf("the page holds a <%s> tag: remote text unescaped?", m[1])
+		}
+	}
+	if strings.Contains(page, "onerror") && !strings.Contains(page, "onerror=alert(2)&gt;") {
+		t.Error("an onerror attribute stands unescaped")
+	}
+	for _, m := range regexp.MustCompile(`href="([^"]*)"`).FindAllStringSubmatch(page, -1) {
+		if !strings.HasPrefix(m[1], "/") {
+			t.Errorf("a link leaves the gateway: %q", m[1])
+		}
+	}
+}
+
+func TestMenuEscapesEverything(t *testing.T) {
+	f := &fake{routes: map[string]func(*schemes.Request) (*schemes.Response, error){
+		"gopher://h/1/menu": listing(hostileMenu...),
+	}}
+	srv := newGateway(t, f, Config{})
+	resp, page := get(t, srv, "/live/gopher://h/1/menu")
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d: %s", resp.StatusCode, page)
+	}
+	checkOwnTags(t, page)
+	csp := resp.Header.Get("Content-Security-Policy")
+	if !strings.Contains(csp, "default-src 'none'") || strings.Contains(csp, "script-src") {
+		t.Errorf("page CSP %q", csp)
+	}
+	if resp.Header.Get("Set-Cookie") != "" {
+		t.Error("a cookie was set")
+	}
+	for _, want := range []string{
+		`&lt;script&gt;alert(1)&lt;/script&gt;`,
+		`<a href="/live/gopher://h/0/%3Cscript%3E">`,
+		`An info line &lt;b&gt;bold&lt;/b&gt;`,
+		`<span class="error">Not found &lt;i&gt;x&lt;/i&gt;</span>`,
+		`<form action="/search/gopher://h/7/search" method="get">`,
+		`A BBS <span class="url">telnet://bbs.h/</span>`,
+		`click me <span class="url">javascript:alert(3)</span>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	if strings.Contains(page, `href="javascript`) || strings.Contains(page, `href="/live/javascript`) || strings.Contains(page, `href="/live/telnet`) {
+		t.Error("a javascript: or telnet: item is a link")
+	}
+}
+
+func TestFTPListingTable(t *testing.T) {
+	day := time.Date(1994, 12, 20, 0, 0, 0, 0, time.UTC)
+	f := &fake{routes: map[string]func(*schemes.Request) (*schemes.Response, error){
+		"ftp://h/pub/": listing(
+			schemes.Entry{Name: "README", Type: schemes.TypeFile, URL: "ftp://h/pub/README", Size: 1234, Modified: day, Precision: schemes.PrecisionDay},
+			schemes.Entry{Name: "sub", Type: schemes.TypeDir, URL: "ftp://h/pub/sub/", Size: 4096, Modified: day.Add(12*time.Hour + 34*time.Minute), Precision: schemes.PrecisionMinute},
+			schemes.Entry{Name: "latest", Type: schemes.TypeLink, URL: "ftp://h/pub/latest", Target: "sub/v2", Size: -1},
+			schemes.Entry{Name: "total 12 <odd>", Type: schemes.TypeUnparsed, Size: -1},
+		),
+	}}
+	srv := newGateway(t, f, Config{})
+	_, page := get(t, srv, "/live/ftp://h/pub/")
+	checkOwnTags(t, page)
+	for _, want := range []string{
+		`<a href="/live/ftp://h/pub/README">README</a>`, `<td class="n">1234</td><td class="n">1994-12-20</td>`,
+		`<a href="/live/ftp://h/pub/sub/">sub</a>`, `<td class="n"></td><td class="n">1994-12-20 12:34</td>`,
+		`latest</a> -&gt; sub/v2`, `<pre>total 12 &lt;odd&gt;</pre>`, `<th>size</th>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+}
+
+func TestGemtextRendered(t *testing.T) {
+	page := "# Title <x>\n=> sub/ Sub page\n=> javascript:alert(1) bad\n=> data:text/html,<script>alert(2)</script> worse\n* item\n> quote\n```art\n  <pre> kept\n\tline two\n```\ntext\n=> http://h/p.html web\n"
+	f := &fake{routes: map[string]func(*schemes.Request) (*schemes.Response, error){
+		"gemini://h/": file("text/gemini", "", "", page),
+	}}
+	srv := newGateway(t, f, Config{})
+	_, body := get(t, srv, "/live/gemini://h/")
+	checkOwnTags(t, body)
+	for _, want := range []string{
+		`<h1>Title &lt;x&gt;</h1>`, `<a href="/live/gemini://h/sub/">Sub page</a>`,
+		`bad <span class="url">javascript:alert(1)</span>`, `<li>item</li>`, `<blockquote>quote</blockquote>`,
+		"<pre aria-label=\"art\">  &lt;pre&gt; kept\n\tline two\n</pre>", `<p>text</p>`, `<a href="/live/http://h/p.html">web</a>`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(body, `href="/live/data:`) || strings.Contains(body, `href="/live/javascript:`) {
+		t.Error("a data: or javascript: link leads somewhere")
+	}
+}
+
+func TestRefusedBeforeAnythingIsSent(t *testing.T) {
+	f := &fake{routes: map[string]func(*schemes.Request) (*schemes.Response, error){}}
+	srv := newGateway(t, f, Config{AllowHosts: []string{"allowed.example", "*.ok.example:70"}})
+	for _, c := range []struct {
+		path string
+		code int
+		says string
+	}{
+		{"/live/file:///etc/passwd", 403, "local files"},
+		{"/live/telnet://allowed.example/", 403, "terminal"},
+		{"/raw/file:///etc/passwd", 403, "local files"},
+		{"/live/gopher://user:secret@allowed.example/1/", 403, "login"},
+		{"/live/gopher://allowed.example:21/1/", 403, "port"},
+		{"/live/gopher://allowed.example/0/a%0D%0AQUIT", 403, "CR"},
+		{"/live/gopher://other.example/1/", 403, "allowlist"},
+		{"/live/gopher://x.ok.example:71/1/", 403, "allowlist"},
+		{"/live/gopher://127.0.0.1/1/", 403, "allowlist"},
+		{"/live/gopher://[bad/", 400, "malformed"},
+		{"/live/x-unknown://h/", 400, "scheme"},
+		{"/live/", 400, "no URL"},
+	} {
+		resp, page := get(t, srv, c.path)
+		if resp.StatusCode != c.code || !strings.Contains(strings.ToLower(page), strings.ToLower(c.says)) {
+			t.Errorf("%s: status %d, want %d saying %q:\n%s", c.path, resp.StatusCode, c.code, c.says, page)
+		}
+	}
+	if calls := f.calls(); len(calls) != 0 {
+		t.Errorf("refused URLs reached the fetcher: %q", calls)
+	}
+	// A host on the list is fetched.
+	get(t, srv, "/live/gopher://x.ok.example/1/")
+	if calls := f.calls(); len(calls) != 1 {
+		t.Errorf("an allowed host was not fetched: %q", calls)
+	}
+}
+
+func TestUpstreamFailures(t *testing.T) {
+	f := &fake{routes: map[string]func(*schemes.Request) (*schemes.Response, error){
+		"gopher://h/1/slow":   failing(schemes.Errorf(schemes.ErrTimeout, "no answer in 60s")),
+		"gopher://h/1/no":     failing(schemes.Errorf(schemes.ErrRefused, "the server says: <b>no</b>")),
+		"gopher://h/1/closed": failing(schemes.Errorf(schemes.ErrConnect, "connection refused")),
+		"gemini://h/ask":      failing(&schemes.InputError{Protocol: "gemini", Prompt: "Password <p>", Sensitive: true}),
+	}}
+	srv := newGateway(t, f, Config{})
+	for path, code := range map[string]int{"/live/gopher://h/1/slow": 504, "/live/gopher://h/1/no": 502, "/live/gopher://h/1/closed": 502} {
+		if resp, page := get(t, srv, path); resp.StatusCode != code {
+			t.Errorf("%s: status %d, want %d: %s", path, resp.StatusCode, code, page)
+		} else {
+			checkOwnTags(t, page)
+		}
+	}
+	resp, page := get(t, srv, "/live/gemini://h/ask")
+	if resp.StatusCode != 200 || !strings.Contains(page, `type="password"`) || !strings.Contains(page, "Password &lt;p&gt;") ||
+		!strings.Contains(page, `action="/search/gemini://h/ask"`) {
+		t.Errorf("input page: %d\n%s", resp.StatusCode, page)
+	}
+}
+
+func TestFilesStreamed(t *testing.T) {
+	f := &fake{routes: map[string]func(*schemes.Request) (*schemes.Response, error){
+		"gopher://h/0/notes.txt":  file("", schemes.TypeText, "notes.txt", "plain <text>\n"),
+		"gopher://h/h/page.html":  file("", schemes.TypeHTML, "page.html", "<script>alert(document.domain)</script>"),
+		"gopher://h/9/tool.bin":   file("", schemes.TypeBinary, "tool \"x\".bin", "\x00\x01\x02"),
+		"gopher://h/1/menu?x%20y": listing(schemes.Entry{Name: "m", Type: schemes.TypeText, URL: "gopher://h/0/m", Size: -1}),
+	}}
+	srv := newGateway(t, f, Config{})
+	resp, body := get(t, srv, "/live/gopher://h/0/notes.txt")
+	if body != "plain <text>\n" || resp.Header.Get("Content-Type") != "text/plain; charset=utf-8" || resp.Header.Get("Content-Length") != "13" {
+		t.Errorf("text file: %q %v", body, resp.Header)
+	}
+	resp, body = get(t, srv, "/live/gopher://h/h/page.html")
+	if !strings.HasPrefix(resp.Header.Get("Content-Security-Policy"), "sandbox") || body != "<script>alert(document.domain)</script>" {
+		t.Errorf("HTML from a server not sandboxed: %v %q", resp.Header, body)
+	}
+	resp, body = get(t, srv, "/live/gopher://h/9/tool.bin")
+	if body != "\x00\x01\x02" || resp.Header.Get("Content-Type") != "application/octet-stream" ||
+		resp.Header.Get("Content-Disposition") != `attachment; filename="tool _x_.bin"` {
+		t.Errorf("binary file: %q %v", body, resp.Header)
+	}
+	// The raw listing, and a query kept as typed.
+	resp, body = get(t, srv, "/raw/gopher://h/1/menu?x%20y")
+	if resp.StatusCode != 200 || body != "the listing as the server sent it\n" {
+		t.Errorf("raw listing: %d %q (asked %q)", resp.StatusCode, body, f.calls())
+	}
+}
+
+// Escapes in the target are read once: %2541 is "%41" in the selector.
+func TestTargetEscapesReadOnce(t *testing.T) {
+	var got string
+	f := &fake{routes: map[string]func(*schemes.Request) (*schemes.Response, error){}}
+	f.routes["gopher://h/0/x%2541%20y"] = func(req *schemes.Request) (*schemes.Response, error) {
+		got = req.URL.Gopher.Selector
+		return file("text/plain", "", "", "ok")(req)
+	}
+	srv := newGateway(t, f, Config{})
+	if resp, body := get(t, srv, "/live/gopher://h/0/x%2541%20y"); resp.StatusCode != 200 || got != "/x%41 y" {
+		t.Errorf("status %d %q: selector %q, want %q (asked %q)", resp.StatusCode, body, got, "/x%41 y", f.calls())
+	}
+	// A browser's collapsed double slash.
+	if resp, _ := get(t, srv, "/live/gopher:/h/0/x%2541%20y"); resp.StatusCode != 200 {
+		t.Errorf("collapsed gopher:/h: status %d", resp.StatusCode)
+	}
+}
+
+func TestSearchRedirects(t *testing.T) {
+	srv := newGateway(t, &fake{routes: map[string]func(*schemes.Request) (*schemes.Response, error){}}, Config{})
+	for path, want := range map[string]string{
+		"/search/gopher://h/7/find?q=old+news": "/live/gopher://h/7/find%09old%20news",
+		"/search/wais://h/db?q=x":              "/live/wais://h/db?x",
+		"/search/gemini://h/ask?q=a%26b":       "/live/gemini://h/ask?a%26b",
+		"/go?url=gopher%3A%2F%2Fh%2F1%2F":      "/live/gopher://h/1/",
+		"/search/file:///etc/passwd?q=x":       "",
+		"/search/gopher://h:21/7/find?q=x%0Dy": "/live/gopher://h:21/7/find%09x%0Dy",
+	} {
+		resp, page := get(t, srv, path)
+		if want == "" {
+			if resp.StatusCode != 403 {
+				t.Errorf("%s: status %d, want 403: %s", path, resp.StatusCode, page)
+			}
+			continue
+		}
+		if resp.StatusCode != 302 || resp.Header.Get("Location") != want {
+			t.Errorf("%s: %d to %q, want 302 to %q", path, resp.StatusCode, resp.Header.Get("Location"), want)
+		}
+	}
+	// Where a search leads, the guard refuses what it would refuse: the
+	// port of another protocol, a CR in the search.
+	if resp, page := get(t, srv, "/live/gopher://h:21/7/find%09x%0Dy"); resp.StatusCode != 403 {
+		t.Errorf("search to a refused URL: %d %s", resp.StatusCode, page)
+	}
+}
+
+func TestEntriesCut(t *testing.T) {
+	var es []schemes.Entry
+	for range 30 {
+		es = append(es, schemes.Entry{Name: "e", Type: schemes.TypeText, URL: "gopher://h/0/e", Size: -1})
+	}
+	f := &fake{routes: map[string]func(*schemes.Request) (*schemes.Response, error){"gopher://h/1/": listing(es...)}}
+	srv := newGateway(t, f, Config{MaxEntries: 10})
+	_, page := get(t, srv, "/live/gopher://h/1/")
+	if n := strings.Count(page, `<a href="/live/gopher://h/0/e">`); n != 10 {
+		t.Errorf("%d entries shown, want 10", n)
+	}
+	if !strings.Contains(page, `<a href="/raw/gopher://h/1/">The whole of it`) {
+		t.Error("no notice with the raw link")
+	}
+}
+
+func TestAllowed(t *testing.T) {
+	pats := []string{"*.example.org", "192.0.2.*:70", "[::1]", "[2001:db8::1]:21"}
+	for _, c := range []struct {
+		host string
+		port int
+		ok   bool
+	}{
+		{"a.example.org", 21, true}, {"A.EXAMPLE.ORG", 70, true}, {"example.org", 21, false},
+		{"192.0.2.9", 70, true}, {"192.0.2.9", 21, false}, {"::1", 119, true}, {"[::1]", 70, true},
+		{"2001:db8::1", 21, true}, {"2001:db8::1", 22, false}, {"127.0.0.1", 70, false},
+	} {
+		if got := Allowed(pats, c.host, c.port); got != c.ok {
+			t.Errorf("Allowed(%s, %d) = %v, want %v", c.host, c.port, got, c.ok)
+		}
+	}
+	for _, bad := range []string{"", ":70", "[::1", "h:99999", "[x]y", "h:port"} {
+		if CheckAllowPattern(bad) == nil {
+			t.Errorf("CheckAllowPattern(%q) = nil", bad)
+		}
+	}
+	if err := CheckAllowPattern("*.example.org:70"); err != nil {
+		t.Error(err)
+	}
+	if Allowed([]string{"h:99999"}, "h", 99999) {
+		t.Error("a pattern that does not read matched")
+	}
+}

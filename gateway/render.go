@@ -1,0 +1,236 @@
+package gateway
+
+import (
+	"embed"
+	"errors"
+	"html/template"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goferurl/gofer/fetch"
+	"github.com/goferurl/gofer/schemes"
+)
+
+//go:embed page.html
+var pageFS embed.FS
+
+// pages are the gateway's HTML templates: html/template escapes every byte
+// of remote text for where it stands (element text, attribute, URL).
+var pages = template.Must(template.New("page.html").ParseFS(pageFS, "page.html"))
+
+// The data of each kind of page.
+type (
+	startPage struct{ Live bool }
+	inputPage struct {
+		URL       string
+		Prompt    string
+		Sensitive bool
+	}
+	errorPage struct {
+		Status  int
+		Text    string
+		Message string
+	}
+	listingPage struct {
+		URL   string
+		Raw   string // the /raw/ path of the same URL
+		Rows  []row
+		Cut   int // entries left out past Config.MaxEntries, -1 for none
+		Table bool
+		Err   string // what stopped the listing early
+	}
+	gemtextPage struct {
+		URL   string
+		Raw   string
+		Lines []gemLine
+		Cut   int
+		Err   string
+	}
+)
+
+// row is one entry of a listing as the page shows it.
+type row struct {
+	Kind   string // "link", "search", "text", "error", "session", "unparsed"
+	Name   string
+	Href   string // the gateway path it leads to, "" for none
+	URL    string // the entry's own URL, shown as text where it is no link
+	Type   string
+	Size   string
+	Time   string
+	Target string
+	From   string
+}
+
+// gemLine is one line of a gemtext page as the page shows it.
+type gemLine struct {
+	Kind  string // schemes.Gemini* kinds; "pre" lines come grouped in Pre
+	Level int
+	Text  string
+	Href  string
+	URL   string
+	Pre   []string
+}
+
+// page renders a page of the gateway about pageURL ("" for none) with
+// status code.
+func (g *Gateway) page(w http.ResponseWriter, code int, title, pageURL string, data any) {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", pageCSP)
+	w.WriteHeader(code)
+	var name string
+	switch data.(type) {
+	case startPage:
+		name = "start"
+	case inputPage:
+		name = "input"
+	case errorPage:
+		name = "error"
+	case listingPage:
+		name = "listing"
+	case gemtextPage:
+		name = "gemtext"
+	}
+	pages.ExecuteTemplate(w, name, struct {
+		Title string
+		URL   string // the URL the page is about, for the URL box
+		Page  any
+	}{title, pageURL, data})
+}
+
+// fail renders an error page that says what went wrong, in one line.
+func (g *Gateway) fail(w http.ResponseWriter, code int, msg string) {
+	g.page(w, code, http.StatusText(code), "", errorPage{Status: code, Text: http.StatusText(code), Message: schemes.ServerText(msg)})
+}
+
+// fetchable are the schemes a link of a page leads to through the
+// gateway; a link of any other scheme is shown as text.
+var fetchable = map[string]bool{
+	"ftp": true, "ftps": true, "http": true, "https": true, "gopher": true, "gophers": true,
+	"gemini": true, "news": true, "nntp": true, "nntps": true, "wais": true,
+}
+
+// href is the gateway path that shows raw, "" when the gateway does not
+// lead there (another scheme, a URL that does not read).
+func href(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || !fetchable[strings.ToLower(u.Scheme)] {
+		return ""
+	}
+	return "/live/" + raw
+}
+
+// listing renders a directory, menu, group or group list.
+func (g *Gateway) listing(w http.ResponseWriter, u *schemes.URL, resp *fetch.Response) {
+	p := listingPage{URL: u.String(), Raw: "/raw/" + u.String(), Cut: -1}
+	for {
+		e, err := resp.Listing.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			p.Err = schemes.ServerText(err.Error())
+			break
+		}
+		if len(p.Rows) == g.cfg.MaxEntries {
+			p.Cut = 1 // at least one more; the count would read the rest
+			break
+		}
+		r := entryRow(e)
+		p.Table = p.Table || r.Size != "" || r.Time != ""
+		p.Rows = append(p.Rows, r)
+	}
+	g.page(w, http.StatusOK, u.String(), u.String(), p)
+}
+
+// entryRow is how a page shows a listing's entry.
+func entryRow(e schemes.Entry) row {
+	r := row{Name: e.Name, URL: e.URL, Type: e.Type, Target: e.Target, Kind: "link"}
+	switch e.Type {
+	case schemes.TypeInfo:
+		r.Kind = "text"
+	case schemes.TypeError:
+		r.Kind = "error"
+	case schemes.TypeUnparsed:
+		r.Kind = "unparsed"
+	case schemes.TypeTelnet, schemes.TypeTN3270:
+		r.Kind = "session"
+	case schemes.TypeSearch:
+		r.Kind = "search"
+	}
+	if r.Kind == "link" || r.Kind == "search" {
+		if r.Href = href(e.URL); r.Href == "" {
+			r.Kind = "session" // a link the gateway does not follow: its URL as text
+		}
+	}
+	if r.Kind == "search" {
+		r.Href = "/search/" + e.URL
+	}
+	if e.Size >= 0 && e.Type != schemes.TypeDir && r.Kind == "link" {
+		r.Size = strconv.FormatInt(e.Size, 10)
+	}
+	if !e.Modified.IsZero() {
+		r.Time = when(e.Modified, e.TimePrecision())
+	}
+	if n := e.News; n != nil && n.Subject != "" {
+		r.Name, r.From, r.Time = n.Subject, n.From, n.Date
+	}
+	return r
+}
+
+// when writes a time at the precision the listing knows it.
+func when(t time.Time, precision string) string {
+	t = t.UTC()
+	switch precision {
+	case schemes.PrecisionDay:
+		return t.Format(time.DateOnly)
+	case schemes.PrecisionMinute:
+		return t.Format("2006-01-02 15:04")
+	}
+	return t.Format(time.DateTime)
+}
+
+// gemtext renders a text/gemini page: headings, lists, quotes,
+// preformatted blocks verbatim, link lines as links.
+func (g *Gateway) gemtext(w http.ResponseWriter, u *schemes.URL, resp *fetch.Response) {
+	p := gemtextPage{URL: u.String(), Raw: "/raw/" + u.String(), Cut: -1}
+	l := resp.Page(resp.Body)
+	defer l.Close()
+	n := 0
+	for {
+		e, err := l.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			p.Err = schemes.ServerText(err.Error())
+			break
+		}
+		if n++; n > g.cfg.MaxEntries {
+			p.Cut = 1
+			break
+		}
+		kind, level := schemes.GeminiText, 0
+		if e.Gemini != nil {
+			kind, level = e.Gemini.Kind, e.Gemini.Level
+		}
+		switch kind {
+		case schemes.GeminiPre:
+			if last := len(p.Lines) - 1; last >= 0 && p.Lines[last].Kind == schemes.GeminiPreOpen {
+				p.Lines[last].Pre = append(p.Lines[last].Pre, e.Name)
+				continue
+			}
+			p.Lines = append(p.Lines, gemLine{Kind: schemes.GeminiPreOpen, Pre: []string{e.Name}})
+		case schemes.GeminiPreEnd:
+		case schemes.GeminiLink:
+			p.Lines = append(p.Lines, gemLine{Kind: kind, Text: e.Name, Href: href(e.URL), URL: e.URL})
+		default:
+			p.Lines = append(p.Lines, gemLine{Kind: kind, Level: level, Text: e.Name})
+		}
+	}
+	g.page(w, http.StatusOK, u.String(), u.String(), p)
+}
