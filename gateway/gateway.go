@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"path"
 	"strconv"
 	"strings"
@@ -254,6 +255,16 @@ func (g *Gateway) live(w http.ResponseWriter, r *http.Request) {
 	}
 	defer resp.Close()
 	switch {
+	case resp.Kind == schemes.KindRedirect:
+		// The browser follows it to the gateway's page of the target,
+		// which is checked again as any other.
+		to, err := url.Parse(resp.Location)
+		base, berr := url.Parse(u.String())
+		if err != nil || berr != nil {
+			g.fail(w, http.StatusBadGateway, "the server redirects to "+resp.Location+", which does not read as a URL")
+			return
+		}
+		redirect(w, "/live/"+base.ResolveReference(to).String())
 	case resp.Kind == schemes.KindListing:
 		g.listing(w, u, resp)
 	case resp.Kind == schemes.KindFile && resp.Page != nil && u.Scheme == "gemini":

@@ -392,3 +392,34 @@ func TestAllowed(t *testing.T) {
 		t.Error("a pattern that does not read matched")
 	}
 }
+
+// A redirect is the browser's to follow, to the gateway's page of the
+// target, which is checked again: the client follows none itself.
+func TestRedirectThroughTheGateway(t *testing.T) {
+	f := &fake{routes: map[string]func(*schemes.Request) (*schemes.Response, error){
+		"gemini://h/old": func(req *schemes.Request) (*schemes.Response, error) {
+			return &schemes.Response{URL: req.URL, Kind: schemes.KindRedirect, Location: "new/place", Status: "31"}, nil
+		},
+		"gemini://h/away": func(req *schemes.Request) (*schemes.Response, error) {
+			return &schemes.Response{URL: req.URL, Kind: schemes.KindRedirect, Location: "file:///etc/passwd", Status: "30"}, nil
+		},
+	}}
+	var opts fetch.Options
+	opts.SetFetcher(f, "gemini")
+	opts.MaxRedirects = -1
+	client := fetch.NewClient(opts)
+	defer client.Close()
+	srv := httptest.NewServer(New(Config{Client: client}))
+	defer srv.Close()
+	resp, _ := get(t, srv, "/live/gemini://h/old")
+	if resp.StatusCode != 302 || resp.Header.Get("Location") != "/live/gemini://h/new/place" {
+		t.Errorf("redirect: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	resp, _ = get(t, srv, "/live/gemini://h/away")
+	if loc := resp.Header.Get("Location"); resp.StatusCode != 302 || loc != "/live/file:///etc/passwd" {
+		t.Fatalf("redirect away: %d to %q", resp.StatusCode, loc)
+	}
+	if resp, _ := get(t, srv, resp.Header.Get("Location")); resp.StatusCode != 403 {
+		t.Errorf("the redirect's target was not checked again: %d", resp.StatusCode)
+	}
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/goferurl/gofer/gateway"
+)
+
+func (c *cli) serveCommand() *cobra.Command {
+	var listen string
+	var allowHosts []string
+	var noLive bool
+	var maxEntries int
+	cmd := &cobra.Command{
+		Use:   "serve [flags]",
+		Short: "Serve a web gateway: FTP, Gopher, Gemini, news and WAIS shown to a web browser",
+		Long: `Serve a web gateway that shows what URLs of the old protocols name to a web
+browser, which speaks none of them any more: /live/URL fetches URL now and
+shows a Gopher menu, an FTP listing or a group as a page whose links stay in
+the gateway, renders a gemtext page, and streams a file as its bytes;
+/raw/URL gives the bytes as the protocol gave them. The start page, /, has a
+box for a URL. One line on stdout says where it listens, once it does.
+
+Every URL passes the same security guard as gofer get's; file:, telnet:,
+rlogin:, tn3270:, mailto: and prospero: URLs and URLs with a login are
+never fetched for a browser (403). The gateway listens on loopback unless
+told otherwise: to listen on any other address it needs --allow-hosts (the
+only upstream hosts it fetches from; every other host is refused, loopback
+and private addresses included) or --no-live. Redirects are not followed
+behind the browser's back: each is a redirect to the gateway's page of its
+target, which is checked again.`,
+		Example: `  gofer serve
+  gofer serve --listen 127.0.0.1:8080
+  gofer serve --listen 0.0.0.0:8070 --allow-hosts '*.example.org' --allow-hosts '[2001:db8::1]:70'`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return &usageError{msg: fmt.Sprintf("serve takes no arguments (got %q)", args[0])}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, p := range allowHosts {
+				if err := gateway.CheckAllowPattern(p); err != nil {
+					return &usageError{msg: "--allow-hosts: " + err.Error()}
+				}
+			}
+			if !loopbackListen(listen) && len(allowHosts) == 0 && !noLive {
+				return &usageError{msg: fmt.Sprintf("--listen %s is not a loopback address: give --allow-hosts (the upstream hosts the gateway may fetch from) or --no-live", listen)}
+			}
+			cfg := gateway.Config{AllowHosts: allowHosts, MaxEntries: maxEntries}
+			if !noLive {
+				c.maxRedirects = 0 // each hop is the browser's, and checked again
+				client, err := c.client()
+				if err != nil {
+					return err
+				}
+				defer client.Close()
+				cfg.Client = client
+			}
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return fmt.Errorf("--listen %s: %w", listen, err)
+			}
+			srv := &http.Server{Handler: gateway.New(cfg), ReadHeaderTimeout: 30 * time.Second}
+			fmt.Fprintf(c.stdout, "gofer serve: listening on http://%s/\n", ln.Addr())
+			done := make(chan error, 1)
+			go func() { done <- srv.Serve(ln) }()
+			select {
+			case err := <-done:
+				return err
+			case <-cmd.Context().Done():
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				if err := srv.Shutdown(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+					return err
+				}
+				return nil
+			}
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&listen, "listen", "127.0.0.1:8070", "listen on `ADDR` (HOST:PORT; port 0 picks a free one)")
+	f.StringArrayVar(&allowHosts, "allow-hosts", nil, "fetch only from hosts matching `PATTERN` (a host glob such as *.example.org or 192.0.2.*, or [IPv6], each with an optional :PORT; repeatable)")
+	f.BoolVar(&noLive, "no-live", false, "fetch nothing live")
+	f.IntVar(&maxEntries, "max-entries", gateway.DefaultMaxEntries, "show at most `N` entries of a listing on a page (the rest at /raw/)")
+	c.addFlags(cmd, []string{groupGemini}, "idle-timeout", "proxy", "allow-port", "max-size", "remote-charset",
+		"ssl-reqd", "cacert", "insecure", "email", "ftp-ssl", "nntp-server")
+	return cmd
+}
+
+// loopbackListen reports whether a listen address is on loopback only: a
+// loopback IP or "localhost". An empty host listens on every address.
+func loopbackListen(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
