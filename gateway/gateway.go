@@ -297,8 +297,11 @@ func (g *Gateway) file(w http.ResponseWriter, resp *fetch.Response) {
 }
 
 // contentType is a file's media type: the protocol's, else one for its
-// entry type or name.
+// entry type or name. A news article is shown as the text it is.
 func contentType(resp *fetch.Response) string {
+	if strings.EqualFold(resp.MediaType, "message/rfc822") {
+		return "text/plain; charset=utf-8"
+	}
 	if resp.MediaType != "" {
 		return resp.MediaType
 	}

@@ -163,7 +163,11 @@ func entryRow(e schemes.Entry) row {
 		r.Kind = "search"
 	}
 	if r.Kind == "link" || r.Kind == "search" {
-		if r.Href = href(e.URL); r.Href == "" {
+		u := e.URL
+		if e.News != nil && e.News.URL != "" {
+			u = e.News.URL // the article on the server that listed it
+		}
+		if r.Href = href(u); r.Href == "" {
 			r.Kind = "session" // a link the gateway does not follow: its URL as text
 		}
 	}

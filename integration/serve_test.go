@@ -1,0 +1,202 @@
+package integration_test
+
+// gofer serve, the web gateway, against the real servers: pages of links
+// from gophernicus, pygopherd, vsftpd, molly-brown and INN, their links
+// followed to files that arrive byte-exact, a refused upstream that is
+// never dialled, and lynx reading a page.
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/goferurl/gofer/integration/itest"
+)
+
+// startServe runs gofer serve on a free loopback port and returns its base
+// URL, without a trailing slash; it is interrupted when the test ends, and must then exit 0.
+func startServe(t *testing.T, args ...string) string {
+	t.Helper()
+	env := []string{"XDG_CONFIG_HOME=" + t.TempDir()} // its own Gemini pins
+	cmd := itest.Command(t, env, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	base, ok := strings.CutPrefix(strings.TrimSpace(line), "gofer serve: listening on ")
+	if err != nil || !ok {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("no ready line (%q, %v): %s", line, err, errb.String())
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("gofer serve after the interrupt: %v: %s", err, errb.String())
+		}
+	})
+	return strings.TrimSuffix(base, "/")
+}
+
+// page GETs base+path and returns the status and body.
+func page(t *testing.T, base, path string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(base + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+var liveLink = regexp.MustCompile(`<a href="(/live/[^"]+)">([^<]*)</a>`)
+
+func TestServePagesOfEveryServer(t *testing.T) {
+	itest.Parallel(t)
+	for _, a := range []string{gopherAddr, gopherPlusAddr, ftpServer, geminiAddr, itest.NNTPHost + ":119"} {
+		itest.Require(t, a)
+	}
+	base := startServe(t)
+	for _, c := range []struct {
+		url  string
+		want []string // links the page must hold
+	}{
+		{"gopher://" + itest.GopherHost + "/1/archive", []string{`/live/gopher://` + itest.GopherHost + `/1/archive/binary/`}},
+		{"gopher://" + itest.GopherPlusHost + "/1/archive", []string{`/live/gopher://` + itest.GopherPlusHost + `/0/archive/README.txt`}},
+		{"ftp://" + itest.FTPHost + "/archive/", []string{`/live/ftp://` + itest.FTPHost + `/archive/README.txt`, `/live/ftp://` + itest.FTPHost + `/archive/binary/`}},
+		{geminiRoot + "archive/", []string{`/live/` + geminiRoot + `archive/README.txt`}},
+		{"nntp://" + itest.NNTPHost + "/gofer.test", []string{`/live/nntp://` + itest.NNTPHost + `/gofer.test/1`}},
+	} {
+		code, body := page(t, base, "/live/"+c.url)
+		if code != 200 {
+			t.Errorf("%s: status %d: %s", c.url, code, body)
+			continue
+		}
+		links := map[string]bool{}
+		for _, m := range liveLink.FindAllStringSubmatch(body, -1) {
+			links[m[1]] = true
+		}
+		for _, w := range c.want {
+			if !links[w] {
+				t.Errorf("%s: no link to %s among %d", c.url, w, len(links))
+			}
+		}
+	}
+	// An article reads as its headers and body.
+	if code, body := page(t, base, "/live/nntp://"+itest.NNTPHost+"/gofer.test/1"); code != 200 ||
+		!strings.Contains(body, "Subject: Test article 1") || !strings.Contains(body, "Message-ID: <gofer-test-1@gofer.test>") {
+		t.Errorf("article: %d %q", code, body)
+	}
+}
+
+// Every file a listing links to arrives byte-exact, whatever its name
+// (escapes, spaces, UTF-8, '%'), over FTP and over Gemini.
+func TestServeFilesByteExact(t *testing.T) {
+	itest.Parallel(t)
+	itest.Require(t, ftpServer)
+	itest.Require(t, geminiAddr)
+	base := startServe(t)
+	manifest := itest.Manifest(t)
+	for _, dir := range []string{"ftp://" + itest.FTPHost + "/archive/names/", "ftp://" + itest.FTPHost + "/archive/binary/", geminiRoot + "archive/text/"} {
+		_, body := page(t, base, "/live/"+dir)
+		n := 0
+		for _, m := range liveLink.FindAllStringSubmatch(body, -1) {
+			rel, ok := strings.CutPrefix(m[1], "/live/"+dir)
+			if !ok || rel == "" || strings.HasSuffix(rel, "/") {
+				continue
+			}
+			name, err := url.PathUnescape(rel)
+			if err != nil {
+				t.Errorf("%s: %v", rel, err)
+				continue
+			}
+			prefix := "names/"
+			switch {
+			case strings.Contains(dir, "binary"):
+				prefix = "binary/"
+			case strings.Contains(dir, "text"):
+				prefix = "text/"
+			}
+			want, ok := manifest[prefix+name]
+			if !ok {
+				continue
+			}
+			resp, err := http.Get(base + m[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := sha256.New()
+			io.Copy(h, resp.Body)
+			resp.Body.Close()
+			if got := hex.EncodeToString(h.Sum(nil)); resp.StatusCode != 200 || got != want {
+				t.Errorf("%s%s: status %d, sha256 %s, want %s", dir, rel, resp.StatusCode, got, want)
+			}
+			if csp := resp.Header.Get("Content-Security-Policy"); !strings.HasPrefix(csp, "sandbox") {
+				t.Errorf("%s%s: served without the sandbox: %q", dir, rel, csp)
+			}
+			n++
+		}
+		if n < 5 {
+			t.Errorf("%s: only %d files followed", dir, n)
+		}
+	}
+}
+
+// A URL the guard refuses makes no connection: the listener on the
+// refused port sees none.
+func TestServeRefusedUpstreamNeverDialled(t *testing.T) {
+	itest.Parallel(t)
+	rec := listenRecorder(t, "127.0.0.252:119")
+	base := startServe(t)
+	for _, path := range []string{
+		"/live/gopher://127.0.0.252:119/1/",                 // NNTP's port for Gopher
+		"/live/gopher://127.0.0.252:119/0/a%0D%0AGROUP%20x", // and a CR LF in it
+		"/raw/ftp://127.0.0.252:119/x",
+	} {
+		if code, body := page(t, base, path); code != 403 {
+			t.Errorf("%s: status %d, want 403: %s", path, code, body)
+		}
+	}
+	if got := rec.received(t); len(got) != 0 {
+		t.Errorf("the refused upstream was dialled: %v", got)
+	}
+}
+
+// A text browser reads the gateway's pages: lynx -dump of a listing shows
+// its names and numbers its links.
+func TestServeInLynx(t *testing.T) {
+	itest.Parallel(t)
+	itest.Require(t, ftpServer)
+	lynx, err := exec.LookPath("lynx")
+	if err != nil {
+		t.Skip("lynx is not installed (integration/test installs it)")
+	}
+	base := startServe(t)
+	out, err := exec.CommandContext(itest.Context(t), lynx, "-dump", "-nolist", base+"/live/ftp://"+itest.FTPHost+"/archive/").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"README.txt", "binary", "names", "1994-12-20"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("lynx -dump lacks %q:\n%s", want, out)
+		}
+	}
+}
