@@ -56,8 +56,7 @@ func TestLibraryTestsNeedNoIntegrationTree(t *testing.T) {
 // Everything else reaches a scheme through the contract (package
 // schemes) and the fetch.Client that wires them.
 var schemeImporters = map[string]string{
-	"cmd/gofer/root.go":   "the command line configures the fetchers it hands to fetch.Options",
-	"cmd/gofer/gemini.go": "the command line configures the gemini fetcher (trust, pins, identities)",
+	"cmd/gofer/fetchers.go": "the command line configures the fetchers it hands to fetch.Options",
 	// What is left to move behind the contract: replay reads captured
 	// FTP listings and Gopher menus with those packages' own readers.
 	"replay/fetcher.go": "replay reads captured FTP listings and Gopher menus with the schemes' own readers",

@@ -1,69 +1,14 @@
 package main
 
 import (
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
-	"github.com/goferurl/gofer/schemes/gemini"
 	"github.com/goferurl/gofer/security"
 )
-
-// geminiFlags are the settings of the gemini fetcher.
-type geminiFlags struct {
-	tofu       string // "pin" or "accept-new"
-	verify     string // "tofu" or "ca"
-	clientCert string
-	clientKey  string
-	knownHosts string
-}
-
-// geminiFetcher builds the gemini fetcher the flags describe: trust on
-// first use with the person's known-hosts file unless --gemini-verify ca,
-// and the identity of --client-cert and --client-key.
-func (c *cli) geminiFetcher() (*gemini.Fetcher, error) {
-	g := c.gemini
-	f := gemini.New()
-	switch g.verify {
-	case "", "tofu":
-	case "ca":
-		f.Trust = gemini.TrustCA
-	default:
-		return nil, &usageError{msg: fmt.Sprintf("--gemini-verify %q: give tofu or ca", g.verify)}
-	}
-	switch g.tofu {
-	case "", "pin":
-	case "accept-new":
-		f.AcceptNew = true
-	default:
-		return nil, &usageError{msg: fmt.Sprintf("--tofu %q: give pin or accept-new", g.tofu)}
-	}
-	path := g.knownHosts
-	if path == "" {
-		// With no configuration directory (no $HOME) pins last the run.
-		path, _ = gemini.DefaultKnownHosts()
-	}
-	if path != "" {
-		f.KnownHosts = &gemini.KnownHosts{Path: path}
-		// Servers' own identities (browse makes them) live beside the pins.
-		f.Identities = filepath.Join(filepath.Dir(path), "identities")
-	}
-	switch {
-	case g.clientCert != "" && g.clientKey != "":
-		id, err := tls.LoadX509KeyPair(g.clientCert, g.clientKey)
-		if err != nil {
-			return nil, &usageError{msg: fmt.Sprintf("--client-cert/--client-key: %v", err)}
-		}
-		f.Identity = &id
-	case g.clientCert != "" || g.clientKey != "":
-		return nil, &usageError{msg: "--client-cert and --client-key go together"}
-	}
-	return f, nil
-}
 
 // settingHints say how the command line gives each setting a library
 // error names (schemes.SettingError).

@@ -18,11 +18,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/goferurl/gofer/fetch"
-	"github.com/goferurl/gofer/schemes/ftp"
-	"github.com/goferurl/gofer/schemes/mailto"
-	"github.com/goferurl/gofer/schemes/nntp"
-	"github.com/goferurl/gofer/schemes/prospero"
-	"github.com/goferurl/gofer/schemes/telnet"
 )
 
 // cli holds one invocation's streams and flags; nothing is global, so tests
@@ -163,7 +158,9 @@ func (c *cli) client() (*fetch.Client, error) {
 	opts.AllowPorts = c.allowPorts
 	opts.IdleTimeout = c.idleTimeout
 	opts.RemoteCharset = c.charset
-	c.configureFetchers(&opts)
+	if err := c.configureFetchers(&opts); err != nil {
+		return nil, err
+	}
 	if c.timeout > 0 {
 		opts.ConnectTimeout = c.timeout
 		if opts.IdleTimeout == 0 || opts.IdleTimeout > c.timeout {
@@ -223,52 +220,7 @@ func (c *cli) client() (*fetch.Client, error) {
 		opts.Warn, opts.Prompt = c.warn, c.prompt
 	}
 	opts.Capture = c.capture()
-	g, err := c.geminiFetcher()
-	if err != nil {
-		return nil, err
-	}
-	opts.SetFetcher(g, "gemini")
 	return fetch.NewClient(opts), nil
-}
-
-// configureFetchers puts in opts the fetchers of the protocols whose
-// settings the flags give, each setting a flag's when it was given, else
-// what opts's fetchers took from the environment ($EMAIL, $NNTPSERVER,
-// $SMTP_SERVER).
-func (c *cli) configureFetchers(opts *fetch.Options) {
-	envFTP, _ := opts.Fetchers["ftp"].(*ftp.Fetcher)
-	envNews, _ := opts.Fetchers["news"].(*nntp.Fetcher)
-	envMail, _ := opts.Fetchers["mailto"].(*mailto.Fetcher)
-	if envFTP == nil {
-		envFTP = &ftp.Fetcher{}
-	}
-	if envNews == nil {
-		envNews = &nntp.Fetcher{}
-	}
-	if envMail == nil {
-		envMail = &mailto.Fetcher{}
-	}
-	email := flagOr(c.email, envFTP.Email)
-	opts.SetFetcher(&ftp.Fetcher{Email: email, RequireTLS: c.ftpSSL, VerifyListing: c.verifyListing}, ftp.Schemes()...)
-	opts.SetFetcher(&nntp.Fetcher{Server: flagOr(c.nntpServer, envNews.Server), RequireTLS: c.ftpSSL}, nntp.Schemes()...)
-	opts.SetFetcher(&mailto.Fetcher{
-		SMTPServer: flagOr(c.smtpServer, envMail.SMTPServer),
-		SMTPUser:   c.smtpUser,
-		From:       flagOr(c.from, envMail.From),
-		RequireTLS: c.ftpSSL,
-	}, mailto.Schemes()...)
-	opts.SetFetcher(&telnet.Fetcher{AutoLogin: c.autoLogin, Linger: c.linger}, telnet.Schemes()...)
-	// Prospero names its user as the anonymous FTP password's local part.
-	user, _, _ := strings.Cut(email, "@")
-	opts.SetFetcher(&prospero.Fetcher{User: user}, "prospero")
-}
-
-// flagOr is a string flag's value when it was given, else def.
-func flagOr(flag, def string) string {
-	if flag != "" {
-		return flag
-	}
-	return def
 }
 
 // prompter asks on the terminal: the question on stderr, the answer from
