@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/textproto"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -32,17 +33,105 @@ const (
 	tlsImplicit         // ftps://, TLS from the first byte (port 990)
 )
 
-// poolKey says which kept connections may serve a fetch: same server, same
-// login, same protection.
+// poolKey says which kept connections may serve a fetch: those made with
+// every setting that decides what a connection is, or how it was made, the
+// same as the fetch's own. One Fetcher may serve several fetch.Clients
+// (Options.SetFetcher) whose settings differ; a connection made under one
+// client's settings must never serve another's. So the key holds
+//
+//   - the server (host and port) and the login (user and password, the
+//     URL's, a netrc's or the anonymous one): a session is logged in as
+//     someone;
+//   - the protection (none, explicit or implicit TLS) and, when there is
+//     one, the Request.TLSConfig it was made with, by identity: a
+//     tls.Config holds functions and certificate pools that cannot be
+//     compared by value, and a different one may trust other roots,
+//     present another client certificate or verify in another way;
+//   - the Request.Dialer, by identity (dialerID): the dialer decides the
+//     route (a proxy, a source address), and the data connections of a
+//     fetch go through the fetch's own dialer, which must reach the same
+//     server the same way as its control connection did;
+//   - the Request.IdleTimeout, which a control connection keeps from the
+//     dial on (lineproto.Dial);
+//   - whether names are in a charset other than UTF-8
+//     (Request.RemoteCharset): the login asks for UTF-8 names (OPTS UTF8
+//     ON) only when they are not.
+//
+// The rest of a Request (transcript, limits on lines and entries, capture)
+// is installed on a kept connection for each fetch (conn.begin), and what
+// the Fetcher itself says (Email, RequireTLS) is the same for every fetch
+// it serves, or shows in the login or the protection.
 type poolKey struct {
 	host     string
 	port     int
 	user     string
 	password string
 	tls      tlsMode
+	// tlsConfig is Request.TLSConfig when tls is not tlsNone.
+	tlsConfig *tls.Config
+	// dialer is Request.Dialer's identity (dialerID).
+	dialer any
+	idle   time.Duration
 	// noUTF8: the names are in another charset than UTF-8
 	// (Request.RemoteCharset), so the server is not asked for UTF-8 ones.
 	noUTF8 bool
+}
+
+// unkeyed is the dialer identity of a dialer that cannot be compared (a
+// struct holding a function, say): each fetch's is new, and a connection
+// keyed with one is never kept (Fetcher.put).
+type unkeyed struct{ _ byte }
+
+// dialerID is what tells d apart from other dialers in a pool key: d
+// itself when it can be compared without a panic (a pointer, as fetch's
+// dialers are, or a comparable value), seen through the wrappers that say
+// which dialer they wrap (an Unwrap method that returns it); else a new
+// *unkeyed, which matches no other fetch's key.
+func dialerID(d schemes.Dialer) any {
+	for {
+		w, ok := d.(interface{ Unwrap() schemes.Dialer })
+		if !ok {
+			break
+		}
+		inner := w.Unwrap()
+		if inner == nil {
+			break
+		}
+		d = inner
+	}
+	if d == nil {
+		return nil
+	}
+	if !reflect.ValueOf(d).Comparable() {
+		return &unkeyed{}
+	}
+	return d
+}
+
+// keyFor is the pool key of a fetch of req as who, at port.
+func (f *Fetcher) keyFor(req *schemes.Request, who login, port int) poolKey {
+	u := req.URL
+	key := poolKey{host: u.Host, port: port, user: who.user, password: who.password,
+		dialer: dialerID(req.Dialer), idle: req.Idle(), noUTF8: req.RemoteCharset != ""}
+	switch {
+	case u.Scheme == "ftps":
+		key.tls = tlsImplicit
+	case f.RequireTLS:
+		key.tls = tlsExplicit
+	}
+	if key.tls != tlsNone {
+		key.tlsConfig = req.TLSConfig
+	}
+	if key.port == 0 {
+		key.port = 21
+	}
+	return key
+}
+
+// keepable reports whether a connection made under k may be kept for reuse.
+func (k poolKey) keepable() bool {
+	_, unique := k.dialer.(*unkeyed)
+	return !unique
 }
 
 // server is the host and port of key.

@@ -2,6 +2,7 @@ package ftp
 
 import (
 	"bufio"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -54,6 +55,10 @@ type fakeFTP struct {
 	waitFIN      bool
 	finWait      time.Duration // how long waitFIN waits (0: 5 s)
 	fins, noFins int
+	// tls, when set, makes the server implicit FTPS (ftps://): the
+	// control connection and every data connection are TLS from the
+	// first byte, and PBSZ and PROT are answered 200.
+	tls *tls.Config
 	// greeting is the text of the 220 ("" for "(fakeFTP 1.0)").
 	greeting string
 	// ascii makes TYPE A send LF as CR LF and refuse REST (ProFTPD).
@@ -135,6 +140,9 @@ func newFakeWith(t testing.TB, setup func(*fakeFTP)) *fakeFTP {
 	}
 	if setup != nil {
 		setup(f)
+	}
+	if f.tls != nil {
+		f.ln = tls.NewListener(ln, f.tls)
 	}
 	f.wg.Add(1)
 	go f.serve()
@@ -340,6 +348,12 @@ func (s *fakeSession) abs(arg string) string {
 func (s *fakeSession) handle(verb, arg string) bool {
 	f := s.f
 	switch verb {
+	case "PBSZ", "PROT":
+		if f.tls == nil {
+			s.reply("500 Unknown command.")
+		} else {
+			s.reply("200 %s ok.", verb)
+		}
 	case "AUTH":
 		if f.authTLS == "" {
 			s.reply("500 Unknown command.")
@@ -571,6 +585,9 @@ func (s *fakeSession) listenData() {
 	if err != nil {
 		s.f.t.Error(err)
 		return
+	}
+	if s.f.tls != nil {
+		ln = tls.NewListener(ln, s.f.tls)
 	}
 	s.dataLn = ln
 	if !s.f.acceptEarly {

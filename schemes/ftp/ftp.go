@@ -195,7 +195,7 @@ func (f *Fetcher) take(key poolKey, dirs []string) *conn {
 // put keeps c for reuse, or ends it when the pool is full or closed.
 func (f *Fetcher) put(c *conn) {
 	c.end()
-	if c.isBroken() {
+	if c.isBroken() || !c.key.keepable() {
 		c.close()
 		return
 	}
@@ -233,17 +233,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if err != nil {
 		return nil, err
 	}
-	key := poolKey{host: u.Host, port: u.EffectivePort(), user: who.user, password: who.password,
-		noUTF8: req.RemoteCharset != ""}
-	switch {
-	case u.Scheme == "ftps":
-		key.tls = tlsImplicit
-	case f.RequireTLS:
-		key.tls = tlsExplicit
-	}
-	if key.port == 0 {
-		key.port = 21
-	}
+	key := f.keyFor(req, who, u.EffectivePort())
 
 	if name := v.Name(); name != "" && v.TypeCode != 'd' && !req.IfModifiedSince.IsZero() && !req.SkipMetadata {
 		// The MDTM sent behind this file's RETR a moment ago, answered

@@ -31,8 +31,13 @@ func ftpURL(port int, typeCode byte, segs ...string) *schemes.URL {
 		FTP: &schemes.FTP{Segments: segs, TypeCode: typeCode}}
 }
 
+// testDialer is the dialer of every request newReq makes: one client's,
+// whose connections a Fetcher keeps for the requests that follow (a
+// request with another dialer gets connections of its own).
+var testDialer = &dial.Dialer{}
+
 func newReq(u *schemes.URL) *schemes.Request {
-	return &schemes.Request{URL: u, Dialer: &dial.Dialer{}, IdleTimeout: 10 * time.Second}
+	return &schemes.Request{URL: u, Dialer: testDialer, IdleTimeout: 10 * time.Second}
 }
 
 // fetchAll fetches req with a fresh Fetcher, reads the whole body or
