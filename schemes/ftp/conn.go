@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/textproto"
 	"reflect"
@@ -16,12 +17,9 @@ import (
 	"sync"
 	"time"
 
-	goftp "github.com/jlaffaye/ftp"
-
 	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
 	"github.com/goferurl/gofer/schemes/lineproto"
-	"github.com/goferurl/gofer/security"
 )
 
 // tlsMode is how a control connection is protected.
@@ -146,7 +144,6 @@ type login struct {
 // conn is one logged-in control connection.
 type conn struct {
 	key  poolKey
-	sc   *goftp.ServerConn
 	ctrl *lineproto.Conn // the TCP control connection, closed to abort
 	peer net.IP          // the control connection's peer: the only data address allowed
 	log  *wireLog
@@ -166,18 +163,16 @@ type conn struct {
 	curType byte
 	used    time.Time
 
-	// dataDial opens a data connection for the fetch in progress. The
-	// engine's dial callback carries no context, so each fetch installs one
-	// that closes over its own context and request.
-	dataDial func(network, addr string) (net.Conn, error)
-	// top is the control connection as the engine sees it; listings are
-	// sent and read on it directly (listing.go).
+	// top is the control connection every command is written to and
+	// every reply read from (through x): the TLS connection when there is
+	// one, seen through the wire log and the guard (ctrlConn).
 	top net.Conn
 	// mlsd: the server has MLSD (RFC 3659 §7); mdtm: it has MDTM (RFC 3659
 	// §3); noEPSV: it refused EPSV.
 	mlsd, mdtm, noEPSV bool
-	// x reads the control connection once the engine's login is done:
-	// every later command is sent and answered through it (pipe.go).
+	// x reads the control connection after the greeting (and AUTH TLS):
+	// every command, from the login on, is sent and answered through it
+	// (pipe.go).
 	x *exchange
 	// pipe: commands may be pipelined on c; pasvOK: a passive command
 	// worked on c; afterMDTM, ahead: an MDTM of the file, a passive command,
@@ -260,40 +255,6 @@ func open(ctx context.Context, req *schemes.Request, key poolKey, who login, pip
 	}
 
 	c.top = ctrl
-	first := ctrl
-	dialFunc := func(network, a string) (net.Conn, error) {
-		if first != nil {
-			x := first
-			first = nil
-			return x, nil
-		}
-		if c.dataDial == nil {
-			return nil, errors.New("ftp: no data connection expected")
-		}
-		return c.dataDial(network, a)
-	}
-	opts := []goftp.DialOption{
-		goftp.DialWithDialFunc(dialFunc),
-		// The engine then hands a PASV address to dialFunc, which refuses
-		// any but the peer's (the FTP bounce attack, RFC 2577) and says so;
-		// without it the engine would silently substitute the peer. (An
-		// address of another kind than the peer's, private for public or
-		// loopback for not, the engine still replaces by the peer, as lftp
-		// does: the peer is what gets dialled either way.)
-		goftp.DialWithTrustPasvIP(true),
-		goftp.DialWithLocation(time.UTC),
-	}
-	if c.tlsData != nil {
-		// With a dial function the engine leaves TLS to it and only sends
-		// PBSZ 0 and PROT P after login (RFC 4217 §9).
-		opts = append(opts, goftp.DialWithTLS(c.tlsData))
-	}
-	sc, err := goftp.Dial(addr, opts...)
-	if err != nil {
-		raw.Close()
-		return nil, c.fail(ctx, err, "connect to "+addr)
-	}
-	c.sc = sc
 	if to.greeted != nil {
 		to.greeted()
 	}
@@ -320,8 +281,9 @@ func (c *conn) protocols() []string {
 	return []string{"ftp"}
 }
 
-// protect applies the key's TLS mode to the control connection and returns
-// the connection the FTP engine talks over.
+// protect applies the key's TLS mode to the control connection, reads the
+// greeting (and, for explicit TLS, sends AUTH TLS and reads its reply), and
+// returns the connection every later command goes over.
 func (c *conn) protect(ctx context.Context, req *schemes.Request, plain net.Conn, addr string) (net.Conn, error) {
 	var top net.Conn
 	switch c.key.tls {
@@ -340,9 +302,10 @@ func (c *conn) protect(ctx context.Context, req *schemes.Request, plain net.Conn
 		top = newCtrlConn(plain, c.log)
 	}
 
-	// The greeting is read here rather than by the engine, which would wait
-	// forever on a first line that merely looks like the start of a
-	// multi-line reply ("SSH-2.0-...").
+	// A first line that is no reply ("SSH-2.0-...") is refused at once
+	// (readReply). The reader is as small as bufio allows: the server
+	// sends nothing after the greeting (or AUTH TLS's reply) until it has
+	// a command, so nothing it buffers is lost when x takes over.
 	tp := textproto.NewReader(bufio.NewReaderSize(top, 16))
 	code, msg, err := readReply(tp)
 	if err != nil {
@@ -360,7 +323,6 @@ func (c *conn) protect(ctx context.Context, req *schemes.Request, plain net.Conn
 		}
 		return nil, replyError(schemes.ErrRefused, code, "%d %s", code, lineproto.ServerText(msg))
 	}
-	greeting := []byte(fmt.Sprintf("%d %s\r\n", code, lineproto.ServerText(msg)))
 	c.sendAhead = !aheadBreaks.MatchString(msg)
 	// vsftpd waits for the client's end of a data connection before its
 	// 226, and reads nothing on a data connection it sends on: its data
@@ -388,7 +350,7 @@ func (c *conn) protect(ctx context.Context, req *schemes.Request, plain net.Conn
 		c.tlsVersion = tc.ConnectionState().Version
 		top = newCtrlConn(tc, c.log)
 	}
-	return &replayConn{lineproto.Replay{Conn: top, Pending: greeting}}, nil
+	return top, nil
 }
 
 // readReply reads one reply (RFC 959 §4.2), refusing what is not one.
@@ -474,14 +436,12 @@ func (c *conn) cwds(dirs []string) int {
 	return 1 + len(dirs)
 }
 
-// begin readies c for one fetch: its transcript, its data dialer, and an
-// abort on ctx. The returned function undoes the abort hook.
+// begin readies c for one fetch: its transcript, its dialler of data
+// addresses read ahead, and an abort on ctx. The returned function undoes
+// the abort hook.
 func (c *conn) begin(ctx context.Context, req *schemes.Request) (stop func() bool) {
 	c.log.w = req.Transcript
 	c.log.limit = req.LineLimit()
-	c.dataDial = func(network, addr string) (net.Conn, error) {
-		return c.openData(ctx, req, network, addr)
-	}
 	c.dialAhead = c.aheadDialer(ctx, req)
 	return c.ctrl.Watch(ctx)
 }
@@ -489,7 +449,6 @@ func (c *conn) begin(ctx context.Context, req *schemes.Request) (stop func() boo
 // end detaches c from the fetch it served.
 func (c *conn) end() {
 	c.log.w = nil
-	c.dataDial = nil
 	c.dialAhead = nil
 	c.used = time.Now()
 	c.served++
@@ -600,8 +559,10 @@ func (c *conn) close() {
 	c.mu.Lock()
 	c.broken = true
 	c.mu.Unlock()
-	if c.sc != nil {
-		c.sc.Quit()
+	if c.top != nil {
+		// RFC 959 §4.1.1: QUIT ends the session; its reply is not waited
+		// for, as the connection is closed at once.
+		io.WriteString(c.top, "QUIT\r\n")
 	}
 	c.ctrl.Close()
 	c.dropAhead()
@@ -637,10 +598,6 @@ func (c *conn) classify(err error, what string) error {
 	var ke *schemes.KindError
 	if errors.As(err, &ke) {
 		return ke
-	}
-	if errors.Is(err, goftp.ErrInvalidCommand) {
-		// The engine's own check caught a CR or LF before the guard did.
-		return fmt.Errorf("refused: %s holds CR or LF, which would inject into the protocol: %w", what, security.ErrInjection)
 	}
 	var te *textproto.Error
 	if errors.As(err, &te) {

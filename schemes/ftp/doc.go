@@ -3,9 +3,21 @@
 // RFC 3659 (SIZE, MDTM, REST in stream mode, MLSD) and RFC 2228/4217
 // (AUTH TLS, PBSZ, PROT: explicit FTPS, and implicit FTPS on port 990).
 //
-// The protocol engine github.com/jlaffaye/ftp is left the connection's
-// opening and QUIT; every other command is sent, and its reply read, here. This
-// package decides which lines go out: the login (USER, then PASS, FEAT,
+// The package speaks FTP itself rather than through the client of
+// github.com/jlaffaye/ftp. That client sends a command and reads its reply
+// before it sends the next (its Login is USER, PASS, FEAT, TYPE, and PBSZ
+// and PROT with TLS, one round trip each); it opens a transfer's data
+// connection only when the transfer's own command needs one, through a
+// dial callback that carries no context; it collects a whole listing
+// before it returns one; and it reads the greeting itself. gofer
+// pipelines commands and reads their replies ahead, logs in spare
+// connections once the server has greeted the first, dials a data
+// connection as soon as a passive reply read ahead names it, streams
+// listings, and ends a connection with the fetch's context: all of it
+// through one reader of the control connection, which that client would
+// keep to itself.
+//
+// This package decides which lines go out: the login (USER, then PASS, FEAT,
 // TYPE I, PBSZ and PROT for TLS, PWD and NOOP together; USER goes alone,
 // its reply read first, only for a user's first login to a server), one
 // CWD per decoded segment, whatever the server's path syntax (RFC 1738 §3.2.2:
@@ -14,15 +26,13 @@
 // connection, data connections included, is opened through the request's
 // Dialer with the request's context and per-operation idle deadlines
 // (schemes/lineproto); the address of a passive reply is dialled only when
-// it is the control connection's peer. Every command line, the engine's
-// included, passes the security guard's line check as it is written on the
-// control connection: one with a CR, LF or NUL inside is refused before any
-// byte of it leaves.
+// it is the control connection's peer. Every command line passes the
+// security guard's line check as it is written on the control connection:
+// one with a CR, LF or NUL inside is refused before any byte of it leaves.
 //
 // Listings (MLSD where the server has it, else LIST; NLST for ";type=d")
-// are streamed one entry at a time; the engine would collect a whole
-// listing first. A file's body goes from the socket into a file by splice
-// when it can.
+// are streamed one entry at a time. A file's body goes from the socket
+// into a file by splice when it can.
 //
 // Commands whose replies do not decide what is sent next are pipelined
 // (RFC 959 servers answer in order): a new connection's login with the
@@ -42,8 +52,10 @@
 // waits for the client's end of one before its 226, has them half-closed
 // at once: its 226 comes a round trip sooner.
 //
-// Control connections are kept for reuse across fetches (keyed by host,
-// port, login and TLS mode). Before a kept connection serves another URL it
+// Control connections are kept for reuse across fetches, keyed by every
+// setting that decides what a connection is or how it was made: host,
+// port, login, TLS mode and configuration, dialer, idle timeout and
+// charset. Before a kept connection serves another URL it
 // returns to the directory recorded at login: RFC 1738 §3.2.2 allows reuse,
 // but after CWDs the only reliable way to another path is a fresh control
 // connection or that return. Fetcher.Close ends them.

@@ -17,23 +17,19 @@ import (
 	"github.com/goferurl/gofer/schemes/lineproto"
 )
 
-// Listings are sent and read here rather than by the FTP engine, which
-// collects a whole listing before it returns one: a listing is streamed,
-// one entry per Next, so that memory does not grow with its length. The
-// commands go over the same control connection, between the engine's own
-// exchanges, when neither side has anything buffered.
+// A listing is streamed, one entry per Next, so that memory does not grow
+// with its length.
 
-// exchange is one command/reply conversation on the control connection
-// outside the engine.
+// exchange is the command/reply conversation on the control connection.
 type exchange struct {
 	c  *conn
 	br *bufio.Reader
 	tp *textproto.Reader
 }
 
-// exchange returns c's reader of replies, made at the first use after the
-// engine's login and kept for the connection's life: pipelined replies
-// may be read ahead into its buffer.
+// exchange returns c's reader of replies, made at the login, once the
+// greeting has been read, and kept for the connection's life: pipelined
+// replies may be read ahead into its buffer.
 func (c *conn) exchange() *exchange {
 	if c.x == nil {
 		br := bufio.NewReaderSize(c.top, 4096)

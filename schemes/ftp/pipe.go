@@ -126,7 +126,8 @@ func (x *exchange) write(lines ...string) error {
 	return err
 }
 
-// replyErr is a reply that refused a command, as the engine reports one.
+// replyErr is a reply that refused a command, as a *textproto.Error
+// (classify and isReply tell it from a broken connection).
 func replyErr(code int, msg string) error { return &textproto.Error{Code: code, Msg: msg} }
 
 // want2xx is a step handler that accepts a completion reply only.

@@ -33,8 +33,8 @@ type wireLog struct {
 const maxReplyLines = 10000
 
 // ctrlConn is a control connection seen through a wireLog. It is the one
-// choke point of the control connection: every command line, the FTP
-// engine's included, passes the guard's line check in Write as it goes out,
+// choke point of the control connection: every command line passes the
+// guard's line check in Write as it goes out,
 // and a line with a CR, LF or NUL inside is refused before any byte of it
 // is written.
 type ctrlConn struct {
@@ -118,19 +118,4 @@ func (l *wireLog) emit(dir string, line []byte) {
 	buf = append(buf, line...)
 	buf = append(buf, '\n')
 	l.w.Write(buf)
-}
-
-// replayConn hands the FTP engine a greeting that was already read on the
-// plain connection before AUTH TLS, so that the engine can start its own
-// conversation over the TLS connection as it does for implicit TLS.
-type replayConn struct{ lineproto.Replay }
-
-// RemoteAddr is always a *net.TCPAddr, which the engine requires of the
-// control connection, even through a proxy whose connection reports
-// something else.
-func (c *replayConn) RemoteAddr() net.Addr {
-	if a, ok := c.Conn.RemoteAddr().(*net.TCPAddr); ok {
-		return a
-	}
-	return &net.TCPAddr{IP: net.IPv4zero}
 }
