@@ -12,8 +12,9 @@ import (
 	"testing"
 )
 
-// flagLike is a command-line flag written in a message: "--name".
-var flagLike = regexp.MustCompile(`(^|[^-\w])--[a-z]`)
+// flagLike is a command-line flag written in a message: "--name", or
+// "--%s" with the name filled in by a format verb.
+var flagLike = regexp.MustCompile(`(^|[^-\w])--([a-z]|%[-+# 0-9.]*[sqv])`)
 
 // TestLibrarySpeaksNoFlags: no string the library packages can put in an
 // error or a warning names a command-line flag; the command line adds its

@@ -102,7 +102,7 @@ func (f *Fetcher) resolve(req *schemes.Request, needServer bool) (*target, error
 		return nil, schemes.Errorf(schemes.ErrUsage, "unknown article part %q (want head or body)", t.part)
 	}
 	if t.part != "" && t.messageID == "" && t.article == 0 {
-		return nil, schemes.Errorf(schemes.ErrUsage, "--%s applies to an article, and this URL names a group or group list", t.part)
+		return nil, schemes.Errorf(schemes.ErrUsage, "part %q of an article (NewsRequest.Part) was asked for, and this URL names a group or group list", t.part)
 	}
 	if t.messageID != "" {
 		if err := checkMessageID(t.messageID); err != nil {

@@ -63,3 +63,14 @@ func TestPlanRefusesInjection(t *testing.T) {
 		t.Errorf("err %v, want ErrInjection for the user", err)
 	}
 }
+
+// A part of an article asked for on a group's URL is a usage error said in
+// the library's words: the NewsRequest field, never a command-line flag.
+func TestPartOfGroupIsUsageError(t *testing.T) {
+	req := &schemes.Request{URL: &schemes.URL{Scheme: "nntp", Host: "127.0.0.119", NNTP: &schemes.NNTP{Group: "gofer.test"}},
+		News: &schemes.NewsRequest{Part: "head"}}
+	_, err := New().Plan(req)
+	if !errors.Is(err, schemes.ErrUsage) || !strings.Contains(err.Error(), "NewsRequest.Part") || strings.Contains(err.Error(), "--") {
+		t.Fatalf("err %v, want a usage error naming NewsRequest.Part and no flag", err)
+	}
+}
