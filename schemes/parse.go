@@ -10,10 +10,48 @@ import (
 // ErrUsage with errors.Is (exit code 2). Its message never repeats the
 // input, which may hold a password.
 type ParseError struct {
+	// Input is the URL as given, with the password of its login, if it
+	// has one, replaced by "****" (as URL.Redacted does).
 	Input string
-	// Pos is the 1-based position in Input of the byte at fault.
+	// Pos is the 1-based position in Input of the byte at fault (the
+	// first byte of the mask for a fault inside the password).
 	Pos int
 	Msg string
+}
+
+// redactInput masks the password of raw's login ("//user:password@"),
+// found as a URL with the common Internet scheme syntax would hold it,
+// and moves pos, an offset in raw, to the same byte of the result.
+func redactInput(raw string, pos int) (string, int) {
+	i := strings.Index(raw, "//")
+	if i < 0 {
+		return raw, pos
+	}
+	start := i + 2
+	end := len(raw)
+	if j := strings.IndexAny(raw[start:], "/?#"); j >= 0 {
+		end = start + j
+	}
+	at := strings.LastIndexByte(raw[start:end], '@')
+	if at < 0 {
+		return raw, pos
+	}
+	colon := strings.IndexByte(raw[start:start+at], ':')
+	if colon < 0 {
+		return raw, pos
+	}
+	from, to := start+colon+1, start+at
+	if from == to {
+		return raw, pos
+	}
+	const mask = "****"
+	switch {
+	case pos >= to:
+		pos += len(mask) - (to - from)
+	case pos >= from:
+		pos = from
+	}
+	return raw[:from] + mask + raw[to:], pos
 }
 
 func (e *ParseError) Error() string {
@@ -52,7 +90,8 @@ func (p *parser) errAt(i int, format string, args ...any) error {
 			pos = len(p.raw)
 		}
 	}
-	return &ParseError{Input: p.raw, Pos: pos + 1, Msg: fmt.Sprintf(format, args...)}
+	input, pos := redactInput(p.raw, pos)
+	return &ParseError{Input: input, Pos: pos + 1, Msg: fmt.Sprintf(format, args...)}
 }
 
 func isSpace(c byte) bool {

@@ -118,9 +118,29 @@ func TestParseErrorsNamePosition(t *testing.T) {
 }
 
 func TestParseErrorHidesPassword(t *testing.T) {
-	_, err := Parse("ftp://user:s3cret@h:0/")
-	if err == nil || strings.Contains(err.Error(), "s3cret") {
-		t.Fatalf("err %v", err)
+	cases := []struct {
+		in, input string
+		at        byte // the byte at Pos in Input
+	}{
+		{"ftp://user:s3cret@h:0/", "ftp://user:****@h:0/", '0'},
+		// A fault inside the password is shown at the mask.
+		{"ftp://user:s3%zz@h/", "ftp://user:****@h/", '*'},
+		{"ftp://user:p@ss@h:0/", "ftp://user:****@h:0/", '0'},
+		// Nothing to mask: no password, an empty one, no login.
+		{"ftp://user@h:0/", "ftp://user@h:0/", '0'},
+		{"ftp://user:@h:0/", "ftp://user:@h:0/", '0'},
+		{"ftp://h:0/x@y:z", "ftp://h:0/x@y:z", '0'},
+	}
+	for _, c := range cases {
+		_, err := Parse(c.in)
+		var pe *ParseError
+		if !errors.As(err, &pe) {
+			t.Errorf("%q: err %v, want *ParseError", c.in, err)
+			continue
+		}
+		if strings.Contains(err.Error(), "s3") || pe.Input != c.input || pe.Pos < 1 || pe.Pos > len(pe.Input) || pe.Input[pe.Pos-1] != c.at {
+			t.Errorf("%q: Input %q, Pos %d (%v), want Input %q with %q at Pos", c.in, pe.Input, pe.Pos, err, c.input, c.at)
+		}
 	}
 }
 
