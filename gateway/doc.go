@@ -15,6 +15,22 @@
 //	/search/URL?q=W  a search form's answer: a redirect to /live/ of URL with
 //	                 W as its search part (TAB W for Gopher, ?W for the others)
 //
+// With an archive (Config.Archive), time travel through its captures, in
+// the Wayback Machine's conventions and Memento's (RFC 7089):
+//
+//	/web/TIMESTAMP/URL     the capture nearest TIMESTAMP (1 to 14 digits, a
+//	                       short one padded with the earliest values; another
+//	                       than the capture's own is a 302 to it), its links
+//	                       leading to captures of the same time, under a banner
+//	                       with the previous and next captures
+//	/web/TIMESTAMPid_/URL  the captured bytes unchanged
+//	/web/*/URL             every capture of URL; /web/*/PREFIX* every captured
+//	                       URL under PREFIX
+//	/web/URL               a TimeGate: Accept-Datetime picks the capture, 302
+//	/timemap/link/URL      a TimeMap in application/link-format
+//
+// What the archive answers comes from it alone: its client dials nothing.
+//
 // URL is the target URL as typed, query included; its percent-escapes are
 // kept as the browser sent them, never decoded twice, and a browser's
 // collapsed "gopher:/host" is read as "gopher://host".

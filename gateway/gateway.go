@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/goferurl/gofer/fetch"
+	"github.com/goferurl/gofer/replay"
 	"github.com/goferurl/gofer/schemes"
 	"github.com/goferurl/gofer/security"
 )
@@ -28,6 +29,10 @@ type Config struct {
 	// each with an optional ":PORT". Every other host is refused (403),
 	// loopback and private addresses included.
 	AllowHosts []string
+	// Archive, when set, is what the time-travel paths (/web/, /timemap/)
+	// answer from (replay.Open reads WARC files, segment prefixes and
+	// merged indexes); nil means none.
+	Archive *replay.Archive
 	// MaxEntries bounds the entries a page renders (0:
 	// DefaultMaxEntries); the page says where it stopped and links to the
 	// raw listing.
@@ -88,6 +93,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.raw(w, r)
 	case strings.HasPrefix(p, "/search/"):
 		g.search(w, r)
+	case strings.HasPrefix(p, "/web/"):
+		g.web(w, r)
+	case strings.HasPrefix(p, "/timemap/link/"):
+		g.timemap(w, r)
 	default:
 		g.fail(w, http.StatusNotFound, "the gateway has no page "+p)
 	}
@@ -178,7 +187,14 @@ func status(err error) int {
 }
 
 func (g *Gateway) start(w http.ResponseWriter, r *http.Request) {
-	g.page(w, http.StatusOK, "start", "", startPage{Live: g.cfg.Client != nil})
+	p := startPage{Live: g.cfg.Client != nil, Archive: g.cfg.Archive != nil}
+	if a := g.cfg.Archive; a != nil {
+		p.URLs = len(a.URIs(""))
+		if root := replay.NewFetcher(a).Root(); root != "" {
+			p.Root = "/web/" + root
+		}
+	}
+	g.page(w, http.StatusOK, "start", "", p)
 }
 
 // goTo is the start page's form: a redirect to the page of the URL typed.
@@ -254,21 +270,27 @@ func (g *Gateway) live(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer resp.Close()
+	g.show(w, u, resp, live, nil)
+}
+
+// show answers with what resp holds: a page of links rendered with its
+// links made by l and, for a capture, its banner; a file streamed; a
+// redirect as the browser's to follow, to the gateway's page of the
+// target, which is checked again as any other.
+func (g *Gateway) show(w http.ResponseWriter, u *schemes.URL, resp *fetch.Response, l linker, b *banner) {
 	switch {
 	case resp.Kind == schemes.KindRedirect:
-		// The browser follows it to the gateway's page of the target,
-		// which is checked again as any other.
 		to, err := url.Parse(resp.Location)
 		base, berr := url.Parse(u.String())
 		if err != nil || berr != nil {
 			g.fail(w, http.StatusBadGateway, "the server redirects to "+resp.Location+", which does not read as a URL")
 			return
 		}
-		redirect(w, "/live/"+base.ResolveReference(to).String())
+		redirect(w, string(l)+base.ResolveReference(to).String())
 	case resp.Kind == schemes.KindListing:
-		g.listing(w, u, resp)
+		g.listing(w, u, resp, l, b)
 	case resp.Kind == schemes.KindFile && resp.Page != nil && u.Scheme == "gemini":
-		g.gemtext(w, u, resp)
+		g.gemtext(w, u, resp, l, b)
 	case resp.Kind == schemes.KindFile:
 		g.file(w, resp)
 	case resp.Kind == schemes.KindInfo:

@@ -24,7 +24,12 @@ var pages = template.Must(template.New("page.html").ParseFS(pageFS, "page.html")
 
 // The data of each kind of page.
 type (
-	startPage struct{ Live bool }
+	startPage struct {
+		Live    bool
+		Archive bool
+		Root    string // where to start browsing the archive, "" for none
+		URLs    int    // captured URLs
+	}
 	inputPage struct {
 		URL       string
 		Prompt    string
@@ -34,21 +39,24 @@ type (
 		Status  int
 		Text    string
 		Message string
+		Live    string // the live page of what was not captured, "" for none
 	}
 	listingPage struct {
-		URL   string
-		Raw   string // the /raw/ path of the same URL
-		Rows  []row
-		Cut   int // entries left out past Config.MaxEntries, -1 for none
-		Table bool
-		Err   string // what stopped the listing early
+		Banner *banner // a capture's, nil for a live page
+		URL    string
+		Raw    string // the /raw/ path of the same URL
+		Rows   []row
+		Cut    int // entries left out past Config.MaxEntries, -1 for none
+		Table  bool
+		Err    string // what stopped the listing early
 	}
 	gemtextPage struct {
-		URL   string
-		Raw   string
-		Lines []gemLine
-		Cut   int
-		Err   string
+		Banner *banner
+		URL    string
+		Raw    string
+		Lines  []gemLine
+		Cut    int
+		Err    string
 	}
 )
 
@@ -94,6 +102,8 @@ func (g *Gateway) page(w http.ResponseWriter, code int, title, pageURL string, d
 		name = "listing"
 	case gemtextPage:
 		name = "gemtext"
+	case capturesPage:
+		name = "captures"
 	}
 	pages.ExecuteTemplate(w, name, struct {
 		Title string
@@ -114,19 +124,31 @@ var fetchable = map[string]bool{
 	"gemini": true, "news": true, "nntp": true, "nntps": true, "wais": true,
 }
 
-// href is the gateway path that shows raw, "" when the gateway does not
-// lead there (another scheme, a URL that does not read).
-func href(raw string) string {
+// linker makes the gateway path of a link on a page: under /live/ for a
+// page fetched now, under /web/TIMESTAMP/ for a capture, so that links
+// stay where the page is.
+type linker string
+
+// live links to pages fetched now.
+const live linker = "/live/"
+
+// to is the gateway path that shows raw, "" when the gateway does not lead
+// there (another scheme, a URL that does not read).
+func (l linker) to(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || !fetchable[strings.ToLower(u.Scheme)] {
 		return ""
 	}
-	return "/live/" + raw
+	return string(l) + raw
 }
 
-// listing renders a directory, menu, group or group list.
-func (g *Gateway) listing(w http.ResponseWriter, u *schemes.URL, resp *fetch.Response) {
-	p := listingPage{URL: u.String(), Raw: "/raw/" + u.String(), Cut: -1}
+// listing renders a directory, menu, group or group list, its links made
+// by l, with banner (nil for a live page).
+func (g *Gateway) listing(w http.ResponseWriter, u *schemes.URL, resp *fetch.Response, l linker, b *banner) {
+	p := listingPage{URL: u.String(), Raw: "/raw/" + u.String(), Cut: -1, Banner: b}
+	if b != nil {
+		p.Raw = b.Raw
+	}
 	for {
 		e, err := resp.Listing.Next()
 		if err == io.EOF {
@@ -140,15 +162,15 @@ func (g *Gateway) listing(w http.ResponseWriter, u *schemes.URL, resp *fetch.Res
 			p.Cut = 1 // at least one more; the count would read the rest
 			break
 		}
-		r := entryRow(e)
+		r := entryRow(e, l)
 		p.Table = p.Table || r.Size != "" || r.Time != ""
 		p.Rows = append(p.Rows, r)
 	}
 	g.page(w, http.StatusOK, u.String(), u.String(), p)
 }
 
-// entryRow is how a page shows a listing's entry.
-func entryRow(e schemes.Entry) row {
+// entryRow is how a page shows a listing's entry, its link made by l.
+func entryRow(e schemes.Entry, l linker) row {
 	r := row{Name: e.Name, URL: e.URL, Type: e.Type, Target: e.Target, Kind: "link"}
 	switch e.Type {
 	case schemes.TypeInfo:
@@ -167,7 +189,7 @@ func entryRow(e schemes.Entry) row {
 		if e.News != nil && e.News.URL != "" {
 			u = e.News.URL // the article on the server that listed it
 		}
-		if r.Href = href(u); r.Href == "" {
+		if r.Href = l.to(u); r.Href == "" {
 			r.Kind = "session" // a link the gateway does not follow: its URL as text
 		}
 	}
@@ -199,9 +221,13 @@ func when(t time.Time, precision string) string {
 }
 
 // gemtext renders a text/gemini page: headings, lists, quotes,
-// preformatted blocks verbatim, link lines as links.
-func (g *Gateway) gemtext(w http.ResponseWriter, u *schemes.URL, resp *fetch.Response) {
-	p := gemtextPage{URL: u.String(), Raw: "/raw/" + u.String(), Cut: -1}
+// preformatted blocks verbatim, link lines as links made by lk, with
+// banner (nil for a live page).
+func (g *Gateway) gemtext(w http.ResponseWriter, u *schemes.URL, resp *fetch.Response, lk linker, b *banner) {
+	p := gemtextPage{URL: u.String(), Raw: "/raw/" + u.String(), Cut: -1, Banner: b}
+	if b != nil {
+		p.Raw = b.Raw
+	}
 	l := resp.Page(resp.Body)
 	defer l.Close()
 	n := 0
@@ -231,7 +257,7 @@ func (g *Gateway) gemtext(w http.ResponseWriter, u *schemes.URL, resp *fetch.Res
 			p.Lines = append(p.Lines, gemLine{Kind: schemes.GeminiPreOpen, Pre: []string{e.Name}})
 		case schemes.GeminiPreEnd:
 		case schemes.GeminiLink:
-			p.Lines = append(p.Lines, gemLine{Kind: kind, Text: e.Name, Href: href(e.URL), URL: e.URL})
+			p.Lines = append(p.Lines, gemLine{Kind: kind, Text: e.Name, Href: lk.to(e.URL), URL: e.URL})
 		default:
 			p.Lines = append(p.Lines, gemLine{Kind: kind, Level: level, Text: e.Name})
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/goferurl/gofer/gateway"
+	"github.com/goferurl/gofer/replay"
 )
 
 func (c *cli) serveCommand() *cobra.Command {
@@ -19,7 +20,7 @@ func (c *cli) serveCommand() *cobra.Command {
 	var noLive bool
 	var maxEntries int
 	cmd := &cobra.Command{
-		Use:   "serve [flags]",
+		Use:   "serve [flags] [ARCHIVE...]",
 		Short: "Serve a web gateway: FTP, Gopher, Gemini, news and WAIS shown to a web browser",
 		Long: `Serve a web gateway that shows what URLs of the old protocols name to a web
 browser, which speaks none of them any more: /live/URL fetches URL now and
@@ -27,6 +28,15 @@ shows a Gopher menu, an FTP listing or a group as a page whose links stay in
 the gateway, renders a gemtext page, and streams a file as its bytes;
 /raw/URL gives the bytes as the protocol gave them. The start page, /, has a
 box for a URL. One line on stdout says where it listens, once it does.
+
+With archives (WARC files, segment prefixes or merged indexes, as gofer
+replay takes them) it travels in time through their captures, in the
+Wayback Machine's and Memento's conventions: /web/TIMESTAMP/URL is the
+capture nearest TIMESTAMP (YYYYMMDDhhmmss, or a prefix of it), its links
+leading to captures of the same time, with a banner naming the previous and
+next captures; /web/TIMESTAMPid_/URL the captured bytes; /web/*/URL every
+capture; /web/URL a Memento TimeGate (Accept-Datetime); /timemap/link/URL
+a Memento TimeMap.
 
 Every URL passes the same security guard as gofer get's; file:, telnet:,
 rlogin:, tn3270:, mailto: and prospero: URLs and URLs with a login are
@@ -38,14 +48,9 @@ behind the browser's back: each is a redirect to the gateway's page of its
 target, which is checked again.`,
 		Example: `  gofer serve
   gofer serve --listen 127.0.0.1:8080
+  gofer serve --no-live crawl-2025.warc.gz crawl-2026
   gofer serve --listen 0.0.0.0:8070 --allow-hosts '*.example.org' --allow-hosts '[2001:db8::1]:70'`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return &usageError{msg: fmt.Sprintf("serve takes no arguments (got %q)", args[0])}
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, archives []string) error {
 			for _, p := range allowHosts {
 				if err := gateway.CheckAllowPattern(p); err != nil {
 					return &usageError{msg: "--allow-hosts: " + err.Error()}
@@ -55,6 +60,13 @@ target, which is checked again.`,
 				return &usageError{msg: fmt.Sprintf("--listen %s is not a loopback address: give --allow-hosts (the upstream hosts the gateway may fetch from) or --no-live", listen)}
 			}
 			cfg := gateway.Config{AllowHosts: allowHosts, MaxEntries: maxEntries}
+			if len(archives) > 0 {
+				a, err := replay.Open(archives, replay.Options{Warn: c.warnf})
+				if err != nil {
+					return err
+				}
+				cfg.Archive = a
+			}
 			if !noLive {
 				c.maxRedirects = 0 // each hop is the browser's, and checked again
 				client, err := c.client()

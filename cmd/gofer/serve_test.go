@@ -20,7 +20,6 @@ func TestServeRefusesAnOpenListenAddress(t *testing.T) {
 		{[]string{"serve", "--listen", "0.0.0.0:0"}, "--allow-hosts"},
 		{[]string{"serve", "--listen", ":0"}, "--no-live"},
 		{[]string{"serve", "--listen", "127.0.0.1:0", "--allow-hosts", "[::1"}, "--allow-hosts"},
-		{[]string{"serve", "extra-argument"}, "extra-argument"},
 		{[]string{"serve", "--head"}, "--head"},
 	} {
 		var out, errb bytes.Buffer
@@ -28,6 +27,16 @@ func TestServeRefusesAnOpenListenAddress(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errb.String(), c.says) || out.Len() != 0 {
 			t.Errorf("%q: exit %d, stderr %q, stdout %q; want %d naming %s", c.args, code, errb.String(), out.String(), exitUsage, c.says)
 		}
+	}
+}
+
+// An archive that cannot be read ends serve before it listens, naming it,
+// as gofer replay does.
+func TestServeUnreadableArchive(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"serve", "--no-live", "--listen", "127.0.0.1:0", "/nonexistent/archive.warc.gz"}, strings.NewReader(""), &out, &errb)
+	if code == exitOK || !strings.Contains(errb.String(), "/nonexistent/archive.warc.gz") || out.Len() != 0 {
+		t.Errorf("exit %d, stderr %q, stdout %q", code, errb.String(), out.String())
 	}
 }
 
