@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -326,12 +327,10 @@ func pageChild(base *url.URL, href string) *node {
 	return &node{name: name, url: l.String(), dir: dir}
 }
 
+// sortNodes orders list by name, byte by byte; nodes of one name keep
+// their order.
 func sortNodes(list []*node) {
-	for i := 1; i < len(list); i++ {
-		for j := i; j > 0 && list[j].name < list[j-1].name; j-- {
-			list[j], list[j-1] = list[j-1], list[j]
-		}
-	}
+	slices.SortStableFunc(list, func(a, b *node) int { return strings.Compare(a.name, b.name) })
 }
 
 // info is a node's fs.FileInfo.
