@@ -196,9 +196,12 @@ func newClient(opts Options) *Client {
 	return c
 }
 
-// Register adds a fetcher for scheme (e.g. an "x-" scheme). It panics if the
-// scheme already has one, as net/http's RegisterProtocol does.
+// Register adds a fetcher for scheme (e.g. an "x-" scheme), in any case:
+// schemes are case-insensitive (RFC 1738 §2.1) and looked up in lower
+// case. It panics if the scheme already has one, as net/http's
+// RegisterProtocol does.
 func (c *Client) Register(scheme string, f schemes.Fetcher) {
+	scheme = strings.ToLower(scheme)
 	if _, dup := c.fetchers[scheme]; dup {
 		panic("fetch: Register called twice for scheme " + scheme)
 	}
