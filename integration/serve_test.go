@@ -9,14 +9,17 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goferurl/gofer/integration/itest"
 )
@@ -198,5 +201,61 @@ func TestServeInLynx(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("lynx -dump lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// Time travel across two captures of a tree that changed between them:
+// vsftpd's scratch tree mirrored into WARC, one file changed and mirrored
+// again; gofer serve of both archives shows each capture at its time, its
+// links at the same time, and Memento's TimeGate and TimeMap agree.
+func TestServeTimeTravel(t *testing.T) {
+	itest.Parallel(t)
+	itest.Require(t, ftpServer)
+	name := fmt.Sprintf("serve-travel-%d", os.Getpid())
+	src := scratchTree(t, name) // sub0/file{0,2,4}.txt, sub1/file{1,3,5}.txt
+	work := t.TempDir()
+	url := "ftp://" + itest.FTPHost + "/scratch/" + name + "/"
+	mirrorWARC(t, url, filepath.Join(work, "one"), filepath.Join(work, "mirror"))
+	// The second capture's time must read as another second than the
+	// first's (timestamps have 14 digits): wait for the clock to pass it.
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
+	changed := filepath.Join(src, "sub0", "file2.txt")
+	if err := os.WriteFile(changed, []byte("file 2, changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mirrorWARC(t, url, filepath.Join(work, "two"), filepath.Join(work, "mirror"))
+	base := startServe(t, "--no-live", filepath.Join(work, "one"), filepath.Join(work, "two"))
+
+	file := url + "sub0/file2.txt"
+	_, list := page(t, base, "/web/*/"+file)
+	stamps := regexp.MustCompile(`href="/web/([0-9]{14})/`+regexp.QuoteMeta(file)+`"`).FindAllStringSubmatch(list, -1)
+	if len(stamps) != 2 {
+		t.Fatalf("captures of %s: %d, want 2:\n%s", file, len(stamps), list)
+	}
+	first, second := stamps[0][1], stamps[1][1]
+	for ts, want := range map[string]string{first: strings.Repeat("file 2\n", 12), second: "file 2, changed\n"} {
+		if code, body := page(t, base, "/web/"+ts+"id_/"+file); code != 200 || body != want {
+			t.Errorf("%s at %s: %d %q, want %q", file, ts, code, body, want)
+		}
+	}
+	// The directory at the first time links to the files at that time.
+	code, body := page(t, base, "/web/"+first+"/"+url+"sub0/")
+	if code != 200 || !strings.Contains(body, `href="/web/`+first+`/`+url+`sub0/file2.txt"`) || !strings.Contains(body, "Captured ") {
+		t.Errorf("the first capture of sub0/: %d\n%s", code, body)
+	}
+	// The TimeGate picks by Accept-Datetime; the TimeMap lists both.
+	req, _ := http.NewRequest("GET", base+"/web/"+file, nil)
+	at, _ := time.Parse("20060102150405", first)
+	req.Header.Set("Accept-Datetime", at.Format(http.TimeFormat))
+	resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 302 || resp.Header.Get("Location") != "/web/"+first+"/"+file {
+		t.Errorf("TimeGate at %s: %d to %q", first, resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if code, body := page(t, base, "/timemap/link/"+file); code != 200 || strings.Count(body, `memento"; datetime=`) != 2 {
+		t.Errorf("TimeMap: %d\n%s", code, body)
 	}
 }

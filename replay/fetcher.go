@@ -118,7 +118,8 @@ func (f *Fetcher) Root() string {
 // uri returns the captured URI a fetch of u is answered from, "" when
 // none: u as a capture names it (with its password masked), else, for a
 // directory-like URL, the same with or without its final "/", else, for
-// gopher, a capture of the same server and selector whatever its type.
+// ftp, the same with or without a type code, else, for gopher, a capture
+// of the same server and selector whatever its type.
 func (f *Fetcher) uri(u *schemes.URL) string {
 	key := u.Redacted()
 	if _, ok := f.a.byURI[key]; ok {
@@ -132,6 +133,17 @@ func (f *Fetcher) uri(u *schemes.URL) string {
 		}
 		if _, ok := f.a.byURI[alt]; ok {
 			return alt
+		}
+		if u.Scheme == "ftp" || u.Scheme == "ftps" {
+			// A file is captured under the URL that fetched it, with
+			// the type code the transfer used (";type=i"): with or
+			// without one, a URL names the same capture.
+			plain, _, _ := strings.Cut(key, ";type=")
+			for _, alt := range []string{plain, plain + ";type=i", plain + ";type=a"} {
+				if _, ok := f.a.byURI[alt]; ok && alt != key {
+					return alt
+				}
+			}
 		}
 	case "gopher", "gophers":
 		want := parseGopher(key)

@@ -35,6 +35,12 @@ func TestAtAndCaptures(t *testing.T) {
 	if cs := latest.Captures("gopher://127.0.0.1/0/never.txt"); cs != nil {
 		t.Errorf("captures of what was never captured: %+v", cs)
 	}
+	// With or without a type code, an ftp URL names the same capture.
+	for _, raw := range []string{"ftp://127.0.0.1/pub/a.txt;type=i", "ftp://127.0.0.1/pub/a.txt;type=a", "ftp://127.0.0.1/pub/a.txt"} {
+		if cs := latest.Captures(raw); len(cs) != 1 || cs[0].URI != "ftp://127.0.0.1/pub/a.txt" {
+			t.Errorf("captures of %s: %+v", raw, cs)
+		}
+	}
 	if got := latest.a.URIs("gopher://127.0.0.1/0/"); len(got) != 2 || got[0] != "gopher://127.0.0.1/0/t.txt" {
 		t.Errorf("URIs under gopher://127.0.0.1/0/: %q", got)
 	}
