@@ -259,7 +259,12 @@ func (g *Gateway) raw(w http.ResponseWriter, r *http.Request) {
 // the gateway whose links stay in it, a file streamed as its bytes.
 func (g *Gateway) live(w http.ResponseWriter, r *http.Request) {
 	raw := target(r, "/live/")
-	resp, u, code, err := g.fetch(r, raw, fetch.Request{})
+	rng, ranged := byteRange(r.Header.Get("Range"))
+	req := fetch.Request{}
+	if ranged {
+		req.Offset, req.Length = rng.start, rng.length()
+	}
+	resp, u, code, err := g.fetch(r, raw, req)
 	var in *schemes.InputError
 	if errors.As(err, &in) {
 		g.page(w, http.StatusOK, "input", raw, inputPage{URL: raw, Prompt: in.Prompt, Sensitive: in.Sensitive})
@@ -269,7 +274,21 @@ func (g *Gateway) live(w http.ResponseWriter, r *http.Request) {
 		g.fail(w, code, err.Error())
 		return
 	}
+	if ranged && resp.Kind == schemes.KindFile && resp.Size < 0 && rng.end < 0 && resp.Offset > 0 {
+		// A range to the end of a file of no known size cannot be
+		// written as a Content-Range: the whole file, then.
+		resp.Close()
+		if resp, u, code, err = g.fetch(r, raw, fetch.Request{}); err != nil {
+			g.fail(w, code, err.Error())
+			return
+		}
+		ranged = false
+	}
 	defer resp.Close()
+	if ranged && resp.Kind == schemes.KindFile {
+		g.partial(w, resp, rng)
+		return
+	}
 	g.show(w, u, resp, live, nil)
 }
 
@@ -302,12 +321,77 @@ func (g *Gateway) show(w http.ResponseWriter, u *schemes.URL, resp *fetch.Respon
 	}
 }
 
+// span is one byte range a browser asks for: from start, to end inclusive
+// (-1: to the end of the file).
+type span struct{ start, end int64 }
+
+func (s span) length() int64 {
+	if s.end < 0 {
+		return 0
+	}
+	return s.end - s.start + 1
+}
+
+// byteRange reads a Range header of one range from a known start
+// ("bytes=N-" or "bytes=N-M", RFC 9110 §14.1.2); any other form is
+// answered with the whole file, as the RFC allows.
+func byteRange(h string) (span, bool) {
+	spec, ok := strings.CutPrefix(h, "bytes=")
+	if !ok || strings.Contains(spec, ",") {
+		return span{}, false
+	}
+	from, to, ok := strings.Cut(spec, "-")
+	start, err := strconv.ParseInt(strings.TrimSpace(from), 10, 64)
+	if !ok || err != nil || start < 0 {
+		return span{}, false
+	}
+	s := span{start: start, end: -1}
+	if to = strings.TrimSpace(to); to != "" {
+		end, err := strconv.ParseInt(to, 10, 64)
+		if err != nil || end < start {
+			return span{}, false
+		}
+		s.end = end
+	}
+	return s, true
+}
+
+// partial answers a range of a file: 206 with the bytes from where the
+// server resumed (FTP REST, an HTTP range, a capture's offset), or the
+// whole file with 200 where it could not.
+func (g *Gateway) partial(w http.ResponseWriter, resp *fetch.Response, s span) {
+	if resp.Offset != s.start || resp.Size < 0 && s.end < 0 {
+		g.file(w, resp)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", contentType(resp))
+	h.Set("Content-Security-Policy", sandboxCSP)
+	total := "*"
+	if resp.Size >= 0 {
+		total = strconv.FormatInt(resp.Size, 10)
+		if s.start >= resp.Size {
+			h.Set("Content-Range", "bytes */"+total)
+			w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
+			return
+		}
+		if s.end < 0 || s.end >= resp.Size {
+			s.end = resp.Size - 1
+		}
+	}
+	h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%s", s.start, s.end, total))
+	h.Set("Content-Length", strconv.FormatInt(s.length(), 10))
+	w.WriteHeader(http.StatusPartialContent)
+	io.Copy(w, io.LimitReader(resp.Body, s.length()))
+}
+
 // file streams a file as its bytes, under a sandbox so that HTML from a
 // server runs no script in the gateway's origin.
 func (g *Gateway) file(w http.ResponseWriter, resp *fetch.Response) {
 	h := w.Header()
 	h.Set("Content-Type", contentType(resp))
 	h.Set("Content-Security-Policy", sandboxCSP)
+	h.Set("Accept-Ranges", "bytes")
 	if resp.Size >= 0 && resp.Offset == 0 {
 		h.Set("Content-Length", strconv.FormatInt(resp.Size, 10))
 	}

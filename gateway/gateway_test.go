@@ -423,3 +423,53 @@ func TestRedirectThroughTheGateway(t *testing.T) {
 		t.Errorf("the redirect's target was not checked again: %d", resp.StatusCode)
 	}
 }
+
+// Ranges are answered with 206 through the server's own resume (FTP REST,
+// an HTTP range), so that a browser can seek or go on with a download; a
+// server that cannot resume gives the whole file with 200.
+func TestRanges(t *testing.T) {
+	const content = "0123456789abcdefghij"
+	resumes := func(req *schemes.Request) (*schemes.Response, error) {
+		return &schemes.Response{URL: req.URL, Kind: schemes.KindFile, Size: int64(len(content)), Offset: req.Offset,
+			Type: schemes.TypeBinary, Name: "f.bin", Body: io.NopCloser(strings.NewReader(content[req.Offset:]))}, nil
+	}
+	f := &fake{routes: map[string]func(*schemes.Request) (*schemes.Response, error){
+		"ftp://h/f.bin":  resumes,
+		"gopher://h/9/f": file("", schemes.TypeBinary, "f", content), // no resume: always from 0
+	}}
+	srv := newGateway(t, f, Config{})
+	ranged := func(path, rng string) (*http.Response, string) {
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		req.Header.Set("Range", rng)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	for _, c := range []struct {
+		path, rng string
+		code      int
+		body, cr  string
+	}{
+		{"/live/ftp://h/f.bin", "bytes=5-9", 206, "56789", "bytes 5-9/20"},
+		{"/live/ftp://h/f.bin", "bytes=15-", 206, "fghij", "bytes 15-19/20"},
+		{"/live/ftp://h/f.bin", "bytes=15-99", 206, "fghij", "bytes 15-19/20"},
+		{"/live/ftp://h/f.bin", "bytes=0-3", 206, "0123", "bytes 0-3/20"},
+		{"/live/ftp://h/f.bin", "bytes=-5", 200, content, ""},
+		{"/live/ftp://h/f.bin", "bytes=1-2,5-6", 200, content, ""},
+		{"/live/gopher://h/9/f", "bytes=5-9", 200, content, ""},
+	} {
+		resp, body := ranged(c.path, c.rng)
+		if resp.StatusCode != c.code || body != c.body || resp.Header.Get("Content-Range") != c.cr {
+			t.Errorf("%s %s: %d %q (Content-Range %q), want %d %q (%q)", c.path, c.rng, resp.StatusCode, body,
+				resp.Header.Get("Content-Range"), c.code, c.body, c.cr)
+		}
+	}
+	if resp, _ := ranged("/live/ftp://h/f.bin", "bytes=20-"); resp.StatusCode != http.StatusRequestedRangeNotSatisfiable ||
+		resp.Header.Get("Content-Range") != "bytes */20" {
+		t.Errorf("past the end: %d %v", resp.StatusCode, resp.Header)
+	}
+}

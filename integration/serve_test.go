@@ -259,3 +259,34 @@ func TestServeTimeTravel(t *testing.T) {
 		t.Errorf("TimeMap: %d\n%s", code, body)
 	}
 }
+
+// A range of a file, through the server's own resume: vsftpd's REST and
+// nginx's ranges, the bytes those of the file.
+func TestServeRanges(t *testing.T) {
+	itest.Parallel(t)
+	itest.Require(t, ftpServer)
+	itest.Require(t, itest.HTTPHost+":80")
+	base := startServe(t)
+	want, err := os.ReadFile(filepath.Join(itest.ArchiveDir(), "binary", "random-64k.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	since := itest.LogSince(t, "vsftpd.log")
+	for _, u := range []string{"ftp://" + itest.FTPHost + "/archive/binary/random-64k.bin", "http://" + itest.HTTPHost + "/archive/binary/random-64k.bin"} {
+		req, _ := http.NewRequest("GET", base+"/live/"+u, nil)
+		req.Header.Set("Range", "bytes=40000-40999")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 206 || string(got) != string(want[40000:41000]) ||
+			resp.Header.Get("Content-Range") != fmt.Sprintf("bytes 40000-40999/%d", len(want)) {
+			t.Errorf("%s: %d, %d bytes, Content-Range %q", u, resp.StatusCode, len(got), resp.Header.Get("Content-Range"))
+		}
+	}
+	if !strings.Contains(since(), `"REST 40000"`) {
+		t.Error("vsftpd saw no REST 40000: the range was not the server's resume")
+	}
+}
