@@ -301,7 +301,7 @@ func hasHighOctet(raw string) bool {
 }
 
 // fromRemote reads the names of a response in the charset: the remote
-// name (-O, a mirror's single file) and each listing entry's Name. URLs,
+// name (Response.Name, a mirror's single file) and each listing entry's Name. URLs,
 // selectors and other protocol fields keep the server's bytes.
 func (rc *remoteCharset) fromRemote(resp *Response) *Response {
 	if rc == nil {

@@ -7,7 +7,7 @@ import (
 )
 
 // LocalName is the name a URL's object takes on disk when a person asks for
-// its remote name (gofer get -O): the last name the URL gives, decoded. It
+// its remote name: the last name the URL gives, decoded. It
 // is "" when the URL names no single object (a directory, a menu's root, a
 // group, a session). The caller still passes it through the safe-name rule
 // (security.SafeName) before it writes anything.

@@ -13,7 +13,7 @@ import (
 // zero value, and a nil *Guard, refuse every well-known port of another
 // protocol and discard warnings.
 type Guard struct {
-	// AllowPorts lifts the port refusal for these ports (--allow-port);
+	// AllowPorts lifts the port refusal for these ports;
 	// they still draw the non-default port warning.
 	AllowPorts []int
 	// Warn receives one-line warnings for a person; nil discards them.
@@ -265,7 +265,7 @@ func equalFoldASCII(a, b string) bool {
 }
 
 // serverPorts are the ports a protocol's servers listen on, for a server
-// named outside the URL (--smtp-server): any of them passes silently.
+// named outside the URL (CheckServerPort): any of them passes silently.
 func serverPorts(protocol string) []int {
 	switch protocol {
 	case "smtp":

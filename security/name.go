@@ -29,7 +29,7 @@ func (e *NameError) Is(target error) bool { return target == ErrUnsafeName }
 const MaxNameBytes = 255
 
 // SafeName checks one decoded remote name (a listing entry, a path segment,
-// a -O name) before it becomes a local file name: it must not be empty, "."
+// a URL's remote name) before it becomes a local file name: it must not be empty, "."
 // or "..", hold '/', '\' or NUL, be absolute, or be longer than a file
 // name may be (MaxNameBytes). This is the mirror's rule against writing
 // outside its directory.

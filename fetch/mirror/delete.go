@@ -6,10 +6,10 @@ import (
 	"strings"
 )
 
-// deleteVanished removes local files that vanished remotely (--delete). A
+// deleteVanished removes local files that vanished remotely (Options.Delete). A
 // file counts as vanished only when this run did not see it and the
 // listing that named it was read to its end (or itself vanished from a
-// listing read to its end): a listing that failed, or lay beyond --depth,
+// listing read to its end): a listing that failed, or lay beyond Options.Depth,
 // proves nothing, and its files stay.
 func (e *engine) deleteVanished(ctx context.Context) {
 	if e.st == nil {

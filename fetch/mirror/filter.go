@@ -7,7 +7,7 @@ import (
 	"github.com/goferurl/gofer/schemes"
 )
 
-// Filter is one --include or --exclude rule: a glob (path.Match syntax:
+// Filter is one include or exclude rule (Options.Filters): a glob (path.Match syntax:
 // '*' and '?' never match '/', "[...]" a class, '\' quotes) matched on an
 // item's path relative to the starting directory, menu or page.
 //
@@ -18,7 +18,7 @@ import (
 // tmp, "tmp" only files). Of the rules that match an item, the last one
 // decides; an item no rule matches is taken unless the first rule is an
 // include. A directory is left out only when an exclude decides it, so
-// "--include '*.txt'" still walks every directory for text files.
+// an include of "*.txt" alone still walks every directory for text files.
 type Filter struct {
 	Exclude bool
 	Glob    string
@@ -106,7 +106,7 @@ func (e *engine) excluded(p, url string, dir bool) bool {
 }
 
 // keptByFilter reports whether the filters leave out the recorded file at
-// p or a directory on its way: --delete never removes such a file.
+// p or a directory on its way: Options.Delete never removes such a file.
 func (e *engine) keptByFilter(p string) bool {
 	if len(e.filt) == 0 {
 		return false

@@ -23,7 +23,7 @@ import (
 //     into .gofer, or a segment the safe-name rule refuses) is skipped.
 //     A link to a directory is made as the link alone. The link is
 //     recorded (kind link, Created), so that a rerun leaves it, replaces
-//     it when its target changed, and --delete removes it once it
+//     it when its target changed, and Options.Delete removes it once it
 //     vanished. A path in the way is replaced only when it is what an
 //     earlier run wrote there.
 //   - follow: the link's URL is fetched and saved, or walked when it
@@ -162,7 +162,7 @@ func (e *engine) makeLink(p, target string) (made bool, err error) {
 		}
 	case fi.IsDir():
 		// A directory the remote turned into a link: only an empty one
-		// goes (--delete empties one whose listing vanished).
+		// goes (Options.Delete empties one whose listing vanished).
 		if err := e.root.Remove(p); err != nil {
 			return false, fmt.Errorf("local path %q is a directory", p)
 		}
@@ -251,7 +251,7 @@ func (e *engine) follow(ctx context.Context, j job) {
 	if err != nil {
 		e.fail(j.URL, j.Path, err)
 		// What an earlier run took through the link, file or directory,
-		// is not proved gone: --delete keeps it.
+		// is not proved gone: Options.Delete keeps it.
 		if rec, ok := e.st.getFile(j.Path); ok {
 			rec.Run = e.run
 			e.st.putFile(j.Path, rec)

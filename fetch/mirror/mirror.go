@@ -86,7 +86,7 @@ type Options struct {
 	// without a local copy, so an unchanged rerun fetches it not again.
 	// HTML pages are still fetched, their links being read from them.
 	StateOnly bool
-	// Filters include and exclude items by glob (see Filter); --delete
+	// Filters include and exclude items by glob (see Filter); Delete
 	// never removes a file they leave out.
 	Filters []Filter
 	// Retries bounds how often an item that failed transiently is tried
@@ -104,14 +104,14 @@ type Options struct {
 	// Progress, if set, is called often with a snapshot; calls are
 	// serialised, from one goroutine.
 	Progress func(Progress)
-	// Log, if set, receives one line per file (for -v); calls are serialised.
+	// Log, if set, receives one line per file; calls are serialised.
 	Log func(format string, args ...any)
 	// Shared, if set, makes this run one worker of a crawl many processes
 	// share: its jobs come from and go to Shared instead of a local queue,
 	// and the records of the files written go there too. Worker names
 	// this process (ValidWorker): its state in DIR/.gofer is its own, so
-	// that workers may share one DIR. --delete and --dry-run are not for
-	// a shared crawl.
+	// that workers may share one DIR. Delete and DryRun are not for a
+	// shared crawl.
 	Shared Shared
 	Worker string
 	// Symlinks says what becomes of a symlink a listing names: SymlinksKeep
@@ -128,7 +128,7 @@ type Options struct {
 	AllVersions bool
 }
 
-// Symlink modes (Options.Symlinks, --symlinks).
+// Symlink modes (Options.Symlinks).
 const (
 	// SymlinksKeep creates a listed symlink as a relative symlink when
 	// its target lies inside the mirror; one that leaves it is skipped.
@@ -167,8 +167,8 @@ type Summary struct {
 	Failed    int64  `json:"failed"`
 	Deleted   int64  `json:"deleted"`
 	// Links counts the symlinks listings named that the mirror took as
-	// --symlinks says: created (or found unchanged) with keep, followed
-	// with follow; LinksSkipped those it left out (skip, or with keep a
+	// Options.Symlinks says: created (or found unchanged) with keep,
+	// followed with follow; LinksSkipped those it left out (skip, or with keep a
 	// target outside DIR). Recorded counts items noted but not fetched
 	// (telnet, search and URL items, other hosts).
 	Links        int64 `json:"links"`
@@ -181,7 +181,7 @@ type Summary struct {
 	TooDeep int64 `json:"too_deep"`
 	// Unparsed counts listing lines in no form the client reads; the
 	// first of them are in UnparsedLines. A directory with one is never
-	// taken as proof that a file vanished (--delete).
+	// taken as proof that a file vanished (Options.Delete).
 	Unparsed      int64          `json:"unparsed"`
 	UnparsedLines []UnparsedLine `json:"unparsed_lines"`
 	// Skipped counts items robots.txt excludes, Excluded those the filters leave out.
@@ -428,8 +428,8 @@ type engine struct {
 	robots []string
 	filt   filters
 	// rootRemote is the starting directory's remote path, with
-	// --symlinks follow (links leading out of it are not followed with
-	// --no-parent).
+	// SymlinksFollow (links leading out of it are not followed with
+	// Options.NoParent).
 	rootRemote string
 	limiter    *rate.Limiter // the run's byte budget, nil for none
 	rootResp   atomic.Pointer[fetch.Response]
@@ -741,7 +741,7 @@ func (e *engine) count(field *int64) {
 }
 
 // listingFailed notes that a listing could not be read to its end, which
-// keeps --delete from taking its files for vanished.
+// keeps Options.Delete from taking its files for vanished.
 func (e *engine) listingFailed() {
 	e.mu.Lock()
 	e.listFails++

@@ -18,7 +18,7 @@ import (
 // DefaultMaxPerHost is Options.MaxPerHost when it is 0.
 const DefaultMaxPerHost = 8
 
-// maxBurst bounds one read under --limit-rate.
+// maxBurst bounds one read under Options.LimitRate.
 const maxBurst = 64 << 10
 
 // workers is how many workers the run starts: Jobs, capped at MaxPerHost.

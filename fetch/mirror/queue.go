@@ -32,7 +32,7 @@ type job struct {
 	// Anc holds, for a listing, the hashes of its ancestors' listings
 	// (listingHash), to see a directory that repeats one.
 	Anc []uint64 `json:"a,omitempty"`
-	// Remote is, with --symlinks follow, the remote directory a listing
+	// Remote is, with SymlinksFollow, the remote directory a listing
 	// (or a followed link) resolves to, lexically; Real holds the hashes
 	// of its ancestors' Remote, so that no directory is listed below itself.
 	Remote string   `json:"rp,omitempty"`
@@ -47,7 +47,7 @@ const (
 	opMenu = 'M' // a Gopher menu
 	opPage = 'P' // an HTTP link: a page to read for links, or a file
 	opFile = 'F' // a file
-	// opFollow is a symlink to follow (--symlinks follow): a file or a
+	// opFollow is a symlink to follow (SymlinksFollow): a file or a
 	// directory, as its fetch answers.
 	opFollow = 'K'
 )

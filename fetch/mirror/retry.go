@@ -113,7 +113,7 @@ func (e *engine) get(ctx context.Context, r *retrier, req *fetch.Request) (*fetc
 	}
 }
 
-// paced is Client.Do after the worker's --wait, with the body in the
+// paced is Client.Do after the worker's Options.Wait, with the body in the
 // run's byte budget.
 func (e *engine) paced(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
 	if !e.pace(ctx) {

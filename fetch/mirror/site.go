@@ -27,7 +27,7 @@ type site struct {
 	// rootURL and rootPath are the starting job's URL and local path.
 	rootURL  string
 	rootPath string
-	// selector is the starting Gopher selector (--no-parent, the local path of the menu).
+	// selector is the starting Gopher selector (Options.NoParent, the local path of the menu).
 	selector string
 	// base is the starting HTTP URL, prefix its directory (escaped, ending in '/').
 	base   *url.URL

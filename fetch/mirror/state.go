@@ -16,7 +16,7 @@ import (
 
 // The state lives in one bbolt file, DIR/.gofer/state.db. bbolt was chosen
 // over a JSON manifest or journal because the mirror looks records up one
-// path at a time and walks them in key order for --delete: a B+tree on disk
+// path at a time and walks them in key order for Options.Delete: a B+tree on disk
 // answers both without holding the whole manifest in memory, so a tree of a
 // million files costs no more heap than a tree of ten. Its exclusive file
 // lock also keeps two mirrors from writing one DIR at once, and every commit
@@ -54,7 +54,7 @@ type record struct {
 	ListModified time.Time `json:"list_modified,omitzero"`
 	ListPrec     string    `json:"list_precision,omitempty"`
 	Target       string    `json:"target,omitempty"`
-	// Created marks a link the mirror made (--symlinks keep), Target
+	// Created marks a link the mirror made (SymlinksKeep), Target
 	// being what it points to: only such a link is replaced or removed.
 	Created bool `json:"created,omitempty"`
 	HTML    bool `json:"html,omitempty"`
@@ -101,7 +101,7 @@ type store struct {
 	db *bolt.DB
 	ro bool
 	// overlay holds a dry run's writes in memory, so that the run sees
-	// its own records (for --delete) without touching the file.
+	// its own records (for Options.Delete) without touching the file.
 	overlay map[string][]byte
 	ovMu    sync.Mutex
 	ops     chan storeOp

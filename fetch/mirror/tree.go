@@ -20,7 +20,7 @@ import (
 // symlink already in DIR that points elsewhere cannot carry a write out.
 // On top of that the mirror never writes through a symlink at all: one met
 // on the way to a file is replaced by a real directory, and one it makes
-// (--symlinks keep) is renamed into place, replacing a link, not its target.
+// (SymlinksKeep) is renamed into place, replacing a link, not its target.
 
 // tmpName is the temporary name of a local path, derived from the path so
 // that the next run finds a partial file again.

@@ -360,7 +360,7 @@ func (c *conn) readAhead() (time.Time, error) {
 // order, within a little more than twice the round trip the first took,
 // or the server is taken not to read pipelined commands (errNoPipeline).
 // A server that lists UTF8 in FEAT gets OPTS UTF8 ON after it, unless the
-// names are known to be in another charset (--remote-charset). On a
+// names are known to be in another charset (Request.RemoteCharset). On a
 // connection that pipelines, the CWDs of to follow NOOP, and then, for a
 // transfer, the passive command whose address the transfer dials: the
 // first fetch on the connection starts one round trip sooner. After a CWD

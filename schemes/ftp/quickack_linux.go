@@ -13,7 +13,7 @@ import (
 // algorithm on (inetutils ftpd, Twisted), holds its second reply until the
 // first is acknowledged, and a client that has nothing to send delays that
 // acknowledgement by up to 40 ms: every CWD after the first, every 226
-// after its 150, waited that long, 13 ms a file at -j 4. The setting does
+// after its 150, waited that long, 13 ms a file with four mirror workers. The setting does
 // not last (the kernel falls back to delayed acknowledgements), so it is
 // set again before each read of the control connection.
 func quickAck(nc net.Conn) func() {

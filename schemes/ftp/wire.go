@@ -11,8 +11,9 @@ import (
 )
 
 // wireLog watches the control connection between the TLS layer and the
-// reply reader: it writes the transcript (-v) with every password masked,
-// and bounds the length of a reply line and the lines of a reply.
+// reply reader: it writes the transcript (Request.Transcript) with every
+// password masked, and bounds the length of a reply line and the lines of
+// a reply.
 type wireLog struct {
 	// w receives the transcript of the fetch in progress; nil for none.
 	// It is replaced per fetch because a kept connection serves many.

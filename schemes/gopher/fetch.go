@@ -88,7 +88,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	return resp, nil
 }
 
-// resolveQuery finds the search of a type-7 item: --query, else a prompt,
+// resolveQuery finds the search of a type-7 item: Request.Query, else a prompt,
 // else the fetch cannot be made.
 func resolveQuery(t *target, req *schemes.Request) error {
 	switch {
@@ -218,7 +218,7 @@ func (c *conn) send(text string, mask []bool, addr string) error {
 
 func (c *conn) Close() error { return c.nc.Close() }
 
-// transcript writes lines to the -v transcript, masked where mask says so.
+// transcript writes lines to Request.Transcript, masked where mask says so.
 func (c *conn) transcript(dir, text string, mask []bool) {
 	if c.tr == nil {
 		return
@@ -387,7 +387,7 @@ func captureItem(req *schemes.Request, c *conn, t *target, media string) schemes
 
 // itemURI is the URL an archive records an item under: the URL fetched,
 // password-free (gopher has none) and with a type-7 search given apart
-// from the URL (--query, a prompt) written into it after %09, so that the
+// from the URL (Request.Query, a prompt) written into it after %09, so that the
 // record names the result it holds. A Gopher+ string stays when it asks
 // for a view or the attributes.
 func itemURI(req *schemes.Request, t *target) string {
@@ -497,7 +497,7 @@ func viewOf(plus string) string {
 	return strings.TrimSpace(v)
 }
 
-// itemName is the last "/"-separated part of a selector, for -O.
+// itemName is the last "/"-separated part of a selector, for Response.Name.
 func itemName(sel string) string {
 	if i := strings.LastIndexByte(sel, '/'); i >= 0 {
 		return sel[i+1:]

@@ -39,7 +39,7 @@ type FormField struct {
 	HasDefault bool     `json:"-"`
 	Choices    []string `json:"choices,omitempty"`
 	// Position is the field's 1-based number among the fields that take an
-	// answer (what --form N=VALUE names); 0 for a Note.
+	// answer (the N of a Request.Form answer "N=VALUE"); 0 for a Note.
 	Position int `json:"position,omitempty"`
 }
 

@@ -142,7 +142,7 @@ func dataBlock(answers []string) string {
 
 // Plan returns the lines a fetch of req.URL would write, with no network:
 // for a "?" item the form request and then the submission, with one
-// placeholder "<answer N>" per --form answer (one when none is given); for
+// placeholder "<answer N>" per Request.Form answer (one when none is given); for
 // a search without a query, the placeholder "<query>".
 func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 	t, err := newTarget(req.URL)

@@ -32,7 +32,7 @@ type server struct {
 
 func (s server) addr() string { return net.JoinHostPort(s.host, strconv.Itoa(s.port)) }
 
-// parseServer reads "host[:port]" (--smtp-server, $SMTP_SERVER).
+// parseServer reads "host[:port]" (Fetcher.SMTPServer).
 func parseServer(s string) (server, error) {
 	host, portText, err := net.SplitHostPort(s)
 	if err != nil {

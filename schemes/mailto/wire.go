@@ -11,7 +11,7 @@ import (
 )
 
 // wireLog watches the connection between the TLS layer and net/smtp: it
-// writes the transcript (-v) with the AUTH exchange masked, and bounds the
+// writes the transcript (Request.Transcript) with the AUTH exchange masked, and bounds the
 // length of a reply line so that a server cannot grow memory without end.
 type wireLog struct {
 	w       io.Writer // nil: no transcript

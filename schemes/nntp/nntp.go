@@ -129,7 +129,7 @@ func redactedNews(u *schemes.URL) string {
 	return "news:" + u.News.Group
 }
 
-// splitServer reads "host[:port]" (--nntp-server, $NNTPSERVER).
+// splitServer reads "host[:port]" (Fetcher.Server).
 func splitServer(s string) (string, int, error) {
 	host, portText, err := net.SplitHostPort(s)
 	if err != nil {

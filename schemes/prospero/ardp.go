@@ -119,7 +119,7 @@ func (p packet) encode() []byte {
 	return append(b, p.data...)
 }
 
-// describe is the packet's header in words, for the -v transcript.
+// describe is the packet's header in words, for Request.Transcript.
 func (p packet) describe() string {
 	var b strings.Builder
 	if p.seq == 0 {

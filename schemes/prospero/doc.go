@@ -100,7 +100,7 @@
 //
 // # Transcript
 //
-// With Request.Transcript (-v) every packet is shown as a bracketed header
+// With Request.Transcript every packet is shown as a bracketed header
 // in words, then its text line by line ("> " sent, "< " received), with the
 // client's retransmissions and the resolved URL on "* prospero:" lines.
 package prospero

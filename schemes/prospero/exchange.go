@@ -227,7 +227,7 @@ func (a *ardpConn) ctxError(ctx context.Context) error {
 	return schemes.Errorf(schemes.ErrInterrupted, "prospero %s: cancelled", a.addr)
 }
 
-// logPacket writes a packet to the -v transcript: its header in words, then
+// logPacket writes a packet to Request.Transcript: its header in words, then
 // its text line by line.
 func (a *ardpConn) logPacket(dir string, p packet) {
 	if a.tr == nil {

@@ -99,7 +99,7 @@ func newTarget(u *schemes.URL) (*target, error) {
 
 func (t *target) addr() string { return net.JoinHostPort(t.host, strconv.Itoa(t.port)) }
 
-// setQuery applies --query (or a prompt's answer): the words of a search.
+// setQuery applies Request.Query (or a prompt's answer): the words of a search.
 func (t *target) setQuery(q string) error {
 	if strings.TrimSpace(q) == "" {
 		return schemes.NeedSetting(schemes.ErrUsage, "Query", "a WAIS search needs words")
@@ -112,7 +112,7 @@ func (t *target) setQuery(q string) error {
 	return nil
 }
 
-// resolveQuery finds the words of a search: --query, else the URL's, else
+// resolveQuery finds the words of a search: Request.Query, else the URL's, else
 // a prompt, else the fetch cannot be made.
 func resolveQuery(t *target, req *schemes.Request) error {
 	switch {

@@ -19,7 +19,7 @@
 //     so a long or stalled transfer keeps its item. An item taken
 //     MaxDeliveries times by workers that died or gave it back is parked
 //     at its next delivery: recorded under x.RUN.ID with its count,
-//     acknowledged, reported by --status.
+//     acknowledged, reported by Status.
 //     The crawl is finished when the stream is empty: items leave a
 //     work-queue stream only when acknowledged, and a worker queues an
 //     item's children before acknowledging it, so an empty stream means

@@ -27,7 +27,7 @@ type WorkerStatus struct {
 	Seen   time.Time `json:"seen"` // when this was written
 }
 
-// JobStatus is what --status prints.
+// JobStatus is a job's progress, as Status reads it.
 type JobStatus struct {
 	Job      string         `json:"job"`
 	URL      string         `json:"url"`
@@ -52,7 +52,7 @@ func (c *Crawl) Progress(failed, bytes int64) {
 }
 
 // lostAfter is how long a running worker may go without writing its
-// status before --status calls it lost.
+// status before Status calls it lost.
 const lostAfter = 10 * time.Second
 
 // reporter writes the worker's status every two seconds.
