@@ -1,0 +1,62 @@
+package ftp
+
+import (
+	"context"
+	"io"
+	"net"
+	"testing"
+
+	"github.com/goferurl/gofer/schemes"
+)
+
+// wrapDialer wraps another dialer for one fetch, as a capture does, and
+// says which through Unwrap.
+type wrapDialer struct{ d schemes.Dialer }
+
+func (w *wrapDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	return w.d.DialContext(ctx, network, addr)
+}
+
+func (w *wrapDialer) Unwrap() schemes.Dialer { return w.d }
+
+// funcDialer is a dialer that cannot be compared.
+type funcDialer func(ctx context.Context, network, addr string) (net.Conn, error)
+
+func (f funcDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	return f(ctx, network, addr)
+}
+
+func fetchBody(t *testing.T, f *Fetcher, req *schemes.Request) {
+	t.Helper()
+	resp, err := f.Fetch(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadAll(resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	resp.Close()
+}
+
+// A dialer that wraps another for each fetch and says so (Unwrap) shares
+// the connections of the dialer it wraps; one that cannot be compared gets
+// a connection of its own each time, never kept, and no panic.
+func TestDialerIdentity(t *testing.T) {
+	fake := newFake(t)
+	fake.addFile("/f", "x")
+	f := newFetcher()
+	for range 3 {
+		req := newReq(ftpURL(fake.port(), 0, "f"))
+		req.Dialer = &wrapDialer{testDialer}
+		fetchBody(t, f, req)
+	}
+	fetchBody(t, f, newReq(ftpURL(fake.port(), 0, "f")))
+	for range 2 {
+		req := newReq(ftpURL(fake.port(), 0, "f"))
+		req.Dialer = funcDialer(testDialer.DialContext)
+		fetchBody(t, f, req)
+	}
+	if n := fake.endWith(f); n != 3 {
+		t.Errorf("%d logins, want 3: one for the wrapped dialer and the one it wraps, one for each fetch through a dialer that cannot be compared", n)
+	}
+}
