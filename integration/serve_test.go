@@ -7,10 +7,13 @@ package integration_test
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -21,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goferurl/gofer/integration/hostile"
 	"github.com/goferurl/gofer/integration/itest"
 )
 
@@ -288,5 +292,99 @@ func TestServeRanges(t *testing.T) {
 	}
 	if !strings.Contains(since(), `"REST 40000"`) {
 		t.Error("vsftpd saw no REST 40000: the range was not the server's resume")
+	}
+}
+
+// hostileMenu is a Gopher menu whose display strings, selectors and URL
+// items carry script in every form a page could run it.
+const hostileMenu = "0<script>window.pwned='script'</script>\t/a\tHOST\tPORT\r\n" +
+	"1\"><img src=x onerror=\"window.pwned='onerror'\">\t/b\"><img src=x onerror=window.pwned=1>\tHOST\tPORT\r\n" +
+	"hA javascript: link\tURL:javascript:window.pwned='href'\tHOST\tPORT\r\n" +
+	"iAn info line <svg onload=\"window.pwned='svg'\">\t\terror.host\t1\r\n" +
+	"0A plain item\t/plain\tHOST\tPORT\r\n.\r\n"
+
+// TestServeInChromium uses the gateway as a person does, in headless
+// Chromium: the URL box, a menu link, a Gopher search form, a Gemini input
+// form, and a menu written to run script, which must not run. Screenshots
+// of each step are kept in the state directory's log/serve-chromium/.
+func TestServeInChromium(t *testing.T) {
+	itest.Parallel(t)
+	itest.Require(t, gopherPlusAddr)
+	itest.Require(t, geminiAddr)
+	drv := os.Getenv("GOFER_REPLAYWEBPAGE") // puppeteer-core, installed with ReplayWeb.page
+	if drv == "" {
+		t.Skip("GOFER_REPLAYWEBPAGE is not set (integration/test installs puppeteer-core and Chromium)")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("GOFER_REPLAYWEBPAGE is set but node is missing: %v", err)
+	}
+	evil, err := hostile.Start("127.0.0.1:0", func(c *hostile.Conn) {
+		if _, ok := c.ReadLine(); ok {
+			host, port, _ := net.SplitHostPort(c.LocalAddr().String())
+			c.Send(strings.NewReplacer("HOST", host, "PORT", port).Replace(hostileMenu))
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer evil.Close()
+	base := startServe(t, "--allow-port", portOf(evil.Addr()))
+	shots := filepath.Join(itest.LogDir(), "serve-chromium")
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	steps, _ := json.Marshal([]map[string]any{
+		{"name": "start", "goto": base + "/"},
+		{"name": "url-box", "type": []string{"input[name=url]", "gopher://" + itest.GopherPlusHost + "/"}},
+		{"name": "menu-link", "click": "archive"},
+		{"name": "search-page", "goto": base + "/live/gopher://" + itest.GopherPlusHost + "/"},
+		{"name": "search", "type": []string{"input[name=q]", "plain"}},
+		{"name": "gemini-input", "goto": base + "/live/" + geminiRoot + "cgi-bin/ask"},
+		{"name": "gemini-answer", "type": []string{"input[name=q]", "Ada"}},
+		{"name": "hostile", "goto": base + "/live/gopher://" + evil.Addr() + "/1/"},
+	})
+	ctx, cancel := context.WithTimeout(itest.Context(t), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join("gateway", "browse.cjs"), shots, string(steps))
+	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(drv, "node_modules"))
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("browse.cjs: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	type seen struct {
+		Name, URL, Title, Text string
+		Status                 int
+		Pwned                  any
+	}
+	got := map[string]seen{}
+	for _, l := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		var s seen
+		if err := json.Unmarshal([]byte(l), &s); err != nil {
+			t.Fatalf("browse.cjs printed %q: %v", l, err)
+		}
+		got[s.Name] = s
+	}
+	check := func(name, url, text string) {
+		t.Helper()
+		s, ok := got[name]
+		if !ok {
+			t.Errorf("step %s: not run", name)
+			return
+		}
+		if s.Status != 200 || !strings.HasSuffix(s.URL, url) || !strings.Contains(s.Text, text) || s.Pwned != nil {
+			t.Errorf("step %s: status %d at %s (want …%s), pwned %v, text:\n%.600s\n(want %q)", name, s.Status, s.URL, url, s.Pwned, s.Text, text)
+		}
+	}
+	check("start", "/", "type a gopher://")
+	check("url-box", "/live/gopher://"+itest.GopherPlusHost+"/", "Search archive file names")
+	check("menu-link", "/live/gopher://"+itest.GopherPlusHost+"/1/archive", "README")
+	check("search", "/live/gopher://"+itest.GopherPlusHost+"/7/search%09plain", "plain.txt")
+	check("gemini-input", "/live/"+geminiRoot+"cgi-bin/ask", "What is your name?")
+	check("gemini-answer", "/live/"+geminiRoot+"cgi-bin/ask?Ada", "Hello, Ada")
+	check("hostile", "/1/", "<script>window.pwned='script'</script>")
+	if s := got["hostile"]; !strings.Contains(s.Text, "A plain item") || !strings.Contains(s.Text, "javascript:window.pwned='href'") {
+		t.Errorf("the hostile menu is not shown as text:\n%s", s.Text)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -69,6 +70,9 @@ target, which is checked again.`,
 			}
 			if !noLive {
 				c.maxRedirects = 0 // each hop is the browser's, and checked again
+				// Nothing is asked at the terminal gofer serve runs in: an
+				// input request is the browser's page to answer.
+				c.stdin = strings.NewReader("")
 				client, err := c.client()
 				if err != nil {
 					return err
