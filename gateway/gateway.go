@@ -252,7 +252,16 @@ func (g *Gateway) raw(w http.ResponseWriter, r *http.Request) {
 		h.Set("Content-Security-Policy", pageCSP)
 	}
 	w.WriteHeader(http.StatusOK)
-	io.Copy(w, resp.Body)
+	stream(w, resp.Body)
+}
+
+// stream copies a body to the browser. A body that fails part way (the
+// server went silent past the idle timeout, or hung up) ends the response
+// abruptly, so that the browser sees it cut short rather than whole.
+func stream(w io.Writer, body io.Reader) {
+	if _, err := io.Copy(w, body); err != nil {
+		panic(http.ErrAbortHandler)
+	}
 }
 
 // live shows what the URL names: a page of links rendered as a page of
@@ -315,7 +324,7 @@ func (g *Gateway) show(w http.ResponseWriter, u *schemes.URL, resp *fetch.Respon
 	case resp.Kind == schemes.KindInfo:
 		w.Header().Set("Content-Security-Policy", pageCSP)
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		io.Copy(w, resp.Body)
+		stream(w, resp.Body)
 	default:
 		g.fail(w, http.StatusForbidden, fmt.Sprintf("a %s is not shown through the gateway", resp.Kind))
 	}
@@ -382,7 +391,7 @@ func (g *Gateway) partial(w http.ResponseWriter, resp *fetch.Response, s span) {
 	h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%s", s.start, s.end, total))
 	h.Set("Content-Length", strconv.FormatInt(s.length(), 10))
 	w.WriteHeader(http.StatusPartialContent)
-	io.Copy(w, io.LimitReader(resp.Body, s.length()))
+	stream(w, io.LimitReader(resp.Body, s.length()))
 }
 
 // file streams a file as its bytes, under a sandbox so that HTML from a
@@ -399,7 +408,7 @@ func (g *Gateway) file(w http.ResponseWriter, resp *fetch.Response) {
 		h.Set("Content-Disposition", "attachment; filename=\""+safeFilename(resp.Name)+"\"")
 	}
 	w.WriteHeader(http.StatusOK)
-	io.Copy(w, resp.Body)
+	stream(w, resp.Body)
 }
 
 // contentType is a file's media type: the protocol's, else one for its

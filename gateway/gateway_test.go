@@ -473,3 +473,37 @@ func TestRanges(t *testing.T) {
 		t.Errorf("past the end: %d %v", resp.StatusCode, resp.Header)
 	}
 }
+
+// failingBody gives its text, then an error, as a server that went silent
+// past the idle timeout does.
+type failingBody struct{ r io.Reader }
+
+func (b *failingBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err == io.EOF {
+		return n, schemes.Errorf(schemes.ErrTimeout, "no progress in 2s")
+	}
+	return n, err
+}
+
+func (b *failingBody) Close() error { return nil }
+
+// A file that fails part way is cut short for the browser too: it never
+// looks whole.
+func TestFileCutShort(t *testing.T) {
+	f := &fake{routes: map[string]func(*schemes.Request) (*schemes.Response, error){
+		"gopher://h/9/f": func(req *schemes.Request) (*schemes.Response, error) {
+			return &schemes.Response{URL: req.URL, Kind: schemes.KindFile, Size: -1, Type: schemes.TypeBinary,
+				Body: &failingBody{strings.NewReader(strings.Repeat("x", 100000))}}, nil
+		},
+	}}
+	srv := newGateway(t, f, Config{})
+	resp, err := http.Get(srv.URL + "/live/gopher://h/9/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if _, err := io.ReadAll(resp.Body); err == nil {
+		t.Error("a file cut short upstream read whole")
+	}
+}

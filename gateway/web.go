@@ -144,7 +144,7 @@ func (g *Gateway) memento(w http.ResponseWriter, r *http.Request, ts string, ide
 		}
 		h.Set("Content-Security-Policy", sandboxCSP)
 		w.WriteHeader(http.StatusOK)
-		io.Copy(w, resp.Body)
+		stream(w, resp.Body)
 		return
 	}
 	g.show(w, u, resp, linker("/web/"+exact+"/"), g.bannerFor(f, raw, when))

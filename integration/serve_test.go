@@ -388,3 +388,69 @@ func TestServeInChromium(t *testing.T) {
 		t.Errorf("the hostile menu is not shown as text:\n%s", s.Text)
 	}
 }
+
+// Hostile servers behind the gateway: a menu line that never ends, a menu
+// of a million items and an item that goes silent each end as a page or
+// a response cut short, in bounded memory; the gateway serves on.
+func TestServeHostileServers(t *testing.T) {
+	itest.Parallel(t)
+	var args []string
+	addrs := map[string]string{}
+	for _, mode := range []string{hostile.GopherEndlessLine, hostile.GopherMillion, hostile.GopherSilent} {
+		s, err := hostile.Start("127.0.0.1:0", hostile.Gopher(mode))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		addrs[mode] = s.Addr()
+		args = append(args, "--allow-port", portOf(s.Addr()))
+	}
+	cmd, peak := itest.MeasuredCommand(t, []string{"XDG_CONFIG_HOME=" + t.TempDir()},
+		append([]string{"serve", "--listen", "127.0.0.1:0", "--idle-timeout", "2s"}, args...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	base, ok := strings.CutPrefix(strings.TrimSpace(line), "gofer serve: listening on ")
+	if err != nil || !ok {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("no ready line (%q, %v): %s", line, err, errb.String())
+	}
+	base = strings.TrimSuffix(base, "/")
+
+	code, body := page(t, base, "/live/gopher://"+addrs[hostile.GopherEndlessLine]+"/1/")
+	if code != 200 || !strings.Contains(body, "The page ends early") {
+		t.Errorf("endless line: %d %.300s", code, body)
+	}
+	code, body = page(t, base, "/live/gopher://"+addrs[hostile.GopherMillion]+"/1/")
+	if n := strings.Count(body, "Item number "); code != 200 || n != 10000 || !strings.Contains(body, "The whole of it") {
+		t.Errorf("a million items: status %d, %d shown, want 10000 and a notice", code, n)
+	}
+	// Cut short: no response at all, or a body that fails.
+	if resp, err := http.Get(base + "/live/gopher://" + addrs[hostile.GopherSilent] + "/0/"); err == nil {
+		if b, err := io.ReadAll(resp.Body); err == nil {
+			t.Errorf("an item that went silent read as whole: %q", b)
+		}
+		resp.Body.Close()
+	}
+	// The gateway serves on.
+	if code, _ := page(t, base, "/"); code != 200 {
+		t.Errorf("start page after the hostile servers: %d", code)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("gofer serve after the interrupt: %v: %s", err, errb.String())
+	}
+	if rss, ok := peak(); !ok || rss > 128<<20 {
+		t.Errorf("peak RSS %d MiB (measured: %v), want at most 128 MiB", rss>>20, ok)
+	} else {
+		t.Logf("gofer serve peak RSS: %.1f MiB", float64(rss)/(1<<20))
+	}
+}
