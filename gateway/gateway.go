@@ -11,6 +11,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/replay"
@@ -33,15 +34,20 @@ type Config struct {
 	// answer from (replay.Open reads WARC files, segment prefixes and
 	// merged indexes); nil means none.
 	Archive *replay.Archive
+	// MaxPerHost bounds the fetches of one upstream host and port at once
+	// (0: DefaultMaxPerHost); a request past it waits for a turn.
+	MaxPerHost int
 	// MaxEntries bounds the entries a page renders (0:
 	// DefaultMaxEntries); the page says where it stopped and links to the
 	// raw listing.
 	MaxEntries int
 }
 
-// DefaultMaxEntries is how many entries a page renders when
-// Config.MaxEntries is 0.
-const DefaultMaxEntries = 10000
+// Defaults of Config's zero values.
+const (
+	DefaultMaxEntries = 10000
+	DefaultMaxPerHost = 8
+)
 
 // neverFetched are the schemes a browser is never given through the
 // gateway: local files, interactive sessions, mail and names that resolve
@@ -59,6 +65,9 @@ var neverFetched = map[string]string{
 // name to a web browser. Build it with New.
 type Gateway struct {
 	cfg Config
+
+	mu    sync.Mutex
+	turns map[string]chan struct{} // per upstream host:port, MaxPerHost each
 }
 
 // New returns a gateway over cfg.
@@ -66,7 +75,10 @@ func New(cfg Config) *Gateway {
 	if cfg.MaxEntries <= 0 {
 		cfg.MaxEntries = DefaultMaxEntries
 	}
-	return &Gateway{cfg: cfg}
+	if cfg.MaxPerHost <= 0 {
+		cfg.MaxPerHost = DefaultMaxPerHost
+	}
+	return &Gateway{cfg: cfg, turns: map[string]chan struct{}{}}
 }
 
 // ServeHTTP answers every request with the gateway's own headers: no
@@ -162,12 +174,50 @@ func (g *Gateway) fetch(r *http.Request, raw string, req fetch.Request) (*fetch.
 	if err != nil {
 		return nil, nil, code, err
 	}
+	release, err := g.turn(r.Context(), u)
+	if err != nil {
+		return nil, u, http.StatusGatewayTimeout, err
+	}
 	req.URL, req.Parsed = u.String(), u
 	resp, err := g.cfg.Client.Do(r.Context(), &req)
 	if err != nil {
+		release()
 		return nil, u, status(err), err
 	}
+	// The turn is the response's until it is closed.
+	resp.Body = &releasing{ReadCloser: resp.Body, release: release}
 	return resp, u, 0, nil
+}
+
+// turn waits for one of the MaxPerHost turns of u's host and port, and
+// returns what gives it back; an error when the browser left first.
+func (g *Gateway) turn(ctx context.Context, u *schemes.URL) (func(), error) {
+	key := net.JoinHostPort(strings.ToLower(u.Host), strconv.Itoa(u.EffectivePort()))
+	g.mu.Lock()
+	c := g.turns[key]
+	if c == nil {
+		c = make(chan struct{}, g.cfg.MaxPerHost)
+		g.turns[key] = c
+	}
+	g.mu.Unlock()
+	select {
+	case c <- struct{}{}:
+		var once sync.Once
+		return func() { once.Do(func() { <-c }) }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waited for one of the %d fetches of %s at once: %w", g.cfg.MaxPerHost, key, ctx.Err())
+	}
+}
+
+// releasing gives a host's turn back when the body is closed.
+type releasing struct {
+	io.ReadCloser
+	release func()
+}
+
+func (r *releasing) Close() error {
+	defer r.release()
+	return r.ReadCloser.Close()
 }
 
 // status is the HTTP status that says what a fetch error was.
@@ -298,7 +348,17 @@ func (g *Gateway) live(w http.ResponseWriter, r *http.Request) {
 		g.partial(w, resp, rng)
 		return
 	}
-	g.show(w, u, resp, live, nil)
+	g.show(w, u, resp, live, &banner{Note: portNote(u)})
+}
+
+// portNote is the guard's warning of a port other than the scheme's
+// default, for the page to show as gofer get shows it; "" for none.
+func portNote(u *schemes.URL) string {
+	def := schemes.DefaultPort(u.Scheme)
+	if u.Port == 0 || def == 0 || u.Port == def {
+		return ""
+	}
+	return fmt.Sprintf("%s names port %d, not %s's default %d: whatever answers there may not be a %s server.", u.Host, u.Port, u.Scheme, def, u.Scheme)
 }
 
 // show answers with what resp holds: a page of links rendered with its

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -505,5 +506,95 @@ func TestFileCutShort(t *testing.T) {
 	defer resp.Body.Close()
 	if _, err := io.ReadAll(resp.Body); err == nil {
 		t.Error("a file cut short upstream read whole")
+	}
+}
+
+// A port other than the scheme's default is fetched, with the guard's
+// warning on the page.
+func TestPortWarnedOnThePage(t *testing.T) {
+	f := &fake{routes: map[string]func(*schemes.Request) (*schemes.Response, error){
+		"gopher://h:7070/1/menu": listing(schemes.Entry{Name: "x", Type: schemes.TypeText, URL: "gopher://h:7070/0/x", Size: -1}),
+		"gopher://h/1/menu":      listing(schemes.Entry{Name: "x", Type: schemes.TypeText, URL: "gopher://h/0/x", Size: -1}),
+	}}
+	srv := newGateway(t, f, Config{})
+	if _, page := get(t, srv, "/live/gopher://h:7070/1/menu"); !strings.Contains(page, "h names port 7070, not gopher&#39;s default 70") {
+		t.Errorf("no port warning:\n%s", page)
+	}
+	if _, page := get(t, srv, "/live/gopher://h/1/menu"); strings.Contains(page, "names port") {
+		t.Errorf("a warning for the default port:\n%s", page)
+	}
+}
+
+// gatedBody blocks its reader until gate closes, and counts itself out of
+// flight when closed.
+type gatedBody struct {
+	gate     chan struct{}
+	inFlight *atomic.Int32
+	done     bool
+}
+
+func (b *gatedBody) Read(p []byte) (int, error) {
+	<-b.gate
+	if b.done {
+		return 0, io.EOF
+	}
+	b.done = true
+	return copy(p, "ok"), nil
+}
+
+func (b *gatedBody) Close() error { b.inFlight.Add(-1); return nil }
+
+// No more than MaxPerHost fetches of one host at once: the others wait
+// for a turn, and every one is answered in the end.
+func TestMaxPerHost(t *testing.T) {
+	gate := make(chan struct{})
+	var inFlight, peak atomic.Int32
+	started := make(chan struct{}, 10)
+	f := &fake{routes: map[string]func(*schemes.Request) (*schemes.Response, error){}}
+	f.routes["gopher://h/0/slow"] = func(req *schemes.Request) (*schemes.Response, error) {
+		n := inFlight.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		started <- struct{}{}
+		return &schemes.Response{URL: req.URL, Kind: schemes.KindFile, Size: -1, Type: schemes.TypeText,
+			Body: &gatedBody{gate: gate, inFlight: &inFlight}}, nil
+	}
+	srv := newGateway(t, f, Config{MaxPerHost: 2})
+	var wg sync.WaitGroup
+	bodies := make(chan string, 5)
+	for range 5 {
+		wg.Go(func() {
+			resp, err := http.Get(srv.URL + "/live/gopher://h/0/slow")
+			if err != nil {
+				bodies <- err.Error()
+				return
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			bodies <- string(b)
+		})
+	}
+	// Two fetches start; the rest wait for a turn while those are held.
+	<-started
+	<-started
+	select {
+	case <-started:
+		t.Error("a third fetch of the host started while two were in flight")
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(gate)
+	wg.Wait()
+	close(bodies)
+	for b := range bodies {
+		if b != "ok" {
+			t.Errorf("a response: %q", b)
+		}
+	}
+	if p := peak.Load(); p != 2 {
+		t.Errorf("peak fetches of the host at once: %d, want 2", p)
 	}
 }

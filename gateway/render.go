@@ -146,7 +146,7 @@ func (l linker) to(raw string) string {
 // by l, with banner (nil for a live page).
 func (g *Gateway) listing(w http.ResponseWriter, u *schemes.URL, resp *fetch.Response, l linker, b *banner) {
 	p := listingPage{URL: u.String(), Raw: "/raw/" + u.String(), Cut: -1, Banner: b}
-	if b != nil {
+	if b != nil && b.Raw != "" {
 		p.Raw = b.Raw
 	}
 	for {
@@ -225,7 +225,7 @@ func when(t time.Time, precision string) string {
 // banner (nil for a live page).
 func (g *Gateway) gemtext(w http.ResponseWriter, u *schemes.URL, resp *fetch.Response, lk linker, b *banner) {
 	p := gemtextPage{URL: u.String(), Raw: "/raw/" + u.String(), Cut: -1, Banner: b}
-	if b != nil {
+	if b != nil && b.Raw != "" {
 		p.Raw = b.Raw
 	}
 	l := resp.Page(resp.Body)

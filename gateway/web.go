@@ -36,10 +36,12 @@ const stamp = "20060102150405"
 
 var tsPath = regexp.MustCompile(`^([0-9]{1,14})(id_)?/`)
 
-// banner is what an archived page says of its capture: when, the previous
-// and next captures of the same URL, all of them, and the URL live.
+// banner is what a page says above what it shows: of a capture, when it
+// was made, the previous and next captures of the same URL, all of them,
+// and the URL live; of any page, a warning (Note).
 type banner struct {
-	Time  string
+	Note  string
+	Time  string // "" for a live page
 	Prev  string // a gateway path, "" when none
 	Next  string
 	All   string

@@ -19,7 +19,7 @@ func (c *cli) serveCommand() *cobra.Command {
 	var listen string
 	var allowHosts []string
 	var noLive bool
-	var maxEntries int
+	var maxEntries, maxPerHost int
 	cmd := &cobra.Command{
 		Use:   "serve [flags] [ARCHIVE...]",
 		Short: "Serve a web gateway: FTP, Gopher, Gemini, news and WAIS shown to a web browser",
@@ -60,7 +60,7 @@ target, which is checked again.`,
 			if !loopbackListen(listen) && len(allowHosts) == 0 && !noLive {
 				return &usageError{msg: fmt.Sprintf("--listen %s is not a loopback address: give --allow-hosts (the upstream hosts the gateway may fetch from) or --no-live", listen)}
 			}
-			cfg := gateway.Config{AllowHosts: allowHosts, MaxEntries: maxEntries}
+			cfg := gateway.Config{AllowHosts: allowHosts, MaxEntries: maxEntries, MaxPerHost: maxPerHost}
 			if len(archives) > 0 {
 				a, err := replay.Open(archives, replay.Options{Warn: c.warnf})
 				if err != nil {
@@ -105,6 +105,7 @@ target, which is checked again.`,
 	f.StringVar(&listen, "listen", "127.0.0.1:8070", "listen on `ADDR` (HOST:PORT; port 0 picks a free one)")
 	f.StringArrayVar(&allowHosts, "allow-hosts", nil, "fetch only from hosts matching `PATTERN` (a host glob such as *.example.org or 192.0.2.*, or [IPv6], each with an optional :PORT; repeatable)")
 	f.BoolVar(&noLive, "no-live", false, "fetch nothing live")
+	f.IntVar(&maxPerHost, "max-per-host", gateway.DefaultMaxPerHost, "fetch from one upstream host and port at most `N` at once (the rest wait)")
 	f.IntVar(&maxEntries, "max-entries", gateway.DefaultMaxEntries, "show at most `N` entries of a listing on a page (the rest at /raw/)")
 	c.addFlags(cmd, []string{groupGemini}, "idle-timeout", "proxy", "allow-port", "max-size", "remote-charset",
 		"ssl-reqd", "cacert", "insecure", "email", "ftp-ssl", "nntp-server")
