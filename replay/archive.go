@@ -24,7 +24,9 @@ type Options struct {
 	// this time; the zero time picks the latest.
 	At time.Time
 	// Warn receives one line per problem found in the archives (a
-	// segment without an index, records not whole); nil discards them.
+	// segment without an index, records not whole), and, from the
+	// servers Start starts, per record that cannot be read while
+	// serving; nil discards them.
 	Warn func(string)
 }
 

@@ -52,6 +52,13 @@
 // are sent as captured, dot-stuffed (RFC 3977 §3.1.1). Posting is
 // refused.
 //
+// Each server is a Server: Serve answers the connections of a listener
+// until its context ends or Close is called; ListenAndServe listens
+// first. Start starts the servers of any set of protocols, each on its
+// own address (DefaultAddr when none is given, port 0 for any free one),
+// binding every listener before any serves, and the Group it returns
+// names the addresses bound and stops them all together.
+//
 // A Fetcher (NewFetcher) answers a client's fetches from the archive
 // instead of a server, for browsing a capture offline (gofer browse
 // --warc): it is a schemes.Fetcher for Gopher, FTP, HTTP, Gemini and news

@@ -23,6 +23,7 @@ type FTPServer struct {
 	host string
 	tree *ftpTree
 	warn func(string)
+	run  running
 }
 
 // NewFTPServer returns the server of the captures of host ("host:port" as
@@ -45,14 +46,31 @@ func (s *FTPServer) Host() string { return s.host }
 // Files returns how many files the server replays.
 func (s *FTPServer) Files() int { return len(s.tree.files) }
 
-// Serve answers the connections ln accepts until ctx ends or ln fails.
+// Serve answers the connections ln accepts until ctx ends, Close is
+// called or ln fails; see Server.
 func (s *FTPServer) Serve(ctx context.Context, ln net.Listener) error {
-	return serveConns(ctx, ln, "ftp", func(c net.Conn) {
+	return s.run.serve(ctx, ln, "ftp", func(c net.Conn) {
 		sess := &ftpSession{s: s, c: c, br: bufio.NewReaderSize(c, 4096), cwd: "/"}
 		defer sess.closePassive()
 		sess.run()
 	})
 }
+
+// ListenAndServe listens on the TCP address addr (DefaultAddr("ftp")
+// when "") and calls Serve.
+func (s *FTPServer) ListenAndServe(ctx context.Context, addr string) error {
+	ln, err := listen("ftp", addr)
+	if err != nil {
+		return err
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Close stops every Serve of s and returns once each has returned.
+func (s *FTPServer) Close() error { return s.run.close() }
+
+// String says what s replays, as "127.0.0.21:21 7 files".
+func (s *FTPServer) String() string { return fmt.Sprintf("%s %d files", s.host, s.Files()) }
 
 // ftpSession is one control connection.
 type ftpSession struct {

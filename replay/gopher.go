@@ -75,6 +75,7 @@ type GopherServer struct {
 	port  int
 	warn  func(string)
 	items map[string][]*gopherURI // by selector
+	run   running
 }
 
 // pickHost is the captured server a listener replays: host ("host" or
@@ -124,10 +125,27 @@ func (s *GopherServer) Host() string { return s.host }
 // Items returns how many items (selectors) the server replays.
 func (s *GopherServer) Items() int { return len(s.items) }
 
-// Serve answers the connections ln accepts until ctx ends or ln fails.
+// Serve answers the connections ln accepts until ctx ends, Close is
+// called or ln fails; see Server.
 func (s *GopherServer) Serve(ctx context.Context, ln net.Listener) error {
-	return serveConns(ctx, ln, "gopher", s.serveConn)
+	return s.run.serve(ctx, ln, "gopher", s.serveConn)
 }
+
+// ListenAndServe listens on the TCP address addr (DefaultAddr("gopher")
+// when "") and calls Serve.
+func (s *GopherServer) ListenAndServe(ctx context.Context, addr string) error {
+	ln, err := listen("gopher", addr)
+	if err != nil {
+		return err
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Close stops every Serve of s and returns once each has returned.
+func (s *GopherServer) Close() error { return s.run.close() }
+
+// String says what s replays, as "127.0.0.71:70 12 selectors".
+func (s *GopherServer) String() string { return fmt.Sprintf("%s %d selectors", s.host, s.Items()) }
 
 // serveConns runs handle on each connection ln accepts, each in its own
 // goroutine, until ctx ends (closing ln and every connection) or ln fails;

@@ -70,6 +70,7 @@ type HTTPServer struct {
 	warn  func(string)
 	paths map[string][]string // the replayed server's URIs by request URI
 	urls  map[string][]string // every server's URIs by host key and request URI
+	run   running
 }
 
 // NewHTTPServer returns the server of the captures of host ("host:port"
@@ -103,10 +104,27 @@ func (s *HTTPServer) Host() string { return s.host }
 // URLs returns how many URLs of the replayed server it answers.
 func (s *HTTPServer) URLs() int { return len(s.paths) }
 
-// Serve answers the connections ln accepts until ctx ends or ln fails.
+// Serve answers the connections ln accepts until ctx ends, Close is
+// called or ln fails; see Server.
 func (s *HTTPServer) Serve(ctx context.Context, ln net.Listener) error {
-	return serveConns(ctx, ln, "http", s.serveConn)
+	return s.run.serve(ctx, ln, "http", s.serveConn)
 }
+
+// ListenAndServe listens on the TCP address addr (DefaultAddr("http")
+// when "") and calls Serve.
+func (s *HTTPServer) ListenAndServe(ctx context.Context, addr string) error {
+	ln, err := listen("http", addr)
+	if err != nil {
+		return err
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Close stops every Serve of s and returns once each has returned.
+func (s *HTTPServer) Close() error { return s.run.close() }
+
+// String says what s replays, as "127.0.0.80:80 9 urls".
+func (s *HTTPServer) String() string { return fmt.Sprintf("%s %d urls", s.host, s.URLs()) }
 
 func (s *HTTPServer) serveConn(c net.Conn) {
 	c.SetReadDeadline(time.Now().Add(requestTimeout))

@@ -30,6 +30,7 @@ type NNTPServer struct {
 	articles map[string]*newsArticle // by message-id, without brackets
 	groups   map[string]*newsGroup
 	names    []string // the groups, sorted
+	run      running
 }
 
 // newsArticle is one captured article as the overview names it.
@@ -215,13 +216,32 @@ func (s *NNTPServer) Groups() int { return len(s.groups) }
 // Articles returns how many articles the server offers.
 func (s *NNTPServer) Articles() int { return len(s.articles) }
 
-// Serve answers the connections ln accepts until ctx ends or ln fails.
+// Serve answers the connections ln accepts until ctx ends, Close is
+// called or ln fails; see Server.
 func (s *NNTPServer) Serve(ctx context.Context, ln net.Listener) error {
-	return serveConns(ctx, ln, "nntp", func(c net.Conn) {
+	return s.run.serve(ctx, ln, "nntp", func(c net.Conn) {
 		sess := &nntpSession{s: s, c: c, br: bufio.NewReaderSize(c, 4096),
 			w: bufio.NewWriterSize(&deadlineWriter{c: c}, 32<<10)}
 		sess.run()
 	})
+}
+
+// ListenAndServe listens on the TCP address addr (DefaultAddr("nntp")
+// when "") and calls Serve.
+func (s *NNTPServer) ListenAndServe(ctx context.Context, addr string) error {
+	ln, err := listen("nntp", addr)
+	if err != nil {
+		return err
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Close stops every Serve of s and returns once each has returned.
+func (s *NNTPServer) Close() error { return s.run.close() }
+
+// String says what s replays, as "1 groups 30 articles".
+func (s *NNTPServer) String() string {
+	return fmt.Sprintf("%d groups %d articles", s.Groups(), s.Articles())
 }
 
 // nntpSession is one reader's connection.

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"net"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -82,10 +80,10 @@ connection of its own.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.gopher, "gopher", "127.0.0.1:7070", "address the Gopher replay listens on (\"\": none)")
-	fl.StringVar(&f.ftp, "ftp", "127.0.0.1:2121", "address the FTP replay listens on (\"\": none)")
-	fl.StringVar(&f.http, "http", "127.0.0.1:8080", "address the HTTP replay listens on (\"\": none)")
-	fl.StringVar(&f.nntp, "nntp", "127.0.0.1:1119", "address the NNTP replay listens on (\"\": none)")
+	fl.StringVar(&f.gopher, "gopher", replay.DefaultAddr("gopher"), "address the Gopher replay listens on (\"\": none)")
+	fl.StringVar(&f.ftp, "ftp", replay.DefaultAddr("ftp"), "address the FTP replay listens on (\"\": none)")
+	fl.StringVar(&f.http, "http", replay.DefaultAddr("http"), "address the HTTP replay listens on (\"\": none)")
+	fl.StringVar(&f.nntp, "nntp", replay.DefaultAddr("nntp"), "address the NNTP replay listens on (\"\": none)")
 	fl.StringVar(&f.at, "at", "", "serve, of each URL captured more than once, the capture nearest this time (RFC 3339 or YYYYMMDDhhmmss; default: the latest)")
 	fl.StringArrayVar(&f.hosts, "host", nil, "captured server to replay, HOST[:PORT], when the archives hold several (default: the first captured)")
 	return cmd
@@ -108,80 +106,29 @@ func (c *cli) runReplay(cmd *cobra.Command, f replayFlags, args []string) error 
 	if err != nil {
 		return err
 	}
-	type listener struct {
-		scheme string
-		ln     net.Listener
-		serve  func(context.Context, net.Listener) error
+	var listens []replay.Listen
+	for _, l := range []replay.Listen{{Scheme: "gopher", Addr: f.gopher}, {Scheme: "ftp", Addr: f.ftp},
+		{Scheme: "http", Addr: f.http}, {Scheme: "nntp", Addr: f.nntp}} {
+		if l.Addr != "" {
+			l.Hosts = f.hosts
+			listens = append(listens, l)
+		}
 	}
-	var lns []listener
-	var ready []string
+	g, err := replay.Start(cmd.Context(), a, listens)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	captured := map[string][]string{"gopher": a.GopherHosts(), "ftp": a.FTPHosts(), "http": a.HTTPHosts()}
 	matched := map[string]bool{}
-	defer func() {
-		for _, l := range lns {
-			l.ln.Close()
+	for _, r := range g.Running() {
+		if r.Chosen != "" {
+			matched[r.Chosen] = true
 		}
-	}()
-	for _, p := range []struct {
-		scheme, addr string
-		hosts        []string
-		defPort      string
-	}{
-		{"gopher", f.gopher, a.GopherHosts(), "70"},
-		{"ftp", f.ftp, a.FTPHosts(), "21"},
-		{"http", f.http, a.HTTPHosts(), "80"},
-		{"nntp", f.nntp, newsHosts(a), ""},
-	} {
-		if p.addr == "" || len(p.hosts) == 0 {
-			continue
+		if hosts := captured[r.Scheme]; r.Chosen == "" && len(hosts) > 1 {
+			c.warnf(fmt.Sprintf("the archives hold captures of %d %s servers; replaying %s (--host picks another: %s)",
+				len(hosts), r.Scheme, r.Host, strings.Join(hosts[1:], ", ")))
 		}
-		host := ""
-		if p.scheme != "nntp" {
-			host = pickHost(p.hosts, f.hosts, p.defPort, matched)
-		}
-		if host == "" && p.scheme != "nntp" {
-			host = p.hosts[0]
-			if len(p.hosts) > 1 {
-				c.warnf(fmt.Sprintf("the archives hold captures of %d %s servers; replaying %s (--host picks another: %s)",
-					len(p.hosts), p.scheme, host, strings.Join(p.hosts[1:], ", ")))
-			}
-		}
-		var serve func(context.Context, net.Listener) error
-		var what string
-		switch p.scheme {
-		case "gopher":
-			gs, err := replay.NewGopherServer(a, host, c.warnf)
-			if err != nil {
-				return err
-			}
-			serve, what = gs.Serve, fmt.Sprintf("%d selectors", gs.Items())
-		case "ftp":
-			fs, err := replay.NewFTPServer(a, host, c.warnf)
-			if err != nil {
-				return err
-			}
-			serve, what = fs.Serve, fmt.Sprintf("%d files", fs.Files())
-		case "http":
-			hs, err := replay.NewHTTPServer(a, host, c.warnf)
-			if err != nil {
-				return err
-			}
-			serve, what = hs.Serve, fmt.Sprintf("%d urls", hs.URLs())
-		case "nntp":
-			ns, err := replay.NewNNTPServer(a, c.warnf)
-			if err != nil {
-				return err
-			}
-			serve, what = ns.Serve, fmt.Sprintf("%d groups %d articles", ns.Groups(), ns.Articles())
-		}
-		ln, err := net.Listen("tcp", p.addr)
-		if err != nil {
-			return fmt.Errorf("replay: %w", err)
-		}
-		lns = append(lns, listener{p.scheme, ln, serve})
-		if host != "" {
-			what = host + " " + what
-		}
-		ready = append(ready, fmt.Sprintf("%s %s://%s/ %s", p.scheme, p.scheme, ln.Addr(), what))
 	}
 	for _, w := range f.hosts {
 		if !matched[w] {
@@ -189,53 +136,11 @@ func (c *cli) runReplay(cmd *cobra.Command, f replayFlags, args []string) error 
 				strings.Join(a.GopherHosts(), ", "), strings.Join(a.FTPHosts(), ", "), strings.Join(a.HTTPHosts(), ", "))}
 		}
 	}
-	if len(lns) == 0 {
+	if len(g.Running()) == 0 {
 		return fmt.Errorf("replay: %s: nothing to serve: no gopher, ftp, http or news capture with a listener", strings.Join(args, " "))
 	}
-	ctx, cancel := context.WithCancel(cmd.Context())
-	defer cancel()
-	errs := make(chan error, len(lns))
-	for _, l := range lns {
-		go func() { errs <- l.serve(ctx, l.ln) }()
+	for _, r := range g.Running() {
+		fmt.Fprintf(c.stdout, "%s %s://%s/ %s\n", r.Scheme, r.Scheme, r.Addr, r.Server)
 	}
-	for _, line := range ready {
-		fmt.Fprintln(c.stdout, line)
-	}
-	var first error
-	for range lns {
-		if err := <-errs; err != nil && first == nil {
-			first = err
-			cancel()
-		}
-	}
-	return first
-}
-
-// newsHosts stands for the news servers: one entry when the archives
-// hold an article (the NNTP replay serves them all, whatever server they
-// came from), none when they hold none.
-func newsHosts(a *replay.Archive) []string {
-	if a.HasArticles() {
-		return []string{""}
-	}
-	return nil
-}
-
-// pickHost returns the captured server that --host names among
-// captured, "" when it names none of them; matched notes the --host
-// values used.
-func pickHost(captured, wanted []string, defPort string, matched map[string]bool) string {
-	for _, w := range wanted {
-		h := w
-		if !strings.Contains(h, ":") {
-			h += ":" + defPort
-		}
-		for _, g := range captured {
-			if strings.EqualFold(g, h) {
-				matched[w] = true
-				return g
-			}
-		}
-	}
-	return ""
+	return g.Wait()
 }
