@@ -53,7 +53,9 @@
 // server runs no script in the gateway's origin; no cookie is ever set.
 //
 // Status codes: 403 for what the guard or the gateway refuses, 400 for a
-// URL that does not read or a scheme gofer does not speak, 504 for an
-// upstream that timed out, 502 for any other upstream failure, with the
-// reason on the page.
+// URL that does not read or a scheme gofer does not speak, 404 for what
+// the upstream says does not exist (schemes.ErrNotFound: FTP 550, a Gopher
+// error item, Gemini 51, NNTP 411, 423, 430) or an archive never captured,
+// 504 for an upstream that timed out, 502 for any other upstream failure,
+// with the reason on the page.
 package gateway

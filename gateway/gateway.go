@@ -232,6 +232,8 @@ func status(err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, schemes.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		return http.StatusGatewayTimeout
+	case errors.Is(err, schemes.ErrNotFound), errors.Is(err, replay.ErrNotCaptured):
+		return http.StatusNotFound
 	}
 	return http.StatusBadGateway
 }

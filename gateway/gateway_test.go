@@ -259,10 +259,11 @@ func TestUpstreamFailures(t *testing.T) {
 		"gopher://h/1/slow":   failing(schemes.Errorf(schemes.ErrTimeout, "no answer in 60s")),
 		"gopher://h/1/no":     failing(schemes.Errorf(schemes.ErrRefused, "the server says: <b>no</b>")),
 		"gopher://h/1/closed": failing(schemes.Errorf(schemes.ErrConnect, "connection refused")),
+		"gopher://h/1/gone":   failing(schemes.Errorf(schemes.ErrNotFound, "server error: no such selector")),
 		"gemini://h/ask":      failing(&schemes.InputError{Protocol: "gemini", Prompt: "Password <p>", Sensitive: true}),
 	}}
 	srv := newGateway(t, f, Config{})
-	for path, code := range map[string]int{"/live/gopher://h/1/slow": 504, "/live/gopher://h/1/no": 502, "/live/gopher://h/1/closed": 502} {
+	for path, code := range map[string]int{"/live/gopher://h/1/slow": 504, "/live/gopher://h/1/no": 502, "/live/gopher://h/1/closed": 502, "/live/gopher://h/1/gone": 404} {
 		if resp, page := get(t, srv, path); resp.StatusCode != code {
 			t.Errorf("%s: status %d, want %d: %s", path, resp.StatusCode, code, page)
 		} else {

@@ -454,3 +454,29 @@ func TestServeHostileServers(t *testing.T) {
 		t.Logf("gofer serve peak RSS: %.1f MiB", float64(rss)/(1<<20))
 	}
 }
+
+// What a real server says does not exist is 404 through the gateway:
+// vsftpd's 550, pygopherd's error item and Gopher+ error 1, molly-brown's
+// 51, INN's 423 and 430; a server that is not there is 502.
+// (gophernicus answers a missing selector with plain text, no error item:
+// nothing tells it from a document.)
+func TestServeNotFound(t *testing.T) {
+	itest.Parallel(t)
+	for _, a := range []string{ftpServer, gopherPlusAddr, geminiAddr, itest.NNTPHost + ":119"} {
+		itest.Require(t, a)
+	}
+	base := startServe(t, "--nntp-server", itest.NNTPHost)
+	for path, want := range map[string]int{
+		"/live/ftp://" + itest.FTPHost + "/archive/no-such-file.txt":   404,
+		"/live/gopher://" + itest.GopherPlusHost + "/1/no-such-dir":    404,
+		"/live/gopher://" + itest.GopherPlusHost + "/0/no-such%09%09+": 404,
+		"/live/" + geminiRoot + "no-such-page.gmi":                     404,
+		"/live/nntp://" + itest.NNTPHost + "/gofer.test/9999":          404,
+		"/live/news:no-such-article@gofer.test":                        404,
+		"/live/gopher://127.0.0.253/1/":                                502,
+	} {
+		if code, body := page(t, base, path); code != want {
+			t.Errorf("%s: status %d, want %d: %.400s", path, code, want, body)
+		}
+	}
+}

@@ -19,6 +19,12 @@ var (
 	ErrConnect = errors.New("could not connect")
 	// ErrRefused: the server refused (not found, permission, protocol error). Exit 5.
 	ErrRefused = errors.New("refused by server")
+	// ErrNotFound: the server says what the URL names does not exist (FTP
+	// 550 to RETR or CWD, a Gopher error item, Gemini 51, NNTP 411, 423
+	// and 430). A refinement of ErrRefused, which it matches too, so that
+	// a caller that tells "not found" apart (a web gateway's 404) can,
+	// and any other sees a refusal. Exit 5.
+	ErrNotFound = errors.New("not found")
 	// ErrAuth: authentication failed or credentials are missing. Exit 6.
 	ErrAuth = errors.New("authentication failed")
 	// ErrTimeout: an operation made no progress within its deadline. Exit 7.
@@ -47,8 +53,10 @@ type KindError struct {
 
 func (e *KindError) Error() string { return e.Msg }
 
-// Is reports whether target is e's kind.
-func (e *KindError) Is(target error) bool { return target == e.Kind }
+// Is reports whether target is e's kind (ErrNotFound is ErrRefused too).
+func (e *KindError) Is(target error) bool {
+	return target == e.Kind || e.Kind == ErrNotFound && target == ErrRefused
+}
 
 func (e *KindError) Unwrap() error { return e.Err }
 

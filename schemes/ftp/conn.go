@@ -45,10 +45,12 @@ const (
 //     tls.Config holds functions and certificate pools that cannot be
 //     compared by value, and a different one may trust other roots,
 //     present another client certificate or verify in another way;
-//   - the Request.Dialer, by identity (dialerID): the dialer decides the
-//     route (a proxy, a source address), and the data connections of a
-//     fetch go through the fetch's own dialer, which must reach the same
-//     server the same way as its control connection did;
+//   - the Request.Dialer (dialerID): the dialer decides the route (a
+//     proxy, a source address) and what counts the bytes, and the data
+//     connections of a fetch go through the fetch's own dialer, which
+//     must reach the server the same way as its control connection did. A
+//     *dial.Dialer counts by its settings (two with the same settings make
+//     the same connections); any other dialer by identity;
 //   - the Request.IdleTimeout, which a control connection keeps from the
 //     dial on (lineproto.Dial);
 //   - whether names are in a charset other than UTF-8
@@ -80,11 +82,13 @@ type poolKey struct {
 // keyed with one is never kept (Fetcher.put).
 type unkeyed struct{ _ byte }
 
-// dialerID is what tells d apart from other dialers in a pool key: d
-// itself when it can be compared without a panic (a pointer, as fetch's
-// dialers are, or a comparable value), seen through the wrappers that say
-// which dialer they wrap (an Unwrap method that returns it); else a new
-// *unkeyed, which matches no other fetch's key.
+// dialerID is what tells d apart from other dialers in a pool key, seen
+// through the wrappers that say which dialer they wrap (an Unwrap method
+// that returns it): the settings of a *dial.Dialer (all of them but an
+// environment reader of its own, which only its identity tells apart); d
+// itself when it can be compared without a panic (a pointer, or a
+// comparable value); else a new *unkeyed, which matches no other fetch's
+// key.
 func dialerID(d schemes.Dialer) any {
 	for {
 		w, ok := d.(interface{ Unwrap() schemes.Dialer })
@@ -99,6 +103,11 @@ func dialerID(d schemes.Dialer) any {
 	}
 	if d == nil {
 		return nil
+	}
+	if dd, ok := d.(*dial.Dialer); ok && dd != nil && dd.Getenv == nil {
+		if v := *dd; reflect.ValueOf(v).Comparable() {
+			return v
+		}
 	}
 	if !reflect.ValueOf(d).Comparable() {
 		return &unkeyed{}
@@ -601,7 +610,13 @@ func (c *conn) classify(err error, what string) error {
 	}
 	var te *textproto.Error
 	if errors.As(err, &te) {
-		return replyError(schemes.ErrRefused, te.Code, "%d %s", te.Code, lineproto.ServerText(te.Msg))
+		// RFC 959 §4.2: 550 "file unavailable (e.g., file not found,
+		// no access)": taken as not found, which is a refusal too.
+		kind := schemes.ErrRefused
+		if te.Code == 550 {
+			kind = schemes.ErrNotFound
+		}
+		return replyError(kind, te.Code, "%d %s", te.Code, lineproto.ServerText(te.Msg))
 	}
 	var pe textproto.ProtocolError
 	if errors.As(err, &pe) {

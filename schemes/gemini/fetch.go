@@ -483,7 +483,11 @@ func (f *Fetcher) respond(req *schemes.Request, u *schemes.URL, c *conn, st stat
 		}
 		return nil, err
 	case 5:
-		return nil, schemes.Errorf(schemes.ErrRefused, "gemini server: %s", st.text())
+		kind := schemes.ErrRefused
+		if st.code == 51 {
+			kind = schemes.ErrNotFound
+		}
+		return nil, schemes.Errorf(kind, "gemini server: %s", st.text())
 	case 6:
 		addr := net.JoinHostPort(u.Host, strconv.Itoa(u.EffectivePort()))
 		if st.code == 60 && f.identityFor(addr) == nil {

@@ -319,14 +319,19 @@ func (c *conn) serverError(ctx context.Context, h header) error {
 			msg = append(msg, l)
 		}
 	}
+	// Gopher+ §2.3 error code 1: the item is not available.
+	kind := schemes.ErrRefused
+	if code == "1" {
+		kind = schemes.ErrNotFound
+	}
 	if len(msg) == 0 {
-		return schemes.Errorf(schemes.ErrRefused, "gopher+ error %s: %s", lineproto.ServerText(code), lineproto.ServerText(first))
+		return schemes.Errorf(kind, "gopher+ error %s: %s", lineproto.ServerText(code), lineproto.ServerText(first))
 	}
 	s := fmt.Sprintf("gopher+ error %s: %s", code, strings.Join(msg, " "))
 	if first = strings.TrimSpace(first); first != "" {
 		s += " (" + first + ")"
 	}
-	return schemes.Errorf(schemes.ErrRefused, "%s", lineproto.ServerText(s))
+	return schemes.Errorf(kind, "%s", lineproto.ServerText(s))
 }
 
 // readAttributes reads an attribute reply, framed or not; ok is false when
@@ -486,7 +491,9 @@ func (c *conn) plainError() error {
 	if len(f) < 4 || (b[0] != '3' && f[2] != "error.host") {
 		return nil
 	}
-	return schemes.Errorf(schemes.ErrRefused, "server error: %s", lineproto.ServerText(f[0][1:]))
+	// An error item in place of the item or menu: the server has nothing
+	// under that selector.
+	return schemes.Errorf(schemes.ErrNotFound, "server error: %s", lineproto.ServerText(f[0][1:]))
 }
 
 // viewOf returns the view a data Gopher+ string asks for ("+text/plain En_US"

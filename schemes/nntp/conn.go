@@ -201,6 +201,8 @@ func (c *conn) refusalHint(cmd command, code int, text, hint string) error {
 	switch code {
 	case codeAuthRequired, codeAuthRejected, codeAuthOutOfOrder, codeNotPermitted:
 		kind = schemes.ErrAuth
+	case codeNoSuchGroup, codeNoArticleNumber, codeNoSuchArticle:
+		kind = schemes.ErrNotFound
 	}
 	msg := fmt.Sprintf("news server %s answered %s with %d %s", c.server, cmd.display(), code, lineproto.ServerText(text))
 	if hint != "" {
