@@ -5,7 +5,9 @@ import (
 	"io"
 	"net"
 	"testing"
+	"time"
 
+	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
 )
 
@@ -39,8 +41,10 @@ func fetchBody(t *testing.T, f *Fetcher, req *schemes.Request) {
 }
 
 // A dialer that wraps another for each fetch and says so (Unwrap) shares
-// the connections of the dialer it wraps; one that cannot be compared gets
-// a connection of its own each time, never kept, and no panic.
+// the connections of the dialer it wraps; a *dial.Dialer shares those of
+// any other with the same settings, and only those; a dialer that cannot
+// be compared gets a connection of its own each time, never kept, and no
+// panic.
 func TestDialerIdentity(t *testing.T) {
 	fake := newFake(t)
 	fake.addFile("/f", "x")
@@ -51,12 +55,18 @@ func TestDialerIdentity(t *testing.T) {
 		fetchBody(t, f, req)
 	}
 	fetchBody(t, f, newReq(ftpURL(fake.port(), 0, "f")))
+	req := newReq(ftpURL(fake.port(), 0, "f"))
+	req.Dialer = &dial.Dialer{}
+	fetchBody(t, f, req)
+	req = newReq(ftpURL(fake.port(), 0, "f"))
+	req.Dialer = &dial.Dialer{ConnectTimeout: 7 * time.Second}
+	fetchBody(t, f, req)
 	for range 2 {
 		req := newReq(ftpURL(fake.port(), 0, "f"))
 		req.Dialer = funcDialer(testDialer.DialContext)
 		fetchBody(t, f, req)
 	}
-	if n := fake.endWith(f); n != 3 {
-		t.Errorf("%d logins, want 3: one for the wrapped dialer and the one it wraps, one for each fetch through a dialer that cannot be compared", n)
+	if n := fake.endWith(f); n != 4 {
+		t.Errorf("%d logins, want 4: one for the wrapped dialer, the one it wraps and another with its settings, one for a dialer with other settings, one for each fetch through a dialer that cannot be compared", n)
 	}
 }
