@@ -32,7 +32,13 @@ import (
 // URL, without a trailing slash; it is interrupted when the test ends, and must then exit 0.
 func startServe(t *testing.T, args ...string) string {
 	t.Helper()
-	env := []string{"XDG_CONFIG_HOME=" + t.TempDir()} // its own Gemini pins
+	return startServeIn(t, t.TempDir(), args...)
+}
+
+// startServeIn is startServe with $XDG_CONFIG_HOME at config.
+func startServeIn(t *testing.T, config string, args ...string) string {
+	t.Helper()
+	env := []string{"XDG_CONFIG_HOME=" + config}
 	cmd := itest.Command(t, env, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -478,5 +484,24 @@ func TestServeNotFound(t *testing.T) {
 		if code, body := page(t, base, path); code != want {
 			t.Errorf("%s: status %d, want %d: %.400s", path, code, want, body)
 		}
+	}
+}
+
+// The gateway pins Gemini certificates in a store of its own, apart from
+// the person's: $XDG_CONFIG_HOME/gofer/gateway/known_hosts.
+func TestServeGeminiPinsApart(t *testing.T) {
+	itest.Parallel(t)
+	itest.Require(t, geminiAddr)
+	config := t.TempDir()
+	base := startServeIn(t, config)
+	if code, body := page(t, base, "/live/"+geminiRoot); code != 200 {
+		t.Fatalf("gemini page: %d %.300s", code, body)
+	}
+	pins, err := os.ReadFile(filepath.Join(config, "gofer", "gateway", "known_hosts"))
+	if err != nil || !strings.Contains(string(pins), geminiAddr+" SHA256:") {
+		t.Errorf("the gateway's pins: %v %q", err, pins)
+	}
+	if _, err := os.Stat(filepath.Join(config, "gofer", "known_hosts")); err == nil {
+		t.Error("the gateway pinned in the person's own known_hosts")
 	}
 }

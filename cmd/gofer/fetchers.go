@@ -72,6 +72,10 @@ type geminiFlags struct {
 	clientCert string
 	clientKey  string
 	knownHosts string
+	// store, when not "", keeps the pins of this use of gofer apart from
+	// the person's own: the default known-hosts file becomes STORE/known_hosts
+	// beside it (gofer serve pins for its browsers in "gateway").
+	store string
 }
 
 // geminiFetcher builds the gemini fetcher the flags describe: trust on
@@ -97,7 +101,9 @@ func (c *cli) geminiFetcher() (*gemini.Fetcher, error) {
 	path := g.knownHosts
 	if path == "" {
 		// With no configuration directory (no $HOME) pins last the run.
-		path, _ = gemini.DefaultKnownHosts()
+		if path, _ = gemini.DefaultKnownHosts(); path != "" && g.store != "" {
+			path = filepath.Join(filepath.Dir(path), g.store, "known_hosts")
+		}
 	}
 	if path != "" {
 		f.KnownHosts = &gemini.KnownHosts{Path: path}

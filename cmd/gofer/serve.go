@@ -73,6 +73,8 @@ target, which is checked again.`,
 				// Nothing is asked at the terminal gofer serve runs in: an
 				// input request is the browser's page to answer.
 				c.stdin = strings.NewReader("")
+				// The gateway pins certificates in a store of its own.
+				c.gemini.store = "gateway"
 				client, err := c.client()
 				if err != nil {
 					return err
