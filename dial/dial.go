@@ -52,6 +52,26 @@ type Dialer struct {
 	Counter *Counter
 }
 
+// Key returns a comparable value, equal for two Dialers exactly when they
+// make the same connections: the same settings, the same Counter, and,
+// when there is one, the same Getenv, which only the Dialer's identity
+// tells apart. A pool of connections keeps them apart by it.
+func (d *Dialer) Key() any {
+	if d.Getenv != nil {
+		return d
+	}
+	return dialerKey{d.ConnectTimeout, d.Proxy, d.NoProxy, d.Environment, d.Scheme, d.Counter}
+}
+
+// dialerKey is a Dialer's settings, as Key compares them.
+type dialerKey struct {
+	connectTimeout time.Duration
+	proxy, noProxy string
+	environment    bool
+	scheme         string
+	counter        *Counter
+}
+
 // For returns a copy of d for connections that serve a URL of scheme.
 func (d *Dialer) For(scheme string) *Dialer {
 	c := *d

@@ -84,8 +84,7 @@ type unkeyed struct{ _ byte }
 
 // dialerID is what tells d apart from other dialers in a pool key, seen
 // through the wrappers that say which dialer they wrap (an Unwrap method
-// that returns it): the settings of a *dial.Dialer (all of them but an
-// environment reader of its own, which only its identity tells apart); d
+// that returns it): a *dial.Dialer's Key (its settings); any other d
 // itself when it can be compared without a panic (a pointer, or a
 // comparable value); else a new *unkeyed, which matches no other fetch's
 // key.
@@ -104,10 +103,8 @@ func dialerID(d schemes.Dialer) any {
 	if d == nil {
 		return nil
 	}
-	if dd, ok := d.(*dial.Dialer); ok && dd != nil && dd.Getenv == nil {
-		if v := *dd; reflect.ValueOf(v).Comparable() {
-			return v
-		}
+	if dd, ok := d.(*dial.Dialer); ok && dd != nil {
+		return dd.Key()
 	}
 	if !reflect.ValueOf(d).Comparable() {
 		return &unkeyed{}
