@@ -1,10 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"slices"
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/goferurl/gofer/warc"
@@ -29,41 +25,7 @@ earliest. Nothing is written beside the segments.`,
 			return nil
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
-			type kept struct {
-				line string
-				ts   string
-			}
-			byKey := map[string]kept{}
-			add := func(line string, e warc.IndexEntry) {
-				f := strings.Fields(line)
-				ts := ""
-				if len(f) > 1 {
-					ts = f[1]
-				}
-				k := e.URL + "\x00" + e.Type + "\x00" + e.Mime + "\x00" + e.Digest
-				if e.Digest == "" {
-					k += "\x00" + e.ID // nothing to tell copies by
-				}
-				if old, ok := byKey[k]; !ok || ts < old.ts {
-					byKey[k] = kept{line, ts}
-				}
-			}
-			for _, seg := range args {
-				if err := warc.Index(seg, add); err != nil {
-					return err
-				}
-			}
-			lines := make([]string, 0, len(byKey))
-			for _, k := range byKey {
-				lines = append(lines, k.line)
-			}
-			slices.Sort(lines)
-			w := bufio.NewWriter(c.stdout)
-			for _, l := range lines {
-				w.WriteString(l)
-				w.WriteByte('\n')
-			}
-			return w.Flush()
+			return warc.MergeSegments(c.stdout, args...)
 		},
 	}
 }
