@@ -18,17 +18,11 @@ func attributesURL(raw string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if u.Gopher == nil {
+	a := u.GopherAttributes()
+	if a == nil {
 		return "", schemes.Errorf(schemes.ErrUsage, "%s is not a gopher URL", u.Redacted())
 	}
-	g := *u.Gopher
-	g.PlusString, g.HasPlus = "!", true
-	if g.Type == '7' {
-		g.HasSearch = true
-	}
-	v := *u
-	v.Gopher = &g
-	return v.String(), nil
+	return a.String(), nil
 }
 
 // fetchAttributes fetches an item's Gopher+ attributes: the response's

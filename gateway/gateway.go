@@ -105,6 +105,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.raw(w, r)
 	case strings.HasPrefix(p, "/search/"):
 		g.search(w, r)
+	case strings.HasPrefix(p, "/info/"):
+		g.info(w, r)
+	case strings.HasPrefix(p, "/ask/"):
+		g.ask(w, r)
 	case strings.HasPrefix(p, "/web/"):
 		g.web(w, r)
 	case strings.HasPrefix(p, "/timemap/link/"):

@@ -62,9 +62,10 @@ type (
 
 // row is one entry of a listing as the page shows it.
 type row struct {
-	Kind   string // "link", "search", "text", "error", "session", "unparsed"
+	Kind   string // "link", "search", "ask", "text", "error", "session", "unparsed"
 	Name   string
 	Href   string // the gateway path it leads to, "" for none
+	Info   string // a Gopher+ item's attributes page, "" for none
 	URL    string // the entry's own URL, shown as text where it is no link
 	Type   string
 	Size   string
@@ -104,6 +105,10 @@ func (g *Gateway) page(w http.ResponseWriter, code int, title, pageURL string, d
 		name = "gemtext"
 	case capturesPage:
 		name = "captures"
+	case infoPage:
+		name = "info"
+	case askPage:
+		name = "ask"
 	}
 	pages.ExecuteTemplate(w, name, struct {
 		Title string
@@ -183,8 +188,10 @@ func entryRow(e schemes.Entry, l linker) row {
 		r.Kind = "session"
 	case schemes.TypeSearch:
 		r.Kind = "search"
+	case schemes.TypeAsk:
+		r.Kind = "ask"
 	}
-	if r.Kind == "link" || r.Kind == "search" {
+	if r.Kind == "link" || r.Kind == "search" || r.Kind == "ask" {
 		u := e.URL
 		if e.News != nil && e.News.URL != "" {
 			u = e.News.URL // the article on the server that listed it
@@ -195,6 +202,17 @@ func entryRow(e schemes.Entry, l linker) row {
 	}
 	if r.Kind == "search" {
 		r.Href = "/search/" + e.URL
+	}
+	if g := e.Gopher; g != nil && g.Plus != "" && r.Href != "" && l == live {
+		r.Info = "/info/" + e.URL
+		if r.Kind == "ask" {
+			// The form's own answers travel as the query of /ask/: the
+			// item's "?" (its Gopher+ string) is written escaped.
+			r.Href = "/ask/" + strings.ReplaceAll(e.URL, "?", "%3F")
+		}
+	}
+	if r.Kind == "ask" && r.Href != "" && !strings.HasPrefix(r.Href, "/ask/") {
+		r.Kind = "link" // a form in an archive: its capture, as captured
 	}
 	if e.Size >= 0 && e.Type != schemes.TypeDir && r.Kind == "link" {
 		r.Size = strconv.FormatInt(e.Size, 10)

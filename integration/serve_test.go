@@ -310,8 +310,9 @@ const hostileMenu = "0<script>window.pwned='script'</script>\t/a\tHOST\tPORT\r\n
 	"0A plain item\t/plain\tHOST\tPORT\r\n.\r\n"
 
 // TestServeInChromium uses the gateway as a person does, in headless
-// Chromium: the URL box, a menu link, a Gopher search form, a Gemini input
-// form, and a menu written to run script, which must not run. Screenshots
+// Chromium: the URL box, a menu link, a Gopher search form, a Gopher+ +ASK
+// form, a Gemini input form, and a menu written to run script, which must
+// not run. Screenshots
 // of each step are kept in the state directory's log/serve-chromium/.
 func TestServeInChromium(t *testing.T) {
 	itest.Parallel(t)
@@ -346,6 +347,8 @@ func TestServeInChromium(t *testing.T) {
 		{"name": "menu-link", "click": "archive"},
 		{"name": "search-page", "goto": base + "/live/gopher://" + itest.GopherPlusHost + "/"},
 		{"name": "search", "type": []string{"input[name=q]", "plain"}},
+		{"name": "ask-form", "goto": base + "/ask/gopher://" + itest.GopherPlusHost + "/0/form.txt%09%09%3F"},
+		{"name": "ask-answer", "type": []string{"input[name=a1]", " Lovelace"}},
 		{"name": "gemini-input", "goto": base + "/live/" + geminiRoot + "cgi-bin/ask"},
 		{"name": "gemini-answer", "type": []string{"input[name=q]", "Ada"}},
 		{"name": "hostile", "goto": base + "/live/gopher://" + evil.Addr() + "/1/"},
@@ -387,6 +390,8 @@ func TestServeInChromium(t *testing.T) {
 	check("url-box", "/live/gopher://"+itest.GopherPlusHost+"/", "Search archive file names")
 	check("menu-link", "/live/gopher://"+itest.GopherPlusHost+"/1/archive", "README")
 	check("search", "/live/gopher://"+itest.GopherPlusHost+"/7/search%09plain", "plain.txt")
+	check("ask-form", "/ask/gopher://"+itest.GopherPlusHost+"/0/form.txt%09%09%3F", "Favourite colour?")
+	check("ask-answer", "&a5=red&a6=0&a6=1", "The document behind the form.")
 	check("gemini-input", "/live/"+geminiRoot+"cgi-bin/ask", "What is your name?")
 	check("gemini-answer", "/live/"+geminiRoot+"cgi-bin/ask?Ada", "Hello, Ada")
 	check("hostile", "/1/", "<script>window.pwned='script'</script>")
@@ -503,5 +508,31 @@ func TestServeGeminiPinsApart(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(config, "gofer", "known_hosts")); err == nil {
 		t.Error("the gateway pinned in the person's own known_hosts")
+	}
+}
+
+// Gopher+ through the gateway, against pygopherd: an item's attributes,
+// and a +ASK form drawn with a field of each kind, then answered.
+func TestServeGopherPlus(t *testing.T) {
+	itest.Parallel(t)
+	itest.Require(t, gopherPlusAddr)
+	base := startServe(t)
+	root := "gopher://" + itest.GopherPlusHost + "/"
+	_, menu := page(t, base, "/live/"+root)
+	form := `/ask/` + root + `0/form.txt%09%09%3F`
+	if !strings.Contains(menu, `href="`+form+`"`) || !strings.Contains(menu, `href="/info/`+root+`0/about.txt`) {
+		t.Fatalf("the menu has no form or attributes link:\n%s", menu)
+	}
+	code, body := page(t, base, form)
+	for _, want := range []string{`name="a1" value="gofer"`, `type="password" name="a2"`, `<textarea name="a3"`, `<option>green</option>`, `type="checkbox" name="a6"`} {
+		if code != 200 || !strings.Contains(body, want) {
+			t.Errorf("the form (%d) lacks %s:\n%.2000s", code, want, body)
+		}
+	}
+	if code, body := page(t, base, form+"?sent=1&a1=Ada&a2=pw&a3=x&a4=&a5=green&a6=1"); code != 200 || !strings.Contains(body, "The document behind the form.") {
+		t.Errorf("the answered form: %d %.300s", code, body)
+	}
+	if code, body := page(t, base, "/info/"+root+"0/about.txt"); code != 200 || !strings.Contains(body, "Mod-Date") || !strings.Contains(body, "text/plain") {
+		t.Errorf("attributes: %d %.1000s", code, body)
 	}
 }

@@ -189,3 +189,21 @@ func (u *URL) writePath(b *strings.Builder) {
 		}
 	}
 }
+
+// GopherAttributes is the URL of a Gopher+ item's attributes (its
+// selector with the Gopher+ string "!", Gopher+ §2.6), or nil for a URL of
+// another scheme. The item's search, if any, is kept (a type 7 item's
+// attributes are asked with an empty one).
+func (u *URL) GopherAttributes() *URL {
+	if u.Gopher == nil {
+		return nil
+	}
+	g := *u.Gopher
+	g.PlusString, g.HasPlus = "!", true
+	if g.Type == '7' {
+		g.HasSearch = true
+	}
+	v := *u
+	v.Gopher = &g
+	return &v
+}

@@ -1,0 +1,138 @@
+package gateway
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/goferurl/gofer/fetch"
+	"github.com/goferurl/gofer/schemes"
+)
+
+// Gopher+ items: their attributes (/info/URL) and their +ASK forms
+// (/ask/URL), read through the contract (an Info that writes itself for a
+// person, schemes.Former for a form).
+
+type (
+	infoPage struct {
+		URL  string
+		Text string
+	}
+	askPage struct {
+		URL    string
+		Action string
+		Fields []askField
+	}
+	askField struct {
+		Kind     string // "line", "secret", "lines", "choice", "check", "note"
+		Name     string // the form parameter: "a" and the field's position
+		Question string
+		Default  string
+		Choices  []string
+		Checked  bool
+	}
+)
+
+// attributes fetches a Gopher+ item's attributes.
+func (g *Gateway) attributes(w http.ResponseWriter, r *http.Request, raw string) (*fetch.Response, *schemes.URL, bool) {
+	u, code, err := g.check(raw)
+	if err != nil {
+		g.fail(w, code, err.Error())
+		return nil, nil, false
+	}
+	a := u.GopherAttributes()
+	if a == nil {
+		g.fail(w, http.StatusBadRequest, raw+" is not a gopher URL: it has no Gopher+ attributes")
+		return nil, nil, false
+	}
+	resp, _, code, err := g.fetch(r, a.String(), fetch.Request{})
+	if err != nil {
+		g.fail(w, code, err.Error())
+		return nil, nil, false
+	}
+	if resp.Kind != schemes.KindInfo || resp.Info == nil {
+		resp.Close()
+		g.fail(w, http.StatusBadGateway, "the server gave no Gopher+ attributes for "+raw)
+		return nil, nil, false
+	}
+	return resp, u, true
+}
+
+// info shows a Gopher+ item's attributes (+INFO, +ADMIN, +VIEWS,
+// +ABSTRACT, +ASK) as the server gave them, read for a person.
+func (g *Gateway) info(w http.ResponseWriter, r *http.Request) {
+	raw := target(r, "/info/")
+	resp, u, ok := g.attributes(w, r, raw)
+	if !ok {
+		return
+	}
+	defer resp.Close()
+	var b bytes.Buffer
+	if err := schemes.WriteInfo(&b, resp.Info); err != nil {
+		g.fail(w, http.StatusBadGateway, err.Error())
+		return
+	}
+	g.page(w, http.StatusOK, u.String(), u.String(), infoPage{URL: u.String(), Text: b.String()})
+}
+
+// ask shows a Gopher+ item's +ASK form; with its answers (the form's
+// own submission, "sent"), it fetches the item with them and shows the
+// answer.
+func (g *Gateway) ask(w http.ResponseWriter, r *http.Request) {
+	raw, _, _ := strings.Cut(target(r, "/ask/"), "?")
+	q := r.URL.Query()
+	if q.Get("sent") == "1" {
+		var answers []string
+		for k, vs := range q {
+			n, err := strconv.Atoi(strings.TrimPrefix(k, "a"))
+			if !strings.HasPrefix(k, "a") || err != nil || n < 1 || len(vs) == 0 {
+				continue
+			}
+			answers = append(answers, fmt.Sprintf("%d=%s", n, vs[len(vs)-1]))
+		}
+		resp, u, code, err := g.fetch(r, raw, fetch.Request{Form: answers})
+		if err != nil {
+			g.fail(w, code, err.Error())
+			return
+		}
+		defer resp.Close()
+		g.show(w, u, resp, live, nil)
+		return
+	}
+	resp, u, ok := g.attributes(w, r, raw)
+	if !ok {
+		return
+	}
+	defer resp.Close()
+	f, isForm := resp.Info.(schemes.Former)
+	var form *schemes.Form
+	if isForm {
+		form = f.Form()
+	}
+	if form == nil {
+		g.fail(w, http.StatusBadGateway, "the server gave no +ASK form for "+raw)
+		return
+	}
+	p := askPage{URL: u.String(), Action: "/ask/" + raw}
+	for _, fl := range form.Fields {
+		af := askField{Name: "a" + strconv.Itoa(fl.Position), Question: fl.Question, Default: fl.Default, Choices: fl.Choices}
+		switch fl.Kind {
+		case schemes.FieldSecret:
+			af.Kind = "secret"
+		case schemes.FieldLines:
+			af.Kind = "lines"
+		case schemes.FieldChoice:
+			af.Kind = "choice"
+		case schemes.FieldCheck:
+			af.Kind, af.Checked = "check", fl.Default == "1"
+		case schemes.FieldNote:
+			af.Kind = "note"
+		default:
+			af.Kind = "line"
+		}
+		p.Fields = append(p.Fields, af)
+	}
+	g.page(w, http.StatusOK, u.String(), u.String(), p)
+}
