@@ -1,0 +1,90 @@
+// Command gatewaybench is many browsers at once against gofer serve: C
+// clients, each with its own connections, fetch the gateway paths given
+// round-robin until N responses have come back, and every response is
+// checked (status 200 and a text it must hold). It prints the count, the
+// failures, the requests per second and the latency's median, 99th
+// percentile and maximum:
+//
+//	gatewaybench -c 200 -n 4000 BASE PATH=TEXT...
+//
+// It exits 1 when any response was wrong.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+type target struct{ path, want string }
+
+func main() {
+	clients := flag.Int("c", 200, "browsers at once")
+	total := flag.Int("n", 4000, "responses in all")
+	flag.Parse()
+	if flag.NArg() < 2 {
+		fmt.Fprintln(os.Stderr, "usage: gatewaybench [-c N] [-n N] BASE PATH=TEXT...")
+		os.Exit(2)
+	}
+	base := strings.TrimSuffix(flag.Arg(0), "/")
+	var targets []target
+	for _, a := range flag.Args()[1:] {
+		p, want, ok := strings.Cut(a, "=")
+		if !ok {
+			fmt.Fprintf(os.Stderr, "gatewaybench: %q is not PATH=TEXT\n", a)
+			os.Exit(2)
+		}
+		targets = append(targets, target{p, want})
+	}
+	var next, failed atomic.Int64
+	lat := make([][]time.Duration, *clients)
+	var firstErr sync.Once
+	start := time.Now()
+	var wg sync.WaitGroup
+	for c := range *clients {
+		wg.Go(func() {
+			hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}, Timeout: 2 * time.Minute}
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(*total) {
+					return
+				}
+				t := targets[int(i)%len(targets)]
+				t0 := time.Now()
+				resp, err := hc.Get(base + t.path)
+				var body []byte
+				if err == nil {
+					body, err = io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if err == nil && (resp.StatusCode != 200 || !bytes.Contains(body, []byte(t.want))) {
+						err = fmt.Errorf("%s: status %d, %d bytes without %q", t.path, resp.StatusCode, len(body), t.want)
+					}
+				}
+				lat[c] = append(lat[c], time.Since(t0))
+				if err != nil {
+					failed.Add(1)
+					firstErr.Do(func() { fmt.Fprintln(os.Stderr, "gatewaybench:", err) })
+				}
+			}
+		})
+	}
+	wg.Wait()
+	took := time.Since(start)
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	q := func(p float64) time.Duration { return all[min(len(all)-1, int(p*float64(len(all))))] }
+	fmt.Printf("%d responses, %d wrong, %d browsers at once: %.0f requests/s; latency median %v, p99 %v, max %v\n",
+		len(all), failed.Load(), *clients, float64(len(all))/took.Seconds(),
+		q(0.50).Round(100*time.Microsecond), q(0.99).Round(100*time.Microsecond), all[len(all)-1].Round(100*time.Microsecond))
+	if failed.Load() > 0 {
+		os.Exit(1)
+	}
+}
