@@ -224,6 +224,15 @@ func (r *releasing) Close() error {
 	return r.ReadCloser.Close()
 }
 
+// WriteTo keeps the body's own way of writing itself out (an FTP body's
+// large buffer), which the wrapping would otherwise hide from io.Copy.
+func (r *releasing) WriteTo(w io.Writer) (int64, error) {
+	if wt, ok := r.ReadCloser.(io.WriterTo); ok {
+		return wt.WriteTo(w)
+	}
+	return io.Copy(w, struct{ io.Reader }{r.ReadCloser})
+}
+
 // status is the HTTP status that says what a fetch error was.
 func status(err error) int {
 	var in *schemes.InputError
