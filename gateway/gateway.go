@@ -94,28 +94,27 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Routed by hand, not by http.ServeMux, which cleans paths: a target
 	// URL's "//" and its escapes must reach the handler as they came.
 	p := r.URL.EscapedPath()
-	switch {
-	case p == "/":
+	switch p {
+	case "/":
 		g.start(w, r)
-	case p == "/go":
+		return
+	case "/go":
 		g.goTo(w, r)
-	case strings.HasPrefix(p, "/live/"):
-		g.live(w, r)
-	case strings.HasPrefix(p, "/raw/"):
-		g.raw(w, r)
-	case strings.HasPrefix(p, "/search/"):
-		g.search(w, r)
-	case strings.HasPrefix(p, "/info/"):
-		g.info(w, r)
-	case strings.HasPrefix(p, "/ask/"):
-		g.ask(w, r)
-	case strings.HasPrefix(p, "/web/"):
-		g.web(w, r)
-	case strings.HasPrefix(p, "/timemap/link/"):
-		g.timemap(w, r)
-	default:
-		g.fail(w, http.StatusNotFound, "the gateway has no page "+p)
+		return
 	}
+	for _, rt := range []struct {
+		prefix string
+		serve  func(http.ResponseWriter, *http.Request)
+	}{
+		{"/live/", g.live}, {"/raw/", g.raw}, {"/search/", g.search}, {"/info/", g.info},
+		{"/ask/", g.ask}, {"/web/", g.web}, {"/timemap/link/", g.timemap},
+	} {
+		if strings.HasPrefix(p, rt.prefix) {
+			rt.serve(w, r)
+			return
+		}
+	}
+	g.fail(w, http.StatusNotFound, "the gateway has no page "+p)
 }
 
 // redirect answers 302 to a path of the gateway, as written: http.Redirect

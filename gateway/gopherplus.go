@@ -35,6 +35,12 @@ type (
 	}
 )
 
+// fieldKinds name each kind of form field for the page, which draws it.
+var fieldKinds = map[schemes.FieldKind]string{
+	schemes.FieldLine: "line", schemes.FieldSecret: "secret", schemes.FieldLines: "lines",
+	schemes.FieldChoice: "choice", schemes.FieldCheck: "check", schemes.FieldNote: "note",
+}
+
 // attributes fetches a Gopher+ item's attributes.
 func (g *Gateway) attributes(w http.ResponseWriter, r *http.Request, raw string) (*fetch.Response, *schemes.URL, bool) {
 	u, code, err := g.check(raw)
@@ -117,19 +123,9 @@ func (g *Gateway) ask(w http.ResponseWriter, r *http.Request) {
 	}
 	p := askPage{URL: u.String(), Action: "/ask/" + raw}
 	for _, fl := range form.Fields {
-		af := askField{Name: "a" + strconv.Itoa(fl.Position), Question: fl.Question, Default: fl.Default, Choices: fl.Choices}
-		switch fl.Kind {
-		case schemes.FieldSecret:
-			af.Kind = "secret"
-		case schemes.FieldLines:
-			af.Kind = "lines"
-		case schemes.FieldChoice:
-			af.Kind = "choice"
-		case schemes.FieldCheck:
-			af.Kind, af.Checked = "check", fl.Default == "1"
-		case schemes.FieldNote:
-			af.Kind = "note"
-		default:
+		af := askField{Name: "a" + strconv.Itoa(fl.Position), Question: fl.Question, Default: fl.Default, Choices: fl.Choices,
+			Kind: fieldKinds[fl.Kind], Checked: fl.Kind == schemes.FieldCheck && fl.Default == "1"}
+		if af.Kind == "" {
 			af.Kind = "line"
 		}
 		p.Fields = append(p.Fields, af)

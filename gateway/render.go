@@ -174,22 +174,17 @@ func (g *Gateway) listing(w http.ResponseWriter, u *schemes.URL, resp *fetch.Res
 	g.page(w, http.StatusOK, u.String(), u.String(), p)
 }
 
+// rowKinds say how a page shows an entry of each type; any other is a link.
+var rowKinds = map[string]string{
+	schemes.TypeInfo: "text", schemes.TypeError: "error", schemes.TypeUnparsed: "unparsed",
+	schemes.TypeTelnet: "session", schemes.TypeTN3270: "session", schemes.TypeSearch: "search", schemes.TypeAsk: "ask",
+}
+
 // entryRow is how a page shows a listing's entry, its link made by l.
 func entryRow(e schemes.Entry, l linker) row {
-	r := row{Name: e.Name, URL: e.URL, Type: e.Type, Target: e.Target, Kind: "link"}
-	switch e.Type {
-	case schemes.TypeInfo:
-		r.Kind = "text"
-	case schemes.TypeError:
-		r.Kind = "error"
-	case schemes.TypeUnparsed:
-		r.Kind = "unparsed"
-	case schemes.TypeTelnet, schemes.TypeTN3270:
-		r.Kind = "session"
-	case schemes.TypeSearch:
-		r.Kind = "search"
-	case schemes.TypeAsk:
-		r.Kind = "ask"
+	r := row{Name: e.Name, URL: e.URL, Type: e.Type, Target: e.Target, Kind: rowKinds[e.Type]}
+	if r.Kind == "" {
+		r.Kind = "link"
 	}
 	if r.Kind == "link" || r.Kind == "search" || r.Kind == "ask" {
 		u := e.URL

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -39,7 +40,15 @@ func startServe(t *testing.T, args ...string) string {
 func startServeIn(t *testing.T, config string, args ...string) string {
 	t.Helper()
 	env := []string{"XDG_CONFIG_HOME=" + config}
-	cmd := itest.Command(t, env, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
+	base, _ := runServe(t, itest.Command(t, env, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...))
+	return base
+}
+
+// runServe starts cmd, a gofer serve, and returns its base URL once it
+// says it listens; it is interrupted when the test ends (or when stop is
+// called, which waits for it), and must then exit 0.
+func runServe(t *testing.T, cmd *exec.Cmd) (base string, stop func()) {
+	t.Helper()
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -56,13 +65,17 @@ func startServeIn(t *testing.T, config string, args ...string) string {
 		cmd.Wait()
 		t.Fatalf("no ready line (%q, %v): %s", line, err, errb.String())
 	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		if err := cmd.Wait(); err != nil {
-			t.Errorf("gofer serve after the interrupt: %v: %s", err, errb.String())
-		}
-	})
-	return strings.TrimSuffix(base, "/")
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cmd.Process.Signal(os.Interrupt)
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("gofer serve after the interrupt: %v: %s", err, errb.String())
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return strings.TrimSuffix(base, "/"), stop
 }
 
 // page GETs base+path and returns the status and body.
@@ -418,23 +431,7 @@ func TestServeHostileServers(t *testing.T) {
 	}
 	cmd, peak := itest.MeasuredCommand(t, []string{"XDG_CONFIG_HOME=" + t.TempDir()},
 		append([]string{"serve", "--listen", "127.0.0.1:0", "--idle-timeout", "2s"}, args...)...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var errb strings.Builder
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	base, ok := strings.CutPrefix(strings.TrimSpace(line), "gofer serve: listening on ")
-	if err != nil || !ok {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("no ready line (%q, %v): %s", line, err, errb.String())
-	}
-	base = strings.TrimSuffix(base, "/")
+	base, stop := runServe(t, cmd)
 
 	code, body := page(t, base, "/live/gopher://"+addrs[hostile.GopherEndlessLine]+"/1/")
 	if code != 200 || !strings.Contains(body, "The page ends early") {
@@ -455,10 +452,7 @@ func TestServeHostileServers(t *testing.T) {
 	if code, _ := page(t, base, "/"); code != 200 {
 		t.Errorf("start page after the hostile servers: %d", code)
 	}
-	cmd.Process.Signal(os.Interrupt)
-	if err := cmd.Wait(); err != nil {
-		t.Errorf("gofer serve after the interrupt: %v: %s", err, errb.String())
-	}
+	stop()
 	if rss, ok := peak(); !ok || rss > 128<<20 {
 		t.Errorf("peak RSS %d MiB (measured: %v), want at most 128 MiB", rss>>20, ok)
 	} else {
