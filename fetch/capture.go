@@ -14,6 +14,11 @@ type captureDialer struct {
 	c schemes.Capture
 }
 
+// Unwrap is the dialer that opens the connections, so that a fetcher that
+// keys its pool on the dialer (FTP) keeps reusing them across captured
+// fetches, as it does across others.
+func (d *captureDialer) Unwrap() schemes.Dialer { return d.d }
+
 func (d *captureDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	nc, err := d.d.DialContext(ctx, network, addr)
 	if err == nil {

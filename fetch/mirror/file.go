@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/goferurl/gofer/fetch"
@@ -257,8 +256,4 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 		e.st.delTemp(tmp)
 	}
 	return nil
-}
-
-func hasPrefixFold(s, prefix string) bool {
-	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }

@@ -141,3 +141,32 @@ func TestPoolKeepsClientsTLSConfigsApart(t *testing.T) {
 }
 
 var _ schemes.Dialer = (*countingDialer)(nil)
+
+// discardCapture is a capture that keeps nothing.
+type discardCapture struct{}
+
+func (discardCapture) Record(schemes.CaptureRecord) schemes.CaptureBlock { return discardBlock{} }
+func (discardCapture) Dialed(net.Conn)                                   {}
+func (discardCapture) Close() error                                      { return nil }
+
+type discardBlock struct{}
+
+func (discardBlock) Write(p []byte) (int, error) { return len(p), nil }
+func (discardBlock) Commit() error               { return nil }
+
+// A client that captures every fetch (for WARC) wraps its dialer anew for
+// each: the pool sees through the wrapping, and the fetches share one
+// connection as uncaptured ones do.
+func TestPoolKeepsConnectionsAcrossCaptures(t *testing.T) {
+	srv := ftp.NewFakeServer(t, nil)
+	srv.AddFile("/pub/f", "hello")
+	port := strconv.Itoa(srv.Port())
+	d := &countingDialer{ctrlPort: port}
+	cs := sharingClients(t, fetch.Options{Dialer: d, Capture: func(string) fetch.CaptureCloser { return discardCapture{} }})
+	for range 3 {
+		getAll(t, cs[0], "ftp://127.0.0.1:"+port+"/pub/f", "hello")
+	}
+	if ctrl, _ := d.counts(); ctrl != 1 || srv.Logins() != 1 {
+		t.Errorf("three captured fetches made %d control connections and %d logins, want one of each", ctrl, srv.Logins())
+	}
+}
