@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/textproto"
-	"os"
 	"sync"
 	"time"
 
@@ -88,12 +87,14 @@ func (b *body) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// WriteTo copies the body to w: from the socket straight into a file when
-// it can (splice on Linux), else with one large buffer, so that io.Copy
-// from a body costs as few system calls as the data connection allows.
+// WriteTo copies the body to w: from the socket straight into a file or
+// another socket when it can (splice on Linux: w is an *os.File, or a
+// writer that reads from a reader itself, as an HTTP response over TCP
+// does), else with one large buffer, so that io.Copy from a body costs as
+// few system calls as the data connection allows.
 func (b *body) WriteTo(w io.Writer) (int64, error) {
-	if f, ok := w.(*os.File); ok && b.raw != nil && b.err == nil && !b.done {
-		return b.spliceTo(f)
+	if rf, ok := w.(io.ReaderFrom); ok && b.raw != nil && b.err == nil && !b.done {
+		return b.spliceTo(rf)
 	}
 	bp := copyBuffers.Get().(*[]byte)
 	defer copyBuffers.Put(bp)
@@ -124,7 +125,7 @@ func (b *body) WriteTo(w io.Writer) (int64, error) {
 // a chunk grows while chunks arrive well within it, so that a fast transfer
 // takes few system calls and a slow one still has to make progress only
 // 64 KiB at a time.
-func (b *body) spliceTo(f *os.File) (int64, error) {
+func (b *body) spliceTo(f io.ReaderFrom) (int64, error) {
 	const minChunk, maxChunk = 64 << 10, 8 << 20
 	chunk := int64(minChunk)
 	var total int64

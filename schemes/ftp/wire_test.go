@@ -899,7 +899,51 @@ func copyToFile(t *testing.T, req *schemes.Request) ([]byte, error) {
 	return data, err
 }
 
-func TestSpliceToFile(t *testing.T) {
+// copyToSocket fetches req and copies its body into a TCP connection, a
+// writer that reads from a reader itself (as an HTTP response does), which
+// takes the splice path from socket to socket; it returns what the other
+// end of the connection received.
+func copyToSocket(t *testing.T, req *schemes.Request) ([]byte, error) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	got := make(chan []byte, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			got <- nil
+			return
+		}
+		defer c.Close()
+		b, _ := io.ReadAll(c)
+		got <- b
+	}()
+	sink, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFetcher()
+	defer f.Close()
+	resp, err := f.Fetch(context.Background(), req)
+	if err != nil {
+		sink.Close()
+		return nil, err
+	}
+	defer resp.Close()
+	_, err = io.Copy(sink, resp.Body)
+	sink.Close()
+	return <-got, err
+}
+
+func TestSpliceToFile(t *testing.T) { spliceCases(t, copyToFile) }
+
+func TestSpliceToSocket(t *testing.T) { spliceCases(t, copyToSocket) }
+
+// spliceCases runs a transfer's every ending through copyTo.
+func spliceCases(t *testing.T, copyToFile func(*testing.T, *schemes.Request) ([]byte, error)) {
 	big := strings.Repeat("0123456789abcdef", 1<<18) // 4 MiB
 	t.Run("whole file", func(t *testing.T) {
 		fake := newFake(t)
