@@ -27,11 +27,8 @@ const EscapeKey = 0x1d
 const loginWait = 30 * time.Second
 
 // loginQuiet is how long the server may stay silent after the password
-// before stdin flows without a shell prompt having been seen. A loaded
-// server can take seconds from its last login line to the shell's prompt,
-// and input sent in that gap is lost: the wait is long enough for that,
-// short against loginWait.
-const loginQuiet = 5 * time.Second
+// before stdin flows without a shell prompt having been seen.
+const loginQuiet = 2 * time.Second
 
 // Session is a telnet connection (RFC 854) ready to be connected to a person
 // or a pipe. It implements schemes.Session.
