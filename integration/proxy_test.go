@@ -141,8 +141,12 @@ func noProxyEnv() []string {
 
 // TestProxies fetches from every TCP scheme through every proxy, naming
 // the proxy with --proxy, ALL_PROXY and <scheme>_proxy in turn.
+//
+// It runs in the serial phase (its proxies run side by side within it):
+// among the parallel tests, the telnet session through tinyproxy lost its
+// command once in five full runs (the shell's prompt came, the session
+// ended, and neither the command's echo nor its output arrived).
 func TestProxies(t *testing.T) {
-	itest.Parallel(t)
 	for _, hp := range []string{ftpServer, itest.GopherHost + ":70", newsServer, httpServer, httpsServer, telnetServer} {
 		itest.Require(t, hp)
 	}

@@ -116,7 +116,8 @@ func waitExit(t *testing.T, cmd *exec.Cmd) int {
 // TestGoferTelnetPipedLogin types the login as a person would, each answer
 // after its prompt, through a pipe.
 func TestGoferTelnetPipedLogin(t *testing.T) {
-	itest.Parallel(t)
+	// Alone (no itest.Parallel): a login session's timing is the server's,
+	// and the parallel tests' load has cost a typed-ahead command once.
 	itest.Require(t, telnetServer)
 	cmd := exec.CommandContext(itest.Context(t), itest.Gofer(t), "get", "telnet://"+itest.TelnetHost+"/")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
@@ -163,7 +164,8 @@ func TestGoferTelnetPipedLogin(t *testing.T) {
 // TestGoferTelnetAutoLogin gives all of stdin at once; --auto-login answers
 // the prompts from the URL and holds stdin back until the login is done.
 func TestGoferTelnetAutoLogin(t *testing.T) {
-	itest.Parallel(t)
+	// Alone (no itest.Parallel): a login session's timing is the server's,
+	// and the parallel tests' load has cost a typed-ahead command once.
 	itest.Require(t, telnetServer)
 	u := "telnet://" + itest.LocalUser + ":" + itest.LocalPassword + "@" + itest.TelnetHost + "/"
 	code, out, errOut := runCLI(t, t.TempDir(), []byte("echo MARK$((6*7))\nexit\n"), "get", "-v", "--auto-login", u)
@@ -188,7 +190,8 @@ func TestGoferTelnetAutoLogin(t *testing.T) {
 // TestGoferTelnetNoAutoLoginIsAdvisory: without --auto-login the URL's
 // login is only suggested; nothing is typed for the person.
 func TestGoferTelnetNoAutoLoginIsAdvisory(t *testing.T) {
-	itest.Parallel(t)
+	// Alone (no itest.Parallel): a login session's timing is the server's,
+	// and the parallel tests' load has cost a typed-ahead command once.
 	itest.Require(t, telnetServer)
 	u := "telnet://" + itest.LocalUser + ":" + itest.LocalPassword + "@" + itest.TelnetHost + "/"
 	code, out, errOut := runCLI(t, t.TempDir(), nil, "get", "--linger", "2s", u)
@@ -218,7 +221,8 @@ func termiosOf(t *testing.T, f *os.File) *unix.Termios {
 // the server), Ctrl-] ends the session with exit 0, and the terminal's
 // settings afterwards equal those before.
 func TestGoferTelnetTerminal(t *testing.T) {
-	itest.Parallel(t)
+	// Alone (no itest.Parallel): a login session's timing is the server's,
+	// and the parallel tests' load has cost a typed-ahead command once.
 	itest.Require(t, telnetServer)
 	ptm, pts, err := pty.Open()
 	if err != nil {
