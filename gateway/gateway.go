@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,6 +64,10 @@ var neverFetched = map[string]string{
 // name to a web browser. Build it with New.
 type Gateway struct {
 	cfg Config
+	// root and urls are what the start page says of the archive: where
+	// to start browsing it, and how many URLs it captured.
+	root string
+	urls int
 
 	mu    sync.Mutex
 	turns map[string]chan struct{} // per upstream host:port, MaxPerHost each
@@ -78,7 +81,14 @@ func New(cfg Config) *Gateway {
 	if cfg.MaxPerHost <= 0 {
 		cfg.MaxPerHost = DefaultMaxPerHost
 	}
-	return &Gateway{cfg: cfg, turns: map[string]chan struct{}{}}
+	g := &Gateway{cfg: cfg, turns: map[string]chan struct{}{}}
+	if a := cfg.Archive; a != nil {
+		g.urls = len(a.URIs(""))
+		if root := replay.NewFetcher(a).Root(); root != "" {
+			g.root = "/web/" + root
+		}
+	}
+	return g
 }
 
 // ServeHTTP answers every request with the gateway's own headers: no
@@ -126,17 +136,19 @@ func redirect(w http.ResponseWriter, to string) {
 
 // target is the URL a gateway path names after prefix: the rest of the
 // request line as the browser sent it, query included, its percent-escapes
-// kept as they are. A browser's collapsed "gopher:/host" is read as
-// "gopher://host".
+// kept as they are (read collapsed).
 func target(r *http.Request, prefix string) string {
-	raw := r.RequestURI
-	if i := strings.Index(raw, prefix); i >= 0 {
-		raw = raw[i+len(prefix):]
-	} else {
-		raw = strings.TrimPrefix(r.URL.Path, prefix)
+	raw, ok := strings.CutPrefix(r.RequestURI, prefix)
+	if !ok {
+		raw = strings.TrimPrefix(r.URL.EscapedPath(), prefix)
 	}
+	return collapsed(raw)
+}
+
+// collapsed reads a browser's collapsed "gopher:/host" as "gopher://host".
+func collapsed(raw string) string {
 	if scheme, rest, ok := strings.Cut(raw, ":/"); ok && !strings.HasPrefix(rest, "/") && !strings.ContainsAny(scheme, "/?#") {
-		raw = scheme + "://" + rest
+		return scheme + "://" + rest
 	}
 	return raw
 }
@@ -251,14 +263,7 @@ func status(err error) int {
 }
 
 func (g *Gateway) start(w http.ResponseWriter, r *http.Request) {
-	p := startPage{Live: g.cfg.Client != nil, Archive: g.cfg.Archive != nil}
-	if a := g.cfg.Archive; a != nil {
-		p.URLs = len(a.URIs(""))
-		if root := replay.NewFetcher(a).Root(); root != "" {
-			p.Root = "/web/" + root
-		}
-	}
-	g.page(w, http.StatusOK, "start", "", p)
+	g.page(w, http.StatusOK, "start", "", startPage{Live: g.cfg.Client != nil, Archive: g.cfg.Archive != nil, Root: g.root, URLs: g.urls})
 }
 
 // goTo is the start page's form: a redirect to the page of the URL typed.
@@ -274,10 +279,8 @@ func (g *Gateway) goTo(w http.ResponseWriter, r *http.Request) {
 // search is what a search form sends: a redirect to the live page of the
 // URL with the words as its search part, as each protocol writes one.
 func (g *Gateway) search(w http.ResponseWriter, r *http.Request) {
-	raw := r.URL.EscapedPath()[len("/search/"):]
-	if scheme, rest, ok := strings.Cut(raw, ":/"); ok && !strings.HasPrefix(rest, "/") {
-		raw = scheme + "://" + rest
-	}
+	// The request's query is the form's: the URL is the path alone.
+	raw := collapsed(strings.TrimPrefix(r.URL.EscapedPath(), "/search/"))
 	q := r.URL.Query().Get("q")
 	u, code, err := g.check(raw)
 	if err != nil {
@@ -304,17 +307,12 @@ func (g *Gateway) raw(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer resp.Close()
-	h := w.Header()
-	h.Set("Content-Type", "text/plain; charset=utf-8")
 	if resp.Kind == schemes.KindFile {
-		h.Set("Content-Type", contentType(resp))
-		h.Set("Content-Security-Policy", sandboxCSP)
-		if resp.Size >= 0 && resp.Offset == 0 {
-			h.Set("Content-Length", strconv.FormatInt(resp.Size, 10))
-		}
-	} else {
-		h.Set("Content-Security-Policy", pageCSP)
+		g.file(w, resp)
+		return
 	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", pageCSP)
 	w.WriteHeader(http.StatusOK)
 	stream(w, resp.Body)
 }
@@ -500,19 +498,8 @@ func contentType(resp *fetch.Response) string {
 	case schemes.TypeHTML:
 		return "text/html"
 	}
-	switch strings.ToLower(path.Ext(resp.Name)) {
-	case ".txt", ".text", ".md", ".c", ".h", ".go":
-		return "text/plain; charset=utf-8"
-	case ".html", ".htm":
-		return "text/html"
-	case ".gif":
-		return "image/gif"
-	case ".png":
-		return "image/png"
-	case ".jpg", ".jpeg":
-		return "image/jpeg"
-	case ".pdf":
-		return "application/pdf"
+	if t := schemes.NameMediaType(resp.Name); t != "" {
+		return t
 	}
 	if resp.Type == schemes.TypeImage {
 		return "image/gif" // Gopher's g items; I items name no format

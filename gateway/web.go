@@ -58,14 +58,16 @@ func (offlineDialer) DialContext(context.Context, string, string) (net.Conn, err
 	return nil, errors.New("the gateway answers from its archive: no connection is opened")
 }
 
-// archived is a client that answers every URL from the archive as of t.
-func (g *Gateway) archived(t time.Time) (*fetch.Client, *replay.Fetcher) {
-	f := replay.NewFetcher(g.cfg.Archive.At(t))
+// at is the archive's fetcher as of t.
+func (g *Gateway) at(t time.Time) *replay.Fetcher { return replay.NewFetcher(g.cfg.Archive.At(t)) }
+
+// archived is a client that answers every URL from f's archive alone.
+func archived(f *replay.Fetcher) *fetch.Client {
 	opts := fetch.Options{Dialer: offlineDialer{}, MaxRedirects: -1}
 	for _, s := range f.Schemes() {
 		opts.SetFetcher(f, s)
 	}
-	return fetch.NewClient(opts), f
+	return fetch.NewClient(opts)
 }
 
 // padStamp reads a timestamp of 1 to 14 digits as the Wayback Machine
@@ -90,14 +92,6 @@ func (g *Gateway) web(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// collapsed reads a browser's collapsed "gopher:/host" as "gopher://host".
-func collapsed(raw string) string {
-	if scheme, rest, ok := strings.Cut(raw, ":/"); ok && !strings.HasPrefix(rest, "/") && !strings.ContainsAny(scheme, "/?#") {
-		return scheme + "://" + rest
-	}
-	return raw
-}
-
 // memento answers the capture of raw nearest ts.
 func (g *Gateway) memento(w http.ResponseWriter, r *http.Request, ts string, identity bool, raw string) {
 	at, err := padStamp(ts)
@@ -110,8 +104,7 @@ func (g *Gateway) memento(w http.ResponseWriter, r *http.Request, ts string, ide
 		g.fail(w, status(err), err.Error())
 		return
 	}
-	client, f := g.archived(at)
-	defer client.Close()
+	f := g.at(at)
 	when, ok := f.CaptureTime(raw)
 	if !ok {
 		g.notCaptured(w, raw)
@@ -126,6 +119,8 @@ func (g *Gateway) memento(w http.ResponseWriter, r *http.Request, ts string, ide
 		redirect(w, "/web/"+exact+id+"/"+raw)
 		return
 	}
+	client := archived(f)
+	defer client.Close()
 	resp, err := client.Do(r.Context(), &fetch.Request{URL: raw, Parsed: u})
 	if err != nil {
 		if errors.Is(err, replay.ErrNotCaptured) {
@@ -198,7 +193,6 @@ func (g *Gateway) notCaptured(w http.ResponseWriter, raw string) {
 // timegate answers with a redirect to the capture nearest the time the
 // browser asks for (Accept-Datetime), the latest without one.
 func (g *Gateway) timegate(w http.ResponseWriter, r *http.Request, raw string) {
-	raw = collapsed(raw)
 	var at time.Time
 	if v := r.Header.Get("Accept-Datetime"); v != "" {
 		t, err := http.ParseTime(v)
@@ -208,9 +202,7 @@ func (g *Gateway) timegate(w http.ResponseWriter, r *http.Request, raw string) {
 		}
 		at = t
 	}
-	client, f := g.archived(at)
-	client.Close()
-	when, ok := f.CaptureTime(raw)
+	when, ok := g.at(at).CaptureTime(raw)
 	w.Header().Set("Vary", "accept-datetime")
 	if !ok {
 		g.notCaptured(w, raw)
@@ -244,10 +236,8 @@ func (g *Gateway) timemap(w http.ResponseWriter, r *http.Request) {
 		g.fail(w, http.StatusNotFound, "this gateway serves no archive")
 		return
 	}
-	raw := collapsed(target(r, "/timemap/link/"))
-	client, f := g.archived(time.Time{})
-	client.Close()
-	cs := mementos(f.Captures(raw))
+	raw := target(r, "/timemap/link/")
+	cs := mementos(g.at(time.Time{}).Captures(raw))
 	if len(cs) == 0 {
 		g.notCaptured(w, raw)
 		return
@@ -288,8 +278,7 @@ func mementos(cs []replay.Capture) []time.Time {
 // captured URL under a prefix.
 func (g *Gateway) captures(w http.ResponseWriter, raw string) {
 	p := capturesPage{URL: raw}
-	client, f := g.archived(time.Time{})
-	client.Close()
+	f := g.at(time.Time{})
 	if prefix, ok := strings.CutSuffix(raw, "*"); ok {
 		p.Prefix = true
 		for _, uri := range g.cfg.Archive.URIs(prefix) {

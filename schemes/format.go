@@ -1,6 +1,8 @@
 package schemes
 
 import (
+	"mime"
+	"path"
 	"strconv"
 	"strings"
 )
@@ -206,4 +208,14 @@ func (u *URL) GopherAttributes() *URL {
 	v := *u
 	v.Gopher = &g
 	return &v
+}
+
+// NameMediaType is the media type a file's name implies by its extension
+// (the system's MIME table), "" when it implies none.
+func NameMediaType(name string) string {
+	ext := path.Ext(name)
+	if ext == "" {
+		return ""
+	}
+	return mime.TypeByExtension(ext)
 }

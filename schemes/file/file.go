@@ -149,12 +149,7 @@ func refused(p string, err error) error {
 }
 
 func mediaType(name string) string {
-	ext := path.Ext(name)
-	if ext == "" {
-		return ""
-	}
-	t := mime.TypeByExtension(ext)
-	if mt, _, err := mime.ParseMediaType(t); err == nil {
+	if mt, _, err := mime.ParseMediaType(schemes.NameMediaType(name)); err == nil {
 		return mt
 	}
 	return ""

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net"
-	"path"
 	"slices"
 	"strconv"
 	"sync"
@@ -392,7 +390,7 @@ func (emptyBody) Close() error             { return nil }
 // mediaType is the media type an archive records a file under, from its
 // name's extension; application/octet-stream when unknown.
 func mediaType(name string) string {
-	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
+	if t := schemes.NameMediaType(name); t != "" {
 		return t
 	}
 	return "application/octet-stream"
