@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"io"
+	"mime"
 	"strings"
 
 	"github.com/goferurl/gofer/schemes"
@@ -35,11 +36,12 @@ func isHTML(mediaType, entryType string) bool {
 	if mediaType == "" {
 		return entryType == schemes.TypeHTML
 	}
-	return hasPrefixFold(mediaType, "text/html") || hasPrefixFold(mediaType, "application/xhtml+xml")
-}
-
-func hasPrefixFold(s, prefix string) bool {
-	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+	mt, _, err := mime.ParseMediaType(mediaType)
+	if err != nil {
+		mt, _, _ = strings.Cut(strings.ToLower(mediaType), ";")
+		mt = strings.TrimSpace(mt)
+	}
+	return mt == "text/html" || mt == "application/xhtml+xml"
 }
 
 // withPage sets resp.Page for a document that is a page of links, bounded
