@@ -186,6 +186,9 @@ func TestFTPListingTable(t *testing.T) {
 	srv := newGateway(t, f, Config{})
 	_, page := get(t, srv, "/live/ftp://h/pub/")
 	checkOwnTags(t, page)
+	if strings.Contains(page, "The page stops here") {
+		t.Error("a whole listing says it was cut")
+	}
 	for _, want := range []string{
 		`<a href="/live/ftp://h/pub/README">README</a>`, `<td class="n">1234</td><td class="n">1994-12-20</td>`,
 		`<a href="/live/ftp://h/pub/sub/">sub</a>`, `<td class="n"></td><td class="n">1994-12-20 12:34</td>`,

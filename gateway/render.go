@@ -46,7 +46,7 @@ type (
 		URL    string
 		Raw    string // the /raw/ path of the same URL
 		Rows   []row
-		Cut    int // entries left out past Config.MaxEntries, -1 for none
+		Cut    bool // entries were left out past Config.MaxEntries
 		Table  bool
 		Err    string // what stopped the listing early
 	}
@@ -55,10 +55,22 @@ type (
 		URL    string
 		Raw    string
 		Lines  []gemLine
-		Cut    int
+		Cut    bool
 		Err    string
 	}
 )
+
+// pageData is a kind of page: the template that draws it, by name.
+type pageData interface{ template() string }
+
+func (startPage) template() string    { return "start" }
+func (inputPage) template() string    { return "input" }
+func (errorPage) template() string    { return "error" }
+func (listingPage) template() string  { return "listing" }
+func (gemtextPage) template() string  { return "gemtext" }
+func (capturesPage) template() string { return "captures" }
+func (infoPage) template() string     { return "info" }
+func (askPage) template() string      { return "ask" }
 
 // row is one entry of a listing as the page shows it.
 type row struct {
@@ -86,31 +98,12 @@ type gemLine struct {
 
 // page renders a page of the gateway about pageURL ("" for none) with
 // status code.
-func (g *Gateway) page(w http.ResponseWriter, code int, title, pageURL string, data any) {
+func (g *Gateway) page(w http.ResponseWriter, code int, title, pageURL string, data pageData) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Security-Policy", pageCSP)
 	w.WriteHeader(code)
-	var name string
-	switch data.(type) {
-	case startPage:
-		name = "start"
-	case inputPage:
-		name = "input"
-	case errorPage:
-		name = "error"
-	case listingPage:
-		name = "listing"
-	case gemtextPage:
-		name = "gemtext"
-	case capturesPage:
-		name = "captures"
-	case infoPage:
-		name = "info"
-	case askPage:
-		name = "ask"
-	}
-	pages.ExecuteTemplate(w, name, struct {
+	pages.ExecuteTemplate(w, data.template(), struct {
 		Title string
 		URL   string // the URL the page is about, for the URL box
 		Page  any
@@ -150,7 +143,7 @@ func (l linker) to(raw string) string {
 // listing renders a directory, menu, group or group list, its links made
 // by l, with banner (nil for a live page).
 func (g *Gateway) listing(w http.ResponseWriter, u *schemes.URL, resp *fetch.Response, l linker, b *banner) {
-	p := listingPage{URL: u.String(), Raw: "/raw/" + u.String(), Cut: -1, Banner: b}
+	p := listingPage{URL: u.String(), Raw: "/raw/" + u.String(), Banner: b}
 	if b != nil && b.Raw != "" {
 		p.Raw = b.Raw
 	}
@@ -164,7 +157,7 @@ func (g *Gateway) listing(w http.ResponseWriter, u *schemes.URL, resp *fetch.Res
 			break
 		}
 		if len(p.Rows) == g.cfg.MaxEntries {
-			p.Cut = 1 // at least one more; the count would read the rest
+			p.Cut = true
 			break
 		}
 		r := entryRow(e, l)
@@ -237,7 +230,7 @@ func when(t time.Time, precision string) string {
 // preformatted blocks verbatim, link lines as links made by lk, with
 // banner (nil for a live page).
 func (g *Gateway) gemtext(w http.ResponseWriter, u *schemes.URL, resp *fetch.Response, lk linker, b *banner) {
-	p := gemtextPage{URL: u.String(), Raw: "/raw/" + u.String(), Cut: -1, Banner: b}
+	p := gemtextPage{URL: u.String(), Raw: "/raw/" + u.String(), Banner: b}
 	if b != nil && b.Raw != "" {
 		p.Raw = b.Raw
 	}
@@ -254,7 +247,7 @@ func (g *Gateway) gemtext(w http.ResponseWriter, u *schemes.URL, resp *fetch.Res
 			break
 		}
 		if n++; n > g.cfg.MaxEntries {
-			p.Cut = 1
+			p.Cut = true
 			break
 		}
 		kind, level := schemes.GeminiText, 0
