@@ -104,6 +104,16 @@ func (p *Part) Write(b []byte) (int, error) {
 	return p.f.Write(b)
 }
 
+// ReadFrom appends what r reads to the partial file, as the file itself
+// reads it: a body that can move its bytes into a file without passing
+// through memory (an FTP body's splice) sees the file, not a Writer.
+func (p *Part) ReadFrom(r io.Reader) (int64, error) {
+	if p.f == nil {
+		return 0, fmt.Errorf("%s: write before Start", p.Path())
+	}
+	return p.f.ReadFrom(r)
+}
+
 // Commit ends a whole transfer: the partial file is closed and renamed to
 // Name, replacing what was there.
 func (p *Part) Commit() error {

@@ -214,3 +214,45 @@ func TestPartRefusesAnotherOffset(t *testing.T) {
 		t.Errorf("part changed to %q", got)
 	}
 }
+
+// splicingBody is a body that writes itself out the way an FTP body does:
+// straight into a writer that reads from a reader itself (splice into a
+// file), else through a buffer; it records which way it took.
+type splicingBody struct {
+	r           io.Reader
+	sawReadFrom bool
+}
+
+func (b *splicingBody) Read(p []byte) (int, error) { return b.r.Read(p) }
+
+func (b *splicingBody) WriteTo(w io.Writer) (int64, error) {
+	if rf, ok := w.(io.ReaderFrom); ok {
+		b.sawReadFrom = true
+		return rf.ReadFrom(b.r)
+	}
+	return io.Copy(w, struct{ io.Reader }{b.r})
+}
+
+// A Part lets a body move its bytes straight into the file (an FTP body's
+// splice), as the file itself would: copying into it is no detour through
+// a buffer.
+func TestPartTakesBodiesStraightIntoTheFile(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "f")
+	p, err := OpenPart(name, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Start(0); err != nil {
+		t.Fatal(err)
+	}
+	body := &splicingBody{r: strings.NewReader("the whole file")}
+	if _, err := io.Copy(p, body); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(name); err != nil || string(b) != "the whole file" || !body.sawReadFrom {
+		t.Errorf("file %q (%v); the body saw a reader-from: %v", b, err, body.sawReadFrom)
+	}
+}
