@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -35,6 +36,19 @@ func within(t *testing.T, what string, got, want time.Duration) {
 	if got < want-2*time.Millisecond || got > want+margin {
 		t.Errorf("%s took %v, want %v (to +%v)", what, got.Round(time.Millisecond), want, margin)
 	}
+}
+
+// withinRepeated is within for an exchange made several times: each must
+// take the delay, and the fastest no more than the margin over it, so that
+// a moment the loaded machine gave to other work fails no run.
+func withinRepeated(t *testing.T, what string, runs []time.Duration, want time.Duration) {
+	t.Helper()
+	for _, got := range runs {
+		if got < want-2*time.Millisecond {
+			t.Errorf("%s took %v, less than the delay %v", what, got.Round(time.Millisecond), want)
+		}
+	}
+	within(t, what+" (the fastest of "+strconv.Itoa(len(runs))+")", slices.Min(runs), want)
 }
 
 // greeter is a scripted server that speaks first, then echoes lines.
@@ -93,6 +107,7 @@ func TestConnectAndRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	within(t, "connect to greeting", time.Since(t0), 2*rtt)
+	var runs []time.Duration
 	for i := 0; i < 3; i++ {
 		t1 := time.Now()
 		if err := tp.PrintfLine("NOOP"); err != nil {
@@ -101,8 +116,9 @@ func TestConnectAndRoundTrip(t *testing.T) {
 		if _, _, err := tp.ReadResponse(200); err != nil {
 			t.Fatal(err)
 		}
-		within(t, "NOOP round trip", time.Since(t1), rtt)
+		runs = append(runs, time.Since(t1))
 	}
+	withinRepeated(t, "NOOP round trip", runs, rtt)
 	c.Close()
 	r.Close()
 	if got := r.Counts(); got.Conns != 1 || got.Turns != 3 {
@@ -248,6 +264,7 @@ func TestFTPThroughRelay(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	var runs []time.Duration
 	for i := 0; i < 3; i++ {
 		t0 := time.Now()
 		id, err := c.Cmd("NOOP")
@@ -260,8 +277,9 @@ func TestFTPThroughRelay(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		within(t, "FTP NOOP", time.Since(t0), rtt)
+		runs = append(runs, time.Since(t0))
 	}
+	withinRepeated(t, "FTP NOOP", runs, rtt)
 	c.Close()
 
 	want := readArchive(t, "text/plain.txt")
