@@ -67,7 +67,8 @@ func Require(t testing.TB, hostport string) {
 	if !Enabled() {
 		t.Skip("integration test: run `integration/test` (or start servers with `integration/up` and set GOFER_INTEGRATION=1)")
 	}
-	c, err := net.DialTimeout("tcp", hostport, 5*time.Second)
+	// Generous: a forking server on a loaded machine accepts slowly.
+	c, err := net.DialTimeout("tcp", hostport, 30*time.Second)
 	if err != nil {
 		t.Fatalf("integration server %s is not up: %v (start it with integration/up)", hostport, err)
 	}
