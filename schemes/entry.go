@@ -40,6 +40,11 @@ const (
 	PrecisionDay    = "day"
 	PrecisionMinute = "minute"
 	PrecisionSecond = "second"
+	// PrecisionAmbiguous: the listing wrote the date in an order of day,
+	// month and year that neither it nor the server's clock decides
+	// (numeric OS/400 dates), and the orders left read it as different
+	// times; Modified is the reading in the first of them.
+	PrecisionAmbiguous = "ambiguous"
 )
 
 // Entry is one item of a listing: a directory entry, a menu item, an article

@@ -50,29 +50,20 @@ func ParseListing(r io.Reader, base *schemes.URL, mlsd bool, now time.Time, req 
 			return out, schemes.Errorf(schemes.ErrTooLarge, "ftp: listing line longer than %d bytes", req.LineLimit())
 		}
 		if err == io.EOF && line == "" {
-			return out, add(appendUnparsed(nil, list.End())...)
+			return out, add(list.end(nil)...)
 		}
 		if err != nil && err != io.EOF {
 			return out, err
 		}
 		if mlsd {
-			e, ok := parseMLSD(line)
-			if !ok && line != "" && !mlsdForm(line) {
-				e, ok = unparsed(line), true
-			}
-			if ok {
+			if e, ok := mlsdEntry(line); ok {
 				if err := add(e); err != nil {
 					return out, err
 				}
 			}
 			continue
 		}
-		e, ok, bad := list.Line(line)
-		q := appendUnparsed(nil, bad)
-		if ok {
-			q = append(q, e)
-		}
-		if err := add(q...); err != nil {
+		if err := add(list.feed(nil, line)...); err != nil {
 			return out, err
 		}
 	}

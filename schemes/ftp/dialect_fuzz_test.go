@@ -63,7 +63,7 @@ func checkListing(t *testing.T, lines []string) {
 			if !e.Modified.IsZero() {
 				t.Fatalf("a time without its precision: %+v", e)
 			}
-		case schemes.PrecisionDay, schemes.PrecisionMinute, schemes.PrecisionSecond:
+		case schemes.PrecisionDay, schemes.PrecisionMinute, schemes.PrecisionSecond, schemes.PrecisionAmbiguous:
 			if e.Modified.IsZero() {
 				t.Fatalf("a precision without a time: %+v", e)
 			}

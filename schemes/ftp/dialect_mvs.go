@@ -42,8 +42,12 @@ func isMVSMemberHeader(s string) bool {
 	return strings.HasPrefix(s, "Name ") && (strings.Contains(s, " VV.MM ") || strings.Contains(s, " TTR "))
 }
 
-// parseMVSDataset reads a dataset line.
-func parseMVSDataset(line string) (schemes.Entry, result) {
+// parseMVSDataset reads a dataset line. Under a dataset header, a line
+// whose columns ran together or overflowed ("1+++++" for the extents and
+// tracks of a large dataset) or are left blank (a VSAM cluster or its
+// components, a dataset on tape) is read by its last words: the Dsorg
+// and the name.
+func (p *listParser) parseMVSDataset(line string) (schemes.Entry, result) {
 	var e schemes.Entry
 	var buf [11]field
 	fs := fields(buf[:0], line)
@@ -58,21 +62,65 @@ func parseMVSDataset(line string) (schemes.Entry, result) {
 		// On tape: nothing but the name.
 		e = schemes.Entry{Name: fs[len(fs)-1].s, Type: schemes.TypeFile, Size: -1}
 		return e, mvsNamed(e.Name)
-	case len(fs) != 10:
+	case len(fs) == 10:
+		t, ok := mvsDay(fs[2].s)
+		if ok && isDigits(fs[3].s) && isDigits(fs[4].s) {
+			return mvsDataset(fs[9].s, fs[8].s, t)
+		}
+	}
+	if !p.datasets || len(fs) < 2 || len(fs) > 10 {
 		return e, notMine
 	}
-	t, ok := mvsDay(fs[2].s)
-	if !ok || !isDigits(fs[3].s) || !isDigits(fs[4].s) {
+	// Under the header: the Dsorg before the name, the date where there
+	// is one, and every other word a column's.
+	dsorg, name := fs[len(fs)-2].s, fs[len(fs)-1].s
+	if !isDsorg(dsorg) || !isDsname(name) {
 		return e, notMine
 	}
-	e = schemes.Entry{Name: fs[9].s, Type: schemes.TypeFile, Size: -1, Modified: t, Precision: schemes.PrecisionDay}
+	var t time.Time
+	for _, f := range fs[:len(fs)-2] {
+		if d, ok := mvsDay(f.s); ok && strings.IndexByte(f.s, '/') > 0 {
+			t = d
+		}
+	}
+	return mvsDataset(name, dsorg, t)
+}
+
+// mvsDataset is the entry of a dataset: a partitioned one (PO, PO-E) is
+// listed like a directory, every other one is a file.
+func mvsDataset(name, dsorg string, t time.Time) (schemes.Entry, result) {
+	e := schemes.Entry{Name: name, Type: schemes.TypeFile, Size: -1, Modified: t, Precision: schemes.PrecisionDay}
 	if t.IsZero() {
 		e.Precision = ""
 	}
-	if fs[8].s == "PO" || fs[8].s == "PO-E" {
+	if dsorg == "PO" || dsorg == "PO-E" {
 		e.Type = schemes.TypeDir
 	}
 	return e, mvsNamed(e.Name)
+}
+
+// isDsorg reports a dataset organisation as the Dsorg column shows it.
+func isDsorg(s string) bool {
+	switch s {
+	case "PS", "PO", "PO-E", "DA", "IS", "VS", "VSAM", "?":
+		return true
+	}
+	return false
+}
+
+// isDsname reports a dataset name: qualifiers of letters, digits and
+// national characters, parted by dots.
+func isDsname(s string) bool {
+	if s == "" || len(s) > 44 || s[0] == '.' || s[len(s)-1] == '.' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("$#@.-{}_", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // mvsNamed is named for a dataset or member name. Names are not checked
@@ -100,12 +148,9 @@ func mvsDay(s string) (time.Time, bool) {
 // and TTR (hexadecimal).
 func (p *listParser) parseMVSMember(line string) (schemes.Entry, result) {
 	var e schemes.Entry
-	if !p.members {
-		return e, notMine
-	}
 	var buf [10]field
 	fs := fields(buf[:0], line)
-	if len(fs) == 0 || line[0] == ' ' {
+	if len(fs) == 0 || line[0] == ' ' || !p.members && !isISPFStats(fs) {
 		return e, notMine
 	}
 	e = schemes.Entry{Name: fs[0].s, Type: schemes.TypeFile, Size: -1}
@@ -129,6 +174,29 @@ func (p *listParser) parseMVSMember(line string) (schemes.Entry, result) {
 		return e, notMine
 	}
 	return e, mvsNamed(e.Name)
+}
+
+// isISPFStats reports a member line with ISPF statistics, a form no
+// other listing has, so that it is read without its header: "NAME VV.MM
+// CREATED CHANGED HH:MM SIZE INIT MOD USER".
+func isISPFStats(fs []field) bool {
+	if len(fs) != 9 {
+		return false
+	}
+	vv, mm, ok := strings.Cut(fs[1].s, ".")
+	if !ok || len(vv) != 2 || len(mm) != 2 || !isDigits(vv) || !isDigits(mm) {
+		return false
+	}
+	if _, ok := mvsDay(fs[2].s); !ok {
+		return false
+	}
+	if _, ok := mvsDay(fs[3].s); !ok {
+		return false
+	}
+	if _, _, _, _, ok := hhmm(fs[4].s); !ok {
+		return false
+	}
+	return isDigits(fs[5].s) && isDigits(fs[6].s) && isDigits(fs[7].s)
 }
 
 func isHex(s string) bool {

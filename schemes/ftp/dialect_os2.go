@@ -41,8 +41,8 @@ func parseOS2(line string) (schemes.Entry, result) {
 	if len(d) != 3 || len(d[0]) != 2 || len(d[1]) != 2 || !isDigits(d[0]) || !isDigits(d[1]) {
 		return e, notMine
 	}
-	y, ok := year2(d[2])
-	if !ok || len(d[2]) > 3 {
+	y, ok := year2(d[2]) // "97", "103" (years since 1900), "2000"
+	if !ok {
 		return e, notMine
 	}
 	mo, _ := strconv.Atoi(d[0])

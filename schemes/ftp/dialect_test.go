@@ -39,18 +39,9 @@ func runParser(lines []string, now time.Time) []schemes.Entry {
 	p := newListParser(now)
 	var out []schemes.Entry
 	for _, l := range lines {
-		e, ok, bads := p.Line(l)
-		for _, b := range bads {
-			out = append(out, bad(b))
-		}
-		if ok {
-			out = append(out, e)
-		}
+		out = p.feed(out, l)
 	}
-	for _, b := range p.End() {
-		out = append(out, bad(b))
-	}
-	return out
+	return p.end(out)
 }
 
 func TestListDialectFixtures(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/goferurl/gofer/schemes"
 )
@@ -17,66 +18,116 @@ import (
 // at the first " -> ".
 
 // monthName reads a month as ls prints it in the languages servers are set
-// to: English, German, French (with or without the dot), Spanish,
-// Italian, Dutch, Portuguese, and "3月" of Chinese, Japanese and Korean.
+// to: English, German, French, Spanish, Italian, Dutch, Portuguese,
+// Swedish, Polish, Czech, Hungarian and Russian (abbreviated, with or
+// without a dot, and German's in full), and "3月" of Chinese and
+// Japanese, "3월" of Korean.
 func monthName(s string) int {
-	if n, ok := strings.CutSuffix(s, "月"); ok {
-		if m, err := strconv.Atoi(n); err == nil && m >= 1 && m <= 12 && len(n) <= 2 {
-			return m
+	s = strings.TrimRight(s, ".,")
+	for _, suffix := range [...]string{"月", "월"} {
+		if n, ok := strings.CutSuffix(s, suffix); ok {
+			if m, err := strconv.Atoi(n); err == nil && m >= 1 && m <= 12 && len(n) <= 2 {
+				return m
+			}
+			return 0
 		}
+	}
+	if len(s) < 3 || len(s) > 18 {
 		return 0
 	}
-	s = strings.TrimSuffix(s, ".")
-	if len(s) < 3 || len(s) > 5 {
-		return 0
-	}
-	// ASCII letters to lower case, in place of strings.ToLower, which
-	// allocates: this runs for several words of every line.
-	var buf [5]byte
+	// ASCII letters to lower case without allocating (this runs for
+	// several words of every line); other letters through unicode.
+	var buf [18]byte
+	ascii := true
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
+		} else if c >= 0x80 {
+			ascii = false
 		}
 		buf[i] = c
 	}
-	switch string(buf[:len(s)]) {
-	case "jan", "janv", "ene", "gen", "jän":
-		return 1
-	case "feb", "févr", "fev", "fév", "fevr":
-		return 2
-	case "mar", "mär", "mars", "maa", "mrz":
-		return 3
-	case "apr", "avr", "abr":
-		return 4
-	case "may", "mai", "mei", "mag", "mayo":
-		return 5
-	case "jun", "juin", "giu":
-		return 6
-	case "jul", "juil", "lug":
-		return 7
-	case "aug", "août", "ago", "aou":
-		return 8
-	case "sep", "sept", "set":
-		return 9
-	case "oct", "okt", "ott", "out":
-		return 10
-	case "nov":
-		return 11
-	case "dec", "dez", "déc", "dic":
-		return 12
+	if !ascii {
+		return months[strings.ToLower(s)]
 	}
-	return 0
+	return months[string(buf[:len(s)])]
+}
+
+// months are the month names of monthName, lower case.
+var months = func() map[string]int {
+	m := map[string]int{}
+	for i, names := range [12]string{
+		"jan janv ene gen jän led sty januar janeiro january",
+		"feb févr fev fév fevr febr úno lut februar february",
+		"mar mär mars maa mrz mrt bře márc märz march",
+		"apr avr abr dub kwi ápr april avril",
+		"may mai mei mag mayo maj kvě máj",
+		"jun juin giu čen cze jún juni june",
+		"jul juil lug čec lip júl juli july",
+		"aug août ago aou srp sie august",
+		"sep sept set zář wrz szept september",
+		"oct okt ott out říj paź október oktober october",
+		"nov lis november",
+		"dec dez déc dic pro gru dezember december",
+	} {
+		for _, n := range strings.Fields(names) {
+			m[n] = i + 1
+		}
+	}
+	for i, n := range []string{"янв", "фев", "мар", "апр", "май", "июн", "июл", "авг", "сен", "окт", "ноя", "дек"} {
+		m[n] = i + 1
+	}
+	m["мая"] = 5
+	return m
+}()
+
+// unixMode reports ls's mode word: the type ("-", "d", "l", "b", "c",
+// "p", "s", or "f" of some servers), then the nine permission letters,
+// each in its place; what follows them (an ACL's "+", the link count run
+// into it) is not read. The Enterprise Unix form "-C--E-----FTP" is a
+// mode too.
+func unixMode(s string) bool {
+	if len(s) < 10 || strings.IndexByte("-dlbcpsf", s[0]) < 0 {
+		return false
+	}
+	if len(s) == 13 && strings.HasSuffix(s, "FTP") {
+		return true
+	}
+	for i := 1; i < 10; i++ {
+		var ok string
+		switch i {
+		case 1, 4, 7:
+			ok = "r-"
+		case 2, 5, 8:
+			ok = "w-"
+		case 3:
+			ok = "xsS-"
+		case 6:
+			ok = "xsSlL-"
+		case 9:
+			ok = "xtT-"
+		}
+		if strings.IndexByte(ok, s[i]) < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // parseUnix reads an "ls -l" line.
 func (p *listParser) parseUnix(line string) (schemes.Entry, result) {
 	var e schemes.Entry
-	if len(line) < 10 || strings.IndexByte("-dlbcps", line[0]) < 0 {
+	if len(line) < 10 || strings.IndexByte("-dlbcpsf", line[0]) < 0 {
 		return e, notMine
 	}
-	var buf [10]field
+	// Owner and group names may hold blanks ("Domain Users"): the date is
+	// looked for as far as the words go.
+	var buf [48]field
 	fs := fields(buf[:0], line)
+	if !unixMode(fs[0].s) {
+		return e, notMine
+	}
 	// Find the date after the size; the first place that reads as one wins,
 	// so a name that looks like a date stays a name.
 	for i := 3; i < len(fs); i++ {
@@ -88,7 +139,22 @@ func (p *listParser) parseUnix(line string) (schemes.Entry, result) {
 		if !ok {
 			continue
 		}
-		name := line[fs[last].end+1:]
+		start := fs[last].end + 1
+		if last == i+2 {
+			// Columns in characters: where the date and its last word
+			// begin.
+			dateCol := utf8.RuneCountInString(line[:fs[i].end-len(fs[i].s)])
+			col := dateCol + utf8.RuneCountInString(line[fs[i].end-len(fs[i].s):fs[last].end-len(fs[last].s)])
+			if prec == schemes.PrecisionMinute {
+				p.dateCol, p.timeCol = dateCol, col
+			} else if dateCol == p.dateCol && col == p.timeCol && line[start] == ' ' && start+1 < len(line) {
+				// "Aug 24 2001  name" where the other lines have
+				// "Mar  2 15:13 name": the year padded to a time's
+				// width, and the blank is not the name's.
+				start++
+			}
+		}
+		name := line[start:]
 		e = schemes.Entry{Name: name, Type: schemes.TypeFile, Size: size, Modified: t, Precision: prec}
 		switch line[0] {
 		case 'd':
@@ -137,22 +203,26 @@ func unixDate(fs []field, i int, now time.Time) (t time.Time, prec string, last 
 	}
 	m, dayWord := monthName(fs[i].s), fs[i+1].s
 	if m == 0 {
-		// Day first: "12 mars", "12. Mär".
-		m, dayWord = monthName(fs[i+1].s), strings.TrimSuffix(fs[i].s, ".")
+		// Day first: "12 mars", "12. Mär", "26. Juli,".
+		m, dayWord = monthName(fs[i+1].s), fs[i].s
 	}
+	// "2日" (Chinese, Japanese), "2일" (Korean), "2." and "2,".
+	dayWord = strings.TrimRight(strings.TrimSuffix(strings.TrimSuffix(dayWord, "日"), "일"), ".,")
 	if m == 0 || len(dayWord) > 2 || !isDigits(dayWord) {
 		return time.Time{}, "", 0, false
 	}
 	day, _ := strconv.Atoi(dayWord)
-	t, prec, ok = unixTime(m, day, fs[i+2].s, now)
+	yt := strings.TrimSuffix(strings.TrimSuffix(fs[i+2].s, "年"), "년")
+	t, prec, ok = unixTime(m, day, yt, now)
 	return t, prec, i + 2, ok
 }
 
 // isoDate reads "2006-01-02", then "15:04" or "15:04:05[.nnn]" and a zone
 // "+0100" as ls --full-time gives it, when they follow.
 func isoDate(fs []field, i int) (time.Time, string, int, bool) {
+	// "2006/01/02" and "2006.01.02" are read as well.
 	d := fs[i].s
-	if len(d) != 10 || d[4] != '-' || d[7] != '-' || !isDigits(d[:4]) || !isDigits(d[5:7]) || !isDigits(d[8:]) {
+	if len(d) != 10 || d[4] != d[7] || strings.IndexByte("-/.", d[4]) < 0 || !isDigits(d[:4]) || !isDigits(d[5:7]) || !isDigits(d[8:]) {
 		return time.Time{}, "", 0, false
 	}
 	y, _ := strconv.Atoi(d[:4])
@@ -201,6 +271,9 @@ func zoneOffset(s string) (time.Duration, bool) {
 // file tells the zone.
 func unixTime(m, day int, yt string, now time.Time) (time.Time, string, bool) {
 	if strings.Contains(yt, ":") {
+		if h, m, ok := strings.Cut(yt, ":"); ok && len(m) == 1 {
+			yt = h + ":0" + m // busybox: "9:5" is 09:05
+		}
 		hh, mm, _, prec, ok := hhmm(yt)
 		if !ok || prec != schemes.PrecisionMinute {
 			return time.Time{}, "", false
@@ -223,7 +296,7 @@ func unixTime(m, day int, yt string, now time.Time) (time.Time, string, bool) {
 	}
 	y, _ := strconv.Atoi(yt)
 	t, ok := date(y, m, day, 0, 0, 0)
-	if !ok || y < 1900 {
+	if !ok {
 		return time.Time{}, "", false
 	}
 	return t, schemes.PrecisionDay, true

@@ -85,7 +85,7 @@ func vmsRest(nameField, line string) (e schemes.Entry, ok, isRMS bool) {
 	if len(fs) > 0 && strings.HasPrefix(fs[0].s, "%") {
 		return e, false, true
 	}
-	if len(fs) < 3 {
+	if len(fs) < 2 {
 		return e, false, false
 	}
 	used, alloc, _ := strings.Cut(fs[0].s, "/")
@@ -99,9 +99,19 @@ func vmsRest(nameField, line string) (e schemes.Entry, ok, isRMS bool) {
 	mo := monthName(d[1])
 	day, _ := strconv.Atoi(d[0])
 	y, _ := strconv.Atoi(d[2])
-	h, mi, sec, prec, ok := hhmm(fs[2].s)
-	if !ok || mo == 0 {
+	if mo == 0 {
 		return e, false, false
+	}
+	var h, mi, sec int
+	prec := schemes.PrecisionDay
+	if len(fs) > 2 {
+		if h, mi, sec, prec, ok = hhmm(fs[2].s); !ok {
+			// No time: the owner or the protection follows the date.
+			if c := fs[2].s[0]; c != '[' && c != '(' {
+				return e, false, false
+			}
+			h, mi, sec, prec = 0, 0, 0, schemes.PrecisionDay
+		}
 	}
 	t, ok := date(y, mo, day, h, mi, sec)
 	if !ok {

@@ -214,8 +214,7 @@ func (l *listing) Next() (schemes.Entry, error) {
 		line, err := l.readLine()
 		if err == io.EOF && line == "" {
 			if l.list != nil {
-				if bad := l.list.End(); len(bad) > 0 {
-					l.queue = appendUnparsed(l.queue, bad)
+				if l.queue = l.list.end(l.queue); len(l.queue) > 0 {
 					continue
 				}
 			}
@@ -232,20 +231,12 @@ func (l *listing) Next() (schemes.Entry, error) {
 		case l.nlst:
 			e, ok = l.fromName(line), line != "" && line != "." && line != ".."
 		case l.mlsd:
-			e, ok = parseMLSD(line)
-			if !ok && line != "" && !mlsdForm(line) {
-				e, ok = unparsed(line), true
-			}
+			e, ok = mlsdEntry(line)
 		default:
 			if l.list == nil {
 				l.list = newListParser(l.now)
 			}
-			var bad []string
-			e, ok, bad = l.list.Line(line)
-			l.queue = appendUnparsed(l.queue, bad)
-			if ok {
-				l.queue = append(l.queue, e)
-			}
+			l.queue = l.list.feed(l.queue, line)
 			continue
 		}
 		if !ok {
@@ -279,13 +270,6 @@ func (l *listing) emit(e schemes.Entry) (schemes.Entry, error) {
 
 func unparsed(line string) schemes.Entry {
 	return schemes.Entry{Name: line, Type: schemes.TypeUnparsed, Size: -1}
-}
-
-func appendUnparsed(q []schemes.Entry, lines []string) []schemes.Entry {
-	for _, b := range lines {
-		q = append(q, unparsed(b))
-	}
-	return q
 }
 
 // readLine reads one line without its CR LF, refusing one longer than the

@@ -12,124 +12,215 @@ import (
 // a LIST reply in any of the forms servers still answer with (RFC 959
 // leaves LIST's format to the server), into entries without their URL.
 
-// mlsdForm reports a line in MLSD's form, "facts name", whether or not it
-// names an entry.
-func mlsdForm(line string) bool {
-	facts, name, found := strings.Cut(line, " ")
-	return found && name != "" && strings.Contains(facts, "=")
+// mlsdEntry reads one MLSD line: an entry, nothing for notation (a blank
+// line, the listed directory and its parent), or an unparsed entry holding
+// a line in no form of MLSD's.
+func mlsdEntry(line string) (schemes.Entry, bool) {
+	e, r := parseMLSD(line)
+	switch r {
+	case entry:
+		return e, true
+	case notation:
+		return schemes.Entry{}, false
+	}
+	return unparsed(line), true
 }
 
 // parseMLSD reads "fact=value;fact=value; name" (RFC 3659 §7.2: the facts
-// hold no space, so the first space ends them).
-func parseMLSD(line string) (e schemes.Entry, ok bool) {
-	facts, name, found := strings.Cut(line, " ")
-	if !found || name == "" || !strings.Contains(facts, "=") {
-		return e, false
+// hold no space, each ends in ";", and one space parts them from the
+// name, which is everything after it). A line that begins with its space
+// has no facts: a name alone. Some servers part facts and name with a
+// TAB. A fact with no "=", a Modify that is no time, or facts that do not
+// end in ";" make the line one of no known form (notMine): what they say
+// is not read, so nothing is misread.
+func parseMLSD(line string) (e schemes.Entry, r result) {
+	if line == "" {
+		return e, notation
+	}
+	i := strings.IndexAny(line, " \t")
+	if i < 0 {
+		return e, notMine
+	}
+	facts, name := line[:i], line[i+1:]
+	if name == "" || (facts != "" && !strings.HasSuffix(facts, ";")) {
+		return e, notMine
 	}
 	e = schemes.Entry{Name: name, Type: schemes.TypeFile, Size: -1}
-	for _, f := range strings.Split(facts, ";") {
-		k, v, _ := strings.Cut(f, "=")
+	for _, f := range strings.Split(strings.TrimSuffix(facts, ";"), ";") {
+		if facts == "" {
+			break
+		}
+		k, v, ok := strings.Cut(f, "=")
+		if !ok || k == "" {
+			return e, notMine
+		}
 		switch strings.ToLower(k) {
 		case "type":
 			switch lv := strings.ToLower(v); {
 			case lv == "cdir" || lv == "pdir":
-				return e, false // RFC 3659 §7.5.1: the listed directory and its parent
+				return e, notation // RFC 3659 §7.5.1: the listed directory and its parent
 			case lv == "dir":
 				e.Type = schemes.TypeDir
+			case lv == "file":
+				e.Type = schemes.TypeFile
 			case strings.HasPrefix(lv, "os.unix=slink") || strings.HasPrefix(lv, "os.unix=symlink"):
 				e.Type = schemes.TypeLink
 				if _, target, ok := strings.Cut(v, ":"); ok {
 					e.Target = target
 				}
+			default:
+				// Devices (OS.unix=chr-13/29, OS.unix=blk-...), sockets,
+				// pipes and types no RFC names: not files to fetch.
+				e.Type = schemes.TypeOther
 			}
 		case "size":
-			if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
-				e.Size = n
+			if v == "" {
+				continue
 			}
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				return e, notMine
+			}
+			e.Size = n
 		case "modify":
 			// RFC 3659 §2.3: YYYYMMDDHHMMSS[.sss], always UTC.
-			if len(v) >= 14 {
-				if t, err := time.Parse("20060102150405", v[:14]); err == nil {
-					e.Modified, e.Precision = t, schemes.PrecisionSecond
-				}
+			t, ok := mlsdTime(v)
+			if !ok {
+				return e, notMine
 			}
+			e.Modified, e.Precision = t, schemes.PrecisionSecond
 		}
 	}
-	if e.Type == schemes.TypeDir {
+	if e.Type == schemes.TypeDir || e.Type == schemes.TypeOther && e.Size < 0 {
 		e.Size = -1
 	}
-	return e, name != "." && name != ".."
+	return finish(e)
+}
+
+// mlsdTime reads RFC 3659's time-val: YYYYMMDDHHMMSS, then maybe "." and
+// digits.
+func mlsdTime(v string) (time.Time, bool) {
+	if len(v) < 14 || !isDigits(v[:14]) {
+		return time.Time{}, false
+	}
+	if rest := v[14:]; rest != "" && (rest[0] != '.' || !isDigits(rest[1:])) {
+		return time.Time{}, false
+	}
+	t, err := time.Parse("20060102150405", v[:14])
+	return t, err == nil && !t.IsZero()
 }
 
 // listParser reads the lines of one LIST reply, whatever its dialect. Each
 // line is tried against the dialects in turn; what a line shows of its
-// server (an MVS column header, a VMS name waiting for its second line)
-// is kept for the lines after it.
+// server (an MVS column header, a VMS name waiting for its second line,
+// the order of an OS/400 date, the column of a Unix time) is kept for the
+// lines after it.
 type listParser struct {
 	now time.Time
 	// pending is a VMS name line whose record goes on in the next line.
 	pending string
 	// members: an MVS PDS member header was seen, so a line holding one
-	// word is a member without statistics.
-	members bool
+	// word is a member without statistics; datasets: a dataset header
+	// was seen, so a line whose columns overflowed or are missing
+	// (VSAM, tape) is read by its last words.
+	members, datasets bool
+	// dateCol and timeCol are where the date and its time of day begin
+	// on the last Unix line with a time (0: none seen): a year that
+	// begins where the time did was padded to a time's width, and the
+	// blank after it is no part of the name.
+	dateCol, timeCol int
+	// orders are the orders of an OS/400 date the listing's lines allow
+	// (os400YMD ...; 0 until the first date); held are the entries of
+	// the lines read while more than one was left, given out in order
+	// once the listing decides, or at its end, or at maxHeld.
+	orders int
+	held   []heldEntry
 }
 
-// newListParser returns a parser for one listing; now places the year-less
-// dates of Unix listings.
+// maxHeld bounds the entries held for an undecided date order, so that
+// memory does not grow with the listing.
+const maxHeld = 256
+
+// newListParser returns a parser for one listing; now is the server's
+// clock as far as it is known: it places the year-less dates of Unix
+// listings and rules out readings of a date that lie in its future.
 func newListParser(now time.Time) *listParser { return &listParser{now: now} }
 
-// Line reads one line (without its CR LF). ok reports an entry (URL left
-// empty). bad holds raw lines in no known form, verbatim: usually nil, and
-// also a pending VMS name line that this line does not complete. Lines
-// that name nothing but are legitimate notation ("total 12", blank lines,
-// headers and trailers, "." and "..") are neither.
-func (p *listParser) Line(line string) (e schemes.Entry, ok bool, bad []string) {
+// feed reads one line (without its CR LF) and appends to out, in the
+// listing's order, what the lines read so far give: entries (URL left
+// empty) and, for lines in no known form, unparsed entries holding the
+// raw line. A VMS name whose record does not follow is unparsed too.
+// Lines that name nothing but are legitimate notation ("total 12", blank
+// lines, headers and trailers, "." and "..") give nothing.
+func (p *listParser) feed(out []schemes.Entry, line string) []schemes.Entry {
 	if p.pending != "" {
 		name := p.pending
 		p.pending = ""
 		if e, ok, isRMS := vmsRest(name, line); ok {
 			switch named(e.Name) {
 			case entry:
-				return e, true, nil
+				return p.give(out, e)
 			case notation:
-				return schemes.Entry{}, false, nil
+				return out
 			}
-			return schemes.Entry{}, false, []string{name, line}
+			return p.give(out, unparsed(name), unparsed(line))
 		} else if isRMS {
-			return e, false, []string{name, line}
+			return p.give(out, unparsed(name), unparsed(line))
 		}
-		bad = []string{name}
+		out = p.give(out, unparsed(name))
 	}
 	e, ok, isBad := p.one(line)
-	if isBad {
-		bad = append(bad, line)
+	if len(p.held) > 0 && p.decided() {
+		out = p.release(out)
 	}
-	return e, ok, bad
+	switch {
+	case isBad:
+		return p.give(out, unparsed(line))
+	case ok:
+		return p.give(out, e)
+	}
+	return out
 }
 
-// End returns what is pending at the end of the listing as bad lines.
-func (p *listParser) End() []string {
-	if p.pending == "" {
-		return nil
+// end appends what is left at the end of the listing: held entries, and
+// a VMS name whose record never came, unparsed.
+func (p *listParser) end(out []schemes.Entry) []schemes.Entry {
+	out = p.release(out)
+	if p.pending != "" {
+		out = append(out, unparsed(p.pending))
+		p.pending = ""
 	}
-	name := p.pending
-	p.pending = ""
-	return []string{name}
+	return out
+}
+
+// give appends es to out, or holds them behind entries already held.
+func (p *listParser) give(out []schemes.Entry, es ...schemes.Entry) []schemes.Entry {
+	if len(p.held) == 0 {
+		return append(out, es...)
+	}
+	for _, e := range es {
+		p.held = append(p.held, heldEntry{e: e})
+	}
+	if len(p.held) >= maxHeld {
+		out = p.release(out)
+	}
+	return out
 }
 
 // one reads a line with no record pending: an entry, notation (neither
-// ok nor bad), or bad.
+// ok nor bad), or bad. An OS/400 entry whose date's order is not yet
+// decided is held, and is neither.
 func (p *listParser) one(line string) (e schemes.Entry, ok, bad bool) {
 	trimmed := strings.TrimSpace(line)
 	if trimmed == "" || isNotation(trimmed) {
 		return e, false, false
 	}
 	if isMVSMemberHeader(trimmed) {
-		p.members = true
+		p.members, p.datasets = true, false
 		return e, false, false
 	}
 	if isMVSDatasetHeader(trimmed) {
-		p.members = false
+		p.members, p.datasets = false, true
 		return e, false, false
 	}
 	if name, ok := vmsNameOnly(line); ok {
@@ -154,11 +245,21 @@ func (p *listParser) one(line string) (e schemes.Entry, ok, bad bool) {
 		case 5:
 			e, r = parseOS2(line)
 		case 6:
-			e, r = parseOS400(line)
+			var d os400Date
+			e, d, r = parseOS400(line)
+			if r == entry {
+				if e, r = finish(e); r == entry && d.set {
+					p.holdOS400(e, d)
+					return schemes.Entry{}, false, false
+				}
+			}
 		case 7:
-			e, r = parseMVSDataset(line)
+			e, r = p.parseMVSDataset(line)
 		case 8:
 			e, r = p.parseMVSMember(line)
+		}
+		if r == entry && i != 6 {
+			e, r = finish(e)
 		}
 		switch r {
 		case entry:
@@ -179,6 +280,22 @@ const (
 	notation               // in this dialect's form, but naming nothing ("." or "..")
 )
 
+// finish gives an entry its last word on its name: a full path given as
+// the name ("/DRV/DIR/FILE.PDF" of OS/400, "/pub/a" of MLSD) names its
+// last segment, a "/" that ends a directory's name ("dir/" of OS/400 and
+// of ls -F) is dropped, and the entry is notation when what is left is
+// "." or "..", and in no form when nothing is left.
+func finish(e schemes.Entry) (schemes.Entry, result) {
+	if strings.IndexByte(e.Name, '/') >= 0 {
+		name := strings.TrimRight(e.Name, "/")
+		if len(name) < len(e.Name) && e.Type != schemes.TypeDir && e.Type != schemes.TypeLink {
+			return e, notMine // "file/": a file that says it is a directory
+		}
+		e.Name = name[strings.LastIndexByte(name, '/')+1:]
+	}
+	return e, named(e.Name)
+}
+
 // named is entry for a name that is an entry, notation for "." and "..".
 func named(name string) result {
 	switch name {
@@ -191,16 +308,32 @@ func named(name string) result {
 }
 
 // isNotation reports the lines of a listing that name nothing in any
-// dialect: "total 12" of ls, VMS's "Directory DISK$X:[DIR]" header and
-// "Total of N files" trailer.
+// dialect: "total 12" of ls in the languages of monthName ("insgesamt
+// 12", "итого 12", "合計 12" ...), VMS's "Directory DISK$X:[DIR]" header
+// and "Total of N files" trailer.
 func isNotation(s string) bool {
-	if n, ok := strings.CutPrefix(s, "total "); ok {
-		return isDigits(strings.TrimSpace(n))
+	if word, n, ok := strings.Cut(s, " "); ok && totalWords[strings.ToLower(word)] {
+		n = strings.TrimSpace(n)
+		if i := len(n) - 1; i > 0 && strings.IndexByte("KMGTkmgt", n[i]) >= 0 {
+			n = n[:i] // ls -h: "total 1.5M"
+			n = strings.Replace(n, ".", "", 1)
+			n = strings.Replace(n, ",", "", 1)
+		}
+		if isDigits(n) {
+			return true
+		}
 	}
 	if hasPrefixFold(s, "directory ") && strings.HasSuffix(s, "]") {
 		return true // VMS: "Directory DISK$USER:[SMITH]"
 	}
 	return hasPrefixFold(s, "total of ") || hasPrefixFold(s, "grand total of ")
+}
+
+// totalWords are the words ls begins its "total" line with, lower case.
+var totalWords = map[string]bool{
+	"total": true, "insgesamt": true, "totale": true, "totaal": true, "totalt": true,
+	"razem": true, "celkem": true, "összesen": true, "итого": true, "всего": true,
+	"合計": true, "合计": true, "总用量": true, "總用量": true, "총": true, "합계": true,
 }
 
 func hasPrefixFold(s, prefix string) bool {
@@ -282,14 +415,16 @@ func hhmm(s string) (h, m, sec int, prec string, ok bool) {
 }
 
 // date makes a time of parts already read, refusing a day the month does
-// not have and years before 1900 (no listing dates a file earlier; year 1
-// would be the zero time, which means "unknown").
+// not have. Years before 1900 are read as written (servers list files
+// dated 1601 or 1800 by a clock or an archive that said so); the first
+// instant of year 1 is the zero time, which means "unknown", and is
+// refused.
 func date(y, mo, d, h, mi, s int) (time.Time, bool) {
-	if mo < 1 || mo > 12 || d < 1 || d > 31 || y < 1900 || y > 9999 {
+	if mo < 1 || mo > 12 || d < 1 || d > 31 || y < 1 || y > 9999 {
 		return time.Time{}, false
 	}
 	t := time.Date(y, time.Month(mo), d, h, mi, s, 0, time.UTC)
-	return t, t.Day() == d
+	return t, t.Day() == d && !t.IsZero()
 }
 
 // year2 widens a two-digit year: 70-99 are 19xx, the rest 20xx. Three

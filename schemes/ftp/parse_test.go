@@ -55,8 +55,11 @@ func TestParseListLines(t *testing.T) {
 
 // parseLine reads one line with a parser of its own.
 func parseLine(line string, now time.Time) (schemes.Entry, bool) {
-	e, ok, _ := newListParser(now).Line(line)
-	return e, ok
+	es := newListParser(now).feed(nil, line)
+	if len(es) != 1 || es[0].Type == schemes.TypeUnparsed {
+		return schemes.Entry{}, false
+	}
+	return es[0], true
 }
 
 func TestParseMLSD(t *testing.T) {
@@ -79,7 +82,8 @@ func TestParseMLSD(t *testing.T) {
 		{"no facts here", false, schemes.Entry{}},
 	}
 	for _, tc := range tests {
-		got, ok := parseMLSD(tc.line)
+		got, r := parseMLSD(tc.line)
+		ok := r == entry
 		if ok != tc.ok || (ok && got != tc.want) {
 			t.Errorf("parseMLSD(%q) = %+v, %v\nwant %+v, %v", tc.line, got, ok, tc.want, tc.ok)
 		}
@@ -116,7 +120,7 @@ func FuzzParseList(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line string) {
 		for _, p := range []func(string) (schemes.Entry, bool){
 			func(s string) (schemes.Entry, bool) { return parseLine(s, now) },
-			parseMLSD,
+			func(s string) (schemes.Entry, bool) { e, r := parseMLSD(s); return e, r == entry },
 		} {
 			e, ok := p(line)
 			if !ok {
@@ -138,8 +142,9 @@ func BenchmarkParseList(b *testing.B) {
 	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 	line := "-rw-r--r--    1 ftp      ftp          1234567 Dec 20  1994 file-0001234.txt"
 	p := newListParser(now)
+	var out []schemes.Entry
 	for b.Loop() {
-		if _, ok, _ := p.Line(line); !ok {
+		if out = p.feed(out[:0], line); len(out) != 1 || out[0].Type != schemes.TypeFile {
 			b.Fatal("not parsed")
 		}
 	}
@@ -166,7 +171,7 @@ func TestYearlessDateAgainstTheServersClock(t *testing.T) {
 		{time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC), time.Date(2024, 2, 29, 8, 0, 0, 0, time.UTC),
 			"-rw-r--r-- 1 ftp ftp 3 Feb 29 08:00 a"},
 	} {
-		e, ok, _ := newListParser(tc.now).Line(tc.line)
+		e, ok := parseLine(tc.line, tc.now)
 		if !ok || !e.Modified.Equal(tc.want) || e.Precision != schemes.PrecisionMinute {
 			t.Errorf("%q at %v: %v (%s), want %v", tc.line, tc.now, e.Modified, e.Precision, tc.want)
 		}
