@@ -6,7 +6,10 @@
 //
 // The URL space:
 //
-//	/                the start page: a box for a URL
+//	/                the start page: a box for a URL and, with an archive,
+//	                 the URLs its captures started from (those its warcinfo
+//	                 records name on the command line), each with the
+//	                 number of its captures
 //	/go?url=URL      the box's form: a redirect to /live/URL
 //	/live/URL        URL fetched now and shown as a page: a Gopher menu, an
 //	                 FTP listing or a group as a list of links that stay in
@@ -33,6 +36,10 @@
 //	/timemap/link/URL      a TimeMap in application/link-format
 //
 // What the archive answers comes from it alone: its client dials nothing.
+// A captured HTML page (an HTTP capture, a Gopher h item) is served as
+// captured, under the sandbox policy, with the URLs its elements name
+// (href, src, action, srcset, ...) leading to the captures of the page's
+// time, and the banner at the top of its body.
 //
 // URL is the target URL as typed, query included; its percent-escapes are
 // kept as the browser sent them, never decoded twice, and a browser's

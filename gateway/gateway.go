@@ -64,10 +64,12 @@ var neverFetched = map[string]string{
 // name to a web browser. Build it with New.
 type Gateway struct {
 	cfg Config
-	// root and urls are what the start page says of the archive: where
-	// to start browsing it, and how many URLs it captured.
-	root string
-	urls int
+	// root, urls and origins are what the start page says of the
+	// archive: where to start browsing it, how many URLs it captured, and
+	// the URLs its captures started from.
+	root    string
+	urls    int
+	origins []origin
 
 	mu    sync.Mutex
 	turns map[string]chan struct{} // per upstream host:port, MaxPerHost each
@@ -84,8 +86,14 @@ func New(cfg Config) *Gateway {
 	g := &Gateway{cfg: cfg, turns: map[string]chan struct{}{}}
 	if a := cfg.Archive; a != nil {
 		g.urls = len(a.URIs(""))
-		if root := replay.NewFetcher(a).Root(); root != "" {
+		f := replay.NewFetcher(a)
+		if root := f.Root(); root != "" {
 			g.root = "/web/" + root
+		}
+		for _, o := range f.Origins() {
+			last := o.Captures[len(o.Captures)-1]
+			g.origins = append(g.origins, origin{URL: o.URI, Count: len(o.Captures),
+				Href: "/web/" + last.UTC().Format(stamp) + "/" + o.URI, All: "/web/*/" + o.URI})
 		}
 	}
 	return g
@@ -263,7 +271,7 @@ func status(err error) int {
 }
 
 func (g *Gateway) start(w http.ResponseWriter, r *http.Request) {
-	g.page(w, http.StatusOK, "start", "", startPage{Live: g.cfg.Client != nil, Archive: g.cfg.Archive != nil, Root: g.root, URLs: g.urls})
+	g.page(w, http.StatusOK, "start", "", startPage{Live: g.cfg.Client != nil, Archive: g.cfg.Archive != nil, Root: g.root, URLs: g.urls, Origins: g.origins})
 }
 
 // goTo is the start page's form: a redirect to the page of the URL typed.
@@ -391,6 +399,8 @@ func (g *Gateway) show(w http.ResponseWriter, u *schemes.URL, resp *fetch.Respon
 		g.listing(w, u, resp, l, b)
 	case resp.Kind == schemes.KindFile && resp.Page != nil && u.Scheme == "gemini":
 		g.gemtext(w, u, resp, l, b)
+	case resp.Kind == schemes.KindFile && l != live && isHTML(resp):
+		g.capturedHTML(w, u, resp, l, b)
 	case resp.Kind == schemes.KindFile:
 		g.file(w, resp)
 	case resp.Kind == schemes.KindInfo:

@@ -29,6 +29,14 @@ type (
 		Archive bool
 		Root    string // where to start browsing the archive, "" for none
 		URLs    int    // captured URLs
+		Origins []origin
+	}
+	// origin is a URL the archive's captures started from.
+	origin struct {
+		URL   string
+		Href  string // its latest capture
+		All   string // every capture of it
+		Count int    // how many times it was captured
 	}
 	inputPage struct {
 		URL       string

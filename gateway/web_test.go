@@ -23,22 +23,43 @@ var (
 // changed between two captures, and opens it.
 func archive(t *testing.T) *replay.Archive {
 	t.Helper()
-	name := filepath.Join(t.TempDir(), "a.warc.gz")
-	w, err := warc.Create(name, warc.Info{Software: "gofer test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range []struct {
-		uri, ct string
-		date    time.Time
-		block   string
-	}{
+	return archiveOf(t, "gofer mirror --warc a gopher://127.0.0.1/1/")
+}
+
+// archiveOf is archive, written by command.
+func archiveOf(t *testing.T, command string) *replay.Archive {
+	t.Helper()
+	return writeArchive(t, command, []record{
 		{"gopher://127.0.0.1/1/", "text/x-gopher-menu", first, "0Old text\t/t.txt\t127.0.0.1\t70\r\niAn info line <b>\t\t\t0\r\n.\r\n"},
 		{"gopher://127.0.0.1/0/t.txt", "text/plain", first, "the first text\r\n.\r\n"},
 		{"gopher://127.0.0.1/1/", "text/x-gopher-menu", second, "0New text\t/t.txt\t127.0.0.1\t70\r\n1Never captured\t/gone\t127.0.0.1\t70\r\n.\r\n"},
 		{"gopher://127.0.0.1/0/t.txt", "text/plain", second, "the second text\r\n.\r\n"},
-	} {
-		b := gowarc.NewRecordBuilder(gowarc.Resource, gowarc.WithVersion(gowarc.V1_1))
+	})
+}
+
+// record is one capture an archive of the tests holds.
+type record struct {
+	uri, ct string
+	date    time.Time
+	block   string
+}
+
+// writeArchive writes a WARC file of records, its warcinfo naming
+// command, and opens it. A record of Content-Type application/http is an
+// HTTP response record.
+func writeArchive(t *testing.T, command string, records []record) *replay.Archive {
+	t.Helper()
+	name := filepath.Join(t.TempDir(), "a.warc.gz")
+	w, err := warc.Create(name, warc.Info{Software: "gofer test", Command: command})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range records {
+		typ := gowarc.Resource
+		if strings.HasPrefix(r.ct, "application/http") {
+			typ = gowarc.Response
+		}
+		b := gowarc.NewRecordBuilder(typ, gowarc.WithVersion(gowarc.V1_1))
 		b.AddWarcHeader(gowarc.WarcRecordID, warc.NewID())
 		b.AddWarcHeader(gowarc.WarcTargetURI, r.uri)
 		b.AddWarcHeaderTime(gowarc.WarcDate, r.date)
@@ -157,8 +178,23 @@ func TestMementoTimeGateAndTimeMap(t *testing.T) {
 	if !strings.Contains(page, `<a href="/web/*/gopher://127.0.0.1/1/">`) || !strings.Contains(page, `<a href="/web/*/gopher://127.0.0.1/0/t.txt">`) {
 		t.Errorf("prefix list:\n%s", page)
 	}
-	// The start page names the archive.
-	if _, page := get(t, srv, "/"); !strings.Contains(page, "2 captured URLs") || !strings.Contains(page, `href="/web/gopher://127.0.0.1/1/"`) {
+}
+
+// The start page names the URLs the archive's captures started from, with
+// the number of captures of each; an archive whose warcinfo names none
+// (another tool's) gets a link to its first page of links instead.
+func TestStartPageOrigins(t *testing.T) {
+	srv := archiveGateway(t)
+	_, page := get(t, srv, "/")
+	if !strings.Contains(page, "2 captured URLs") ||
+		!strings.Contains(page, `<a class="url" href="/web/20261127120000/gopher://127.0.0.1/1/">gopher://127.0.0.1/1/</a>`) ||
+		!strings.Contains(page, `<a class="type" href="/web/*/gopher://127.0.0.1/1/">2 captures</a>`) {
 		t.Errorf("start page:\n%s", page)
+	}
+	checkOwnTags(t, page)
+	other := httptest.NewServer(New(Config{Archive: archiveOf(t, "another tool")}))
+	defer other.Close()
+	if _, page := get(t, other, "/"); !strings.Contains(page, "2 captured URLs") || !strings.Contains(page, `href="/web/gopher://127.0.0.1/1/"`) || strings.Contains(page, "started from") {
+		t.Errorf("start page of another tool's archive:\n%s", page)
 	}
 }

@@ -281,6 +281,13 @@ func TestServeTimeTravel(t *testing.T) {
 	if code, body := page(t, base, "/timemap/link/"+file); code != 200 || strings.Count(body, `memento"; datetime=`) != 2 {
 		t.Errorf("TimeMap: %d\n%s", code, body)
 	}
+	// The start page names the URL both mirrors started from, captured
+	// twice, its link the latest capture.
+	code, body = page(t, base, "/")
+	latest := regexp.MustCompile(`href="/web/([0-9]{14})/` + regexp.QuoteMeta(url) + `">` + regexp.QuoteMeta(url) + `</a>`).FindStringSubmatch(body)
+	if code != 200 || latest == nil || latest[1] <= first || !strings.Contains(body, `href="/web/*/`+url+`">2 captures</a>`) {
+		t.Errorf("start page: %d\n%s", code, body)
+	}
 }
 
 // A range of a file, through the server's own resume: vsftpd's REST and
