@@ -187,6 +187,10 @@ type conn struct {
 	// transfer ("" none).
 	pipe, pasvOK, afterMDTM, ahead bool
 	next                           string
+	// behindRefused counts the commands sent behind the last transfer's
+	// command that the server refused while the transfer ran (readEnd);
+	// readAhead takes them as answered.
+	behindRefused int
 	// dialAhead, set during a fetch and a login, starts dialling a data
 	// address read ahead (dataahead.go); nextConn is that dial, under mu.
 	dialAhead func(addr string) *aheadConn

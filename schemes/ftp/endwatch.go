@@ -35,12 +35,9 @@ const endGrace = 2 * time.Second
 // watchEnd starts reading the reply to the transfer on data from x.
 func watchEnd(x *exchange, data net.Conn) *endWatch {
 	w := &endWatch{done: make(chan struct{}), ended: make(chan struct{})}
+	behind := x.c.behindPending()
 	go func() {
-		code, msg, err := readReply(x.tp)
-		for err == nil && code/100 == 1 {
-			// A second preliminary reply: the end is still to come.
-			code, msg, err = readReply(x.tp)
-		}
+		code, msg, err := x.readEnd(behind)
 		w.code, w.msg, w.err = code, msg, err
 		close(w.done)
 		if err == nil && code/100 != 2 {
@@ -83,6 +80,39 @@ func (w *endWatch) refused() error {
 	}
 	return endError(w.code, w.msg)
 }
+
+// readEnd reads the reply that ends a transfer whose preliminary reply
+// has been read: a second preliminary reply is passed over, and so are
+// refusals of commands sent behind the transfer's command (behind of them
+// at most) that the server answered while the transfer ran (inTransfer),
+// which are counted in the connection's behindRefused for readAhead.
+func (x *exchange) readEnd(behind int) (int, string, error) {
+	refused := 0
+	defer func() { x.c.behindRefused = refused }()
+	for {
+		code, msg, err := readReply(x.tp)
+		switch {
+		case err != nil:
+			return code, msg, err
+		case code/100 == 1:
+			// A second preliminary reply: the end is still to come.
+		case refused < behind && inTransfer(code):
+			refused++
+		default:
+			return code, msg, nil
+		}
+	}
+}
+
+// inTransfer reports whether a reply read between a transfer's preliminary
+// reply and its end is a refusal of a command sent behind the transfer's
+// command rather than the transfer's own end: ProFTPD answers a command
+// that arrives while a transfer runs (in a packet of its own, after the
+// server has read the transfer's) with "450 EPSV: data transfer in
+// progress" at once and does not run it. RFC 959 §5.4 gives RETR, LIST,
+// NLST (and MLSD, RFC 3659 §7) no 450 after a preliminary reply: their
+// 450 comes instead of one, so it cannot be the transfer's end.
+func inTransfer(code int) bool { return code == 450 }
 
 // endError is the error of a reply that ended a transfer without
 // completing it.

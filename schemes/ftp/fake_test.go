@@ -85,6 +85,12 @@ type fakeFTP struct {
 	// abortIfAhead aborts a transfer (426, the data cut after half) when
 	// a command arrived with its RETR, as pyftpdlib does at an EPSV.
 	abortIfAhead bool
+	// busyInTransfer answers every command that came with a transfer's
+	// command, once the transfer has started, with 450 and does not run
+	// it, as ProFTPD does with a command that arrives during a transfer;
+	// busyRefused counts them.
+	busyInTransfer bool
+	busyRefused    int
 	// dropAfterList ends the session after a listing's data, without its
 	// 226 (a server that died, or a connection cut).
 	dropAfterList bool
@@ -489,6 +495,7 @@ func (s *fakeSession) handle(verb, arg string) bool {
 		if d == nil {
 			return true
 		}
+		s.busy()
 		if f.stall != nil {
 			<-f.stall
 		}
@@ -551,6 +558,7 @@ func (s *fakeSession) handle(verb, arg string) bool {
 		if d == nil {
 			return true
 		}
+		s.busy()
 		if dir == "/big" && f.bigList > 0 {
 			w := bufio.NewWriter(d)
 			for i := 0; i < f.bigList; i++ {
@@ -577,6 +585,26 @@ func (s *fakeSession) handle(verb, arg string) bool {
 		s.reply("500 Unknown command.")
 	}
 	return true
+}
+
+// busy refuses the commands already read behind a transfer's command
+// (busyInTransfer).
+func (s *fakeSession) busy() {
+	if !s.f.busyInTransfer {
+		return
+	}
+	for s.r.Buffered() > 0 {
+		line, err := s.r.ReadString('\n')
+		if err != nil {
+			return
+		}
+		s.f.mu.Lock()
+		s.f.lines = append(s.f.lines, line)
+		s.f.busyRefused++
+		s.f.mu.Unlock()
+		verb, _, _ := strings.Cut(strings.TrimRight(line, "\r\n"), " ")
+		s.reply("450 %s: data transfer in progress", strings.ToUpper(verb))
+	}
 }
 
 func (s *fakeSession) listenData() {

@@ -302,6 +302,19 @@ func (c *conn) aheadLines() []string {
 // progress whose replies are still to come.
 func (c *conn) sentBehind() bool { return c.ahead || c.afterMDTM }
 
+// behindPending is how many commands went out behind the transfer in
+// progress whose replies are still to come.
+func (c *conn) behindPending() int {
+	n := 0
+	if c.afterMDTM {
+		n++
+	}
+	if c.ahead {
+		n++
+	}
+	return n
+}
+
 // distrustAhead is called when a transfer with commands sent behind it
 // failed: a server that takes a command during a transfer for its end
 // (pyftpdlib aborts it at the next EPSV) shows it so, whatever its
@@ -317,10 +330,22 @@ func (f *Fetcher) distrustAhead(c *conn, err error) {
 // readAhead reads the replies to what was sent behind the last transfer's
 // command: the MDTM of the file (its time once the transfer was over, the
 // zero time when refused) and the passive command of the next transfer,
-// whose address it keeps.
+// whose address it keeps. Those the server refused while the transfer ran
+// (behindRefused, counted by readEnd) were answered already, in the order
+// they were sent: the next transfer asks for its data connection again.
 func (c *conn) readAhead() (time.Time, error) {
 	x := c.exchange()
+	refused := c.behindRefused
+	c.behindRefused = 0
 	var after time.Time
+	if c.afterMDTM && refused > 0 {
+		c.afterMDTM = false
+		refused--
+	}
+	if c.ahead && refused > 0 {
+		c.ahead = false
+		c.noteNext("")
+	}
 	if c.afterMDTM {
 		c.afterMDTM = false
 		code, msg, err := readReply(x.tp)

@@ -352,7 +352,7 @@ func (r *retrieval) closeFail(err error, what string) (*schemes.Response, error)
 func (r *retrieval) settle() {
 	closeData(r.data)
 	if r.started {
-		if _, _, err := readReply(r.x.tp); err != nil {
+		if _, _, err := r.x.readEnd(r.c.behindPending()); err != nil {
 			r.c.abort()
 		}
 	}
