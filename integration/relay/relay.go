@@ -72,6 +72,14 @@ type Config struct {
 	// 100. Lines are written one at a time, the last of them before
 	// Close returns.
 	Trace io.Writer
+	// SplitLines forwards the client's bytes to the server one line at a
+	// time, each line in a write (a TCP segment) of its own, LineGap
+	// after the one before it: commands a client pipelines in one write
+	// reach the server as they may on a real network, in separate
+	// packets, the later ones perhaps while the server is busy with the
+	// first.
+	SplitLines bool
+	LineGap    time.Duration
 }
 
 // Faults are the failures a relay injects. Each kind is off at its zero
@@ -275,6 +283,7 @@ func (r *Relay) serve(client net.Conn, accepted time.Time) {
 	// The client's bytes start on their way now; the server is dialled
 	// when the handshake would have reached it.
 	up := newLink(r.cfg, d)
+	up.split = r.cfg.SplitLines
 	down := newLink(r.cfg, d)
 	cnt := r.counter()
 	s := &session{client: client, up: up, down: down, killed: make(chan struct{})}
@@ -552,6 +561,8 @@ type link struct {
 	// delivered, if set, is called with what is about to be written to
 	// dst.
 	delivered func([]byte)
+	// split writes each line on its own (Config.SplitLines).
+	split bool
 }
 
 // block is the unit of the in-flight window.
@@ -656,7 +667,7 @@ func (l *link) write(dst net.Conn, f *downFaults) {
 		}
 		if len(data) > 0 {
 			l.deliver(data)
-			if _, err := dst.Write(data); err != nil {
+			if err := l.send(dst, data); err != nil {
 				dst.Close()
 				return
 			}
@@ -704,6 +715,33 @@ func (l *link) writeFTP(dst net.Conn, rw *ftpRewriter) {
 		}
 		pending = append([]byte(nil), pending...)
 	}
+}
+
+// send writes data to dst: in one write, or with split a line a write,
+// Config.LineGap apart.
+func (l *link) send(dst net.Conn, data []byte) error {
+	if !l.split {
+		_, err := dst.Write(data)
+		return err
+	}
+	for len(data) > 0 {
+		n := bytes.IndexByte(data, '\n') + 1
+		if n == 0 {
+			n = len(data)
+		}
+		if _, err := dst.Write(data[:n]); err != nil {
+			return err
+		}
+		data = data[n:]
+		if len(data) > 0 && l.cfg.LineGap > 0 {
+			select {
+			case <-time.After(l.cfg.LineGap):
+			case <-l.stop:
+				return net.ErrClosed
+			}
+		}
+	}
+	return nil
 }
 
 func (l *link) deliver(b []byte) {
