@@ -17,7 +17,9 @@
 //	/raw/URL         URL fetched now, its bytes as the protocol gave them
 //	/search/URL?q=W  a search form's answer: a redirect to /live/ of URL with
 //	                 W as its search part (TAB W for Gopher, ?W for the others)
-//	/info/URL        a Gopher+ item's attributes, as the server gave them
+//	/info/URL        a Gopher+ item's attributes, as the server gave them,
+//	                 and each of its +VIEWS views as links to the item
+//	                 fetched in it (schemes.Viewer)
 //	/ask/URL         a Gopher+ item's +ASK form (Gopher+ §2.8) as an HTML form
 //	                 (schemes.Former); its answers fetch the item
 //

@@ -17,8 +17,17 @@ import (
 
 type (
 	infoPage struct {
-		URL  string
-		Text string
+		URL   string
+		Text  string
+		Views []viewLink
+	}
+	// viewLink is one +VIEWS view of an item: the item fetched in it.
+	viewLink struct {
+		Type     string
+		Language string
+		Size     string
+		Live     string
+		Raw      string
 	}
 	askPage struct {
 		URL    string
@@ -67,7 +76,8 @@ func (g *Gateway) attributes(w http.ResponseWriter, r *http.Request, raw string)
 }
 
 // info shows a Gopher+ item's attributes (+INFO, +ADMIN, +VIEWS,
-// +ABSTRACT, +ASK) as the server gave them, read for a person.
+// +ABSTRACT, +ASK) as the server gave them, read for a person, and each
+// view of +VIEWS as links to the item fetched in it (schemes.Viewer).
 func (g *Gateway) info(w http.ResponseWriter, r *http.Request) {
 	raw := target(r, "/info/")
 	resp, u, ok := g.attributes(w, r, raw)
@@ -80,7 +90,27 @@ func (g *Gateway) info(w http.ResponseWriter, r *http.Request) {
 		g.fail(w, http.StatusBadGateway, err.Error())
 		return
 	}
-	g.page(w, http.StatusOK, u.String(), u.String(), infoPage{URL: u.String(), Text: b.String()})
+	p := infoPage{URL: u.String(), Text: b.String()}
+	if v, ok := resp.Info.(schemes.Viewer); ok {
+		for _, view := range v.Views() {
+			to := viewURL(u, view.Plus)
+			l := viewLink{Type: view.MediaType, Language: view.Language, Live: "/live/" + to, Raw: "/raw/" + to}
+			if view.Size >= 0 {
+				l.Size = strconv.FormatInt(view.Size, 10)
+			}
+			p.Views = append(p.Views, l)
+		}
+	}
+	g.page(w, http.StatusOK, u.String(), u.String(), p)
+}
+
+// viewURL is the URL of a Gopher item u in the view plus asks for.
+func viewURL(u *schemes.URL, plus string) string {
+	gu := *u.Gopher
+	gu.PlusString, gu.HasPlus = plus, true
+	v := *u
+	v.Gopher = &gu
+	return v.String()
 }
 
 // ask shows a Gopher+ item's +ASK form; with its answers (the form's

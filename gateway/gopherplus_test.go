@@ -14,6 +14,13 @@ type askInfo struct{ form *schemes.Form }
 
 func (a askInfo) Form() *schemes.Form { return a.form }
 
+func (a askInfo) Views() []schemes.ItemView {
+	return []schemes.ItemView{
+		{MediaType: "text/plain", Size: 1024, Plus: "+text/plain"},
+		{MediaType: "application/pdf", Language: "Es_ES", Size: -1, Plus: "+application/pdf Es_ES"},
+	}
+}
+
 func (a askInfo) WriteText(w io.Writer) error {
 	_, err := io.WriteString(w, "Admin: <someone@example.org>\nViews: text/plain\n")
 	return err
@@ -36,8 +43,9 @@ func TestGopherPlusFormsAndAttributes(t *testing.T) {
 			schemes.Entry{Name: "form", Type: schemes.TypeAsk, URL: "gopher://h/0/form%09%09?", Size: -1, Gopher: &schemes.GopherItem{Type: "0", Plus: "?"}},
 			schemes.Entry{Name: "plus item", Type: schemes.TypeText, URL: "gopher://h/0/about", Size: -1, Gopher: &schemes.GopherItem{Type: "0", Plus: "+"}},
 		),
-		"gopher://h/0/form%09%09!":  info,
-		"gopher://h/0/about%09%09!": info,
+		"gopher://h/0/form%09%09!":                         info,
+		"gopher://h/0/about%09%09!":                        info,
+		"gopher://h/0/about%09%09+application/pdf%20Es_ES": file("application/pdf", "", "about", "%PDF in Spanish"),
 		"gopher://h/0/form%09%09?": func(req *schemes.Request) (*schemes.Response, error) {
 			got = append([]string(nil), req.Form...)
 			return file("text/plain", "", "", "the document behind the form")(req)
@@ -68,6 +76,18 @@ func TestGopherPlusFormsAndAttributes(t *testing.T) {
 	_, page = get(t, srv, "/info/gopher://h/0/about")
 	if !strings.Contains(page, "<pre>Admin: &lt;someone@example.org&gt;\nViews: text/plain\n</pre>") {
 		t.Errorf("attributes page:\n%s", page)
+	}
+	// Each view links to the item fetched in it, live and raw.
+	for _, want := range []string{
+		`<li><a href="/live/gopher://h/0/about%09%09&#43;text/plain">text/plain</a> <span class="type">1024 bytes</span> <a class="type" href="/raw/gopher://h/0/about%09%09&#43;text/plain">[raw]</a></li>`,
+		`<li><a href="/live/gopher://h/0/about%09%09&#43;application/pdf%20Es_ES">application/pdf (Es_ES)</a> <a class="type" href="/raw/gopher://h/0/about%09%09&#43;application/pdf%20Es_ES">[raw]</a></li>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("attributes page lacks %s:\n%s", want, page)
+		}
+	}
+	if resp, body := get(t, srv, "/live/gopher://h/0/about%09%09+application/pdf%20Es_ES"); resp.StatusCode != 200 || body != "%PDF in Spanish" {
+		t.Errorf("a view followed: %d %q", resp.StatusCode, body)
 	}
 	if resp, _ := get(t, srv, "/info/ftp://h/x"); resp.StatusCode != 400 {
 		t.Errorf("attributes of an ftp URL: %d", resp.StatusCode)

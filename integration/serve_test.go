@@ -536,4 +536,18 @@ func TestServeGopherPlus(t *testing.T) {
 	if code, body := page(t, base, "/info/"+root+"0/about.txt"); code != 200 || !strings.Contains(body, "Mod-Date") || !strings.Contains(body, "text/plain") {
 		t.Errorf("attributes: %d %.1000s", code, body)
 	}
+	// Each +VIEWS view is a link to the item fetched in it.
+	code, body = page(t, base, "/info/"+root+"0/views.txt")
+	views := regexp.MustCompile(`<a href="(/live/[^"]+)">([^<]+)</a>`).FindAllStringSubmatch(body, -1)
+	var labels []string
+	for _, v := range views {
+		labels = append(labels, v[2])
+	}
+	if code != 200 || strings.Join(labels, "|") != "text/plain|text/plain (De_DE)|application/postscript|application/pdf (Es_ES)" {
+		t.Fatalf("views of views.txt: %d %q\n%.2000s", code, labels, body)
+	}
+	link := strings.ReplaceAll(views[1][1], "&#43;", "+")
+	if code, body := page(t, base, link); code != 200 || body != "The default view of an item with alternate views.\n" {
+		t.Errorf("the view %s: %d %q", link, code, body)
+	}
 }

@@ -324,3 +324,28 @@ func (it *Item) writeText(b *strings.Builder) {
 		}
 	}
 }
+
+var _ schemes.Viewer = (*Attributes)(nil)
+
+// Views returns the first item's +VIEWS that names any, for a user
+// interface, or nil when no item has one.
+func (a *Attributes) Views() []schemes.ItemView {
+	if a == nil {
+		return nil
+	}
+	for _, it := range a.Items {
+		if len(it.Views) == 0 {
+			continue
+		}
+		out := make([]schemes.ItemView, 0, len(it.Views))
+		for _, v := range it.Views {
+			iv := schemes.ItemView{MediaType: v.Type, Language: v.Language, Size: -1, Plus: v.PlusString()}
+			if v.Size != nil {
+				iv.Size = *v.Size
+			}
+			out = append(out, iv)
+		}
+		return out
+	}
+	return nil
+}

@@ -89,6 +89,19 @@ func TestParseAttributes(t *testing.T) {
 	}
 }
 
+// Views gives the +VIEWS through the contract (schemes.Viewer), each with
+// the Gopher+ string that asks for it.
+func TestAttributesViews(t *testing.T) {
+	vs := ParseAttributes(specAttributes, "h", 70).Views()
+	if len(vs) != 5 || vs[2] != (schemes.ItemView{MediaType: "Text/plain", Language: "De_DE", Size: 15 * 1024, Plus: "+Text/plain De_DE"}) ||
+		vs[4] != (schemes.ItemView{MediaType: "image/gif", Size: -1, Plus: "+image/gif"}) {
+		t.Errorf("views %+v", vs)
+	}
+	if vs := ParseAttributes("+INFO: 0x\tx\th\t70\t+\r\n", "h", 70).Views(); vs != nil {
+		t.Errorf("views of an item without +VIEWS: %+v", vs)
+	}
+}
+
 func TestParseDirectoryAttributes(t *testing.T) {
 	dollar := "+INFO: 0Salmon dogs\tsome selector\thost2\t70\t+\n" +
 		"+ADMIN:\n Admin: Frodo Gophermeister <fng@bogus.edu>\n Mod-Date: August 15, 1992 <19920815185503>\n" +
