@@ -1,13 +1,11 @@
 package replay
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/nlnwa/gowarc"
@@ -31,7 +29,6 @@ type Payload struct {
 
 	rec gowarc.WarcRecord
 	f   *os.File
-	u   gowarc.Unmarshaler // its gzip reader is the record's until Close
 }
 
 // Close releases the record and its segment.
@@ -39,7 +36,6 @@ func (p *Payload) Close() error {
 	if p.rec != nil {
 		p.rec.Close()
 		p.rec = nil
-		unmarshalers.Put(p.u)
 	}
 	return p.f.Close()
 }
@@ -126,49 +122,27 @@ func (a *Archive) header(c *capture) (*gowarc.WarcFields, error) {
 	return p.rec.WarcHeader(), nil
 }
 
-// unmarshalers are reused: each holds a gzip reader. gowarc's options
-// are made under a lock, as making them writes a package global of the
-// uuid package.
-var (
-	unmarshalers sync.Pool
-	optionsMu    sync.Mutex
-)
-
-func getUnmarshaler() gowarc.Unmarshaler {
-	if u, ok := unmarshalers.Get().(gowarc.Unmarshaler); ok {
-		return u
-	}
-	optionsMu.Lock()
-	defer optionsMu.Unlock()
-	// Policies ErrIgnore: the block is streamed, never cached to check
-	// its digest first.
-	return gowarc.NewUnmarshaler(gowarc.WithSyntaxErrorPolicy(gowarc.ErrIgnore),
-		gowarc.WithSpecViolationPolicy(gowarc.ErrIgnore), gowarc.WithUnknownRecordTypePolicy(gowarc.ErrIgnore))
-}
-
-// open reads the header of c's record, by seeking to its gzip member, and
-// returns its payload unread, or its whole block when raw.
+// open reads the header of c's record, by seeking to its gzip member (and
+// into it, for a member holding many records) or to the record itself in
+// an uncompressed file, and returns its payload unread, or its whole
+// block when raw.
 func (a *Archive) open(c *capture, raw bool) (*Payload, error) {
 	f, err := os.Open(c.seg)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	if _, err := f.Seek(c.entry.Offset, io.SeekStart); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("replay: %w", err)
+	wr, _, err := warc.OpenRecord(f, c.entry.Offset, c.entry.Length, c.entry.Inner)
+	var rec gowarc.WarcRecord
+	if err == nil {
+		rec, err = wr.Parse()
 	}
-	u := getUnmarshaler()
-	rec, _, _, err := u.Unmarshal(bufio.NewReaderSize(io.LimitReader(f, c.entry.Length), 32<<10))
 	if err != nil {
-		if rec != nil {
-			rec.Close()
-		}
 		f.Close()
 		return nil, fmt.Errorf("replay: %s: record of %s at offset %d: %w", c.seg, c.entry.URL, c.entry.Offset, err)
 	}
 	h := rec.WarcHeader()
-	p := &Payload{URI: h.Get(gowarc.WarcTargetURI), Type: rec.Type().String(), ContentType: h.Get(gowarc.ContentType),
-		rec: rec, f: f, u: u}
+	p := &Payload{URI: warc.TrimURI(h.Get(gowarc.WarcTargetURI)), Type: rec.Type().String(), ContentType: h.Get(gowarc.ContentType),
+		rec: rec, f: f}
 	p.Size, _ = h.GetInt64(gowarc.ContentLength)
 	var r io.Reader
 	if raw {

@@ -15,6 +15,7 @@ import (
 type location struct {
 	file   string
 	offset int64
+	inner  int64
 	uri    string
 	typ    string
 	id     string
@@ -30,7 +31,7 @@ func locate(files []string) ([]location, error) {
 			var got []location
 			err := readIndex(IndexName(f), func(_ string, e IndexEntry) {
 				d, _ := time.Parse(time.RFC3339Nano, e.Date)
-				got = append(got, location{file: f, offset: e.Offset, uri: e.URL, typ: e.Type, id: e.ID, date: d})
+				got = append(got, location{file: f, offset: e.Offset, inner: e.Inner, uri: TrimURI(e.URL), typ: e.Type, id: e.ID, date: d})
 			})
 			if err == nil {
 				locs = append(locs, got...)
@@ -41,7 +42,7 @@ func locate(files []string) ([]location, error) {
 			}
 		}
 		err := Walk(f, false, func(e Entry, _ gowarc.WarcRecord) error {
-			locs = append(locs, location{file: f, offset: e.Offset, uri: strings.Trim(e.URI, "<>"),
+			locs = append(locs, location{file: f, offset: e.Offset, inner: e.Inner, uri: e.URI,
 				typ: e.Type, id: e.ID, date: e.Date})
 			return nil
 		})
@@ -72,8 +73,8 @@ func ParseTimestamp(s string) (time.Time, error) {
 
 // CatArchives copies to w the payload of a capture of uri in the
 // archives (WARC files or segment prefixes, as Archives reads them): the
-// first response or resource record in archive order, or, with a non-zero
-// at, the capture nearest to at, a revisit among them. Records are found
+// first capture (a response, resource or revisit record) in archive
+// order, or, with a non-zero at, the capture nearest to at. Records are found
 // through the CDXJ index beside each segment and read where it says; a
 // file without one is read through. A revisit is resolved to the record
 // whose payload it stands for (WARC-Refers-To, else its
@@ -89,7 +90,7 @@ func CatArchives(archives []string, uri string, at time.Time, w io.Writer) error
 	}
 	var pick *location
 	for i, l := range locs {
-		if l.uri != uri || (l.typ != "response" && l.typ != "resource" && (at.IsZero() || l.typ != "revisit")) {
+		if l.uri != uri || (l.typ != "response" && l.typ != "resource" && l.typ != "revisit") {
 			continue
 		}
 		if pick == nil || !at.IsZero() && absDuration(l.date.Sub(at)) < absDuration(pick.date.Sub(at)) {
@@ -142,26 +143,30 @@ func resolve(locs []location, ref *location) *location {
 // catAt reads the record at l and copies its payload to w; for a revisit
 // it copies nothing and returns what it refers to.
 func catAt(l location, w io.Writer) (*location, error) {
-	optionsMu.Lock()
-	r, err := gowarc.NewWarcFileReader(l.file, l.offset, gowarc.WithBufferMaxMemBytes(1<<20),
-		gowarc.WithSyntaxErrorPolicy(gowarc.ErrIgnore), gowarc.WithSpecViolationPolicy(gowarc.ErrIgnore),
-		gowarc.WithUnknownRecordTypePolicy(gowarc.ErrIgnore))
-	optionsMu.Unlock()
+	f, err := os.Open(l.file)
 	if err != nil {
 		return nil, fmt.Errorf("warc: %w", err)
 	}
-	defer r.Close()
-	rec, _, _, err := r.Next()
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("warc: %w", err)
+	}
+	r, _, err := OpenRecord(f, l.offset, fi.Size()-l.offset, l.inner)
+	if err != nil {
+		return nil, fmt.Errorf("warc: %s: record at offset %d: %w", l.file, l.offset, err)
+	}
+	if r.Type() == "revisit" {
+		h := r.Header
+		ref := &location{file: l.file, id: h.Get("WARC-Refers-To"), uri: TrimURI(h.Get("WARC-Refers-To-Target-URI"))}
+		ref.date, _ = time.Parse(time.RFC3339Nano, h.Get("WARC-Refers-To-Date"))
+		return ref, nil
+	}
+	rec, err := r.Parse()
 	if err != nil {
 		return nil, fmt.Errorf("warc: %s: record at offset %d: %w", l.file, l.offset, err)
 	}
 	defer rec.Close()
-	h := rec.WarcHeader()
-	if rec.Type() == gowarc.Revisit {
-		ref := &location{file: l.file, id: h.Get(gowarc.WarcRefersTo), uri: h.Get(gowarc.WarcRefersToTargetURI)}
-		ref.date, _ = time.Parse(time.RFC3339Nano, h.Get(gowarc.WarcRefersToDate))
-		return ref, nil
-	}
 	p, err := Payload(rec)
 	if err != nil {
 		return nil, err

@@ -36,6 +36,10 @@ type IndexEntry struct {
 	Filename string `json:"filename"`
 	ID       string `json:"record_id"`
 	Date     string `json:"date"`
+	// Inner is where the record starts in its gzip member's
+	// decompressed bytes when it is not the member's first (a member
+	// holding many records, as in a WARC compressed whole).
+	Inner int64 `json:"inner_offset,omitempty"`
 }
 
 // IndexName is the index of segment seg.
@@ -93,8 +97,12 @@ func indexLine(seg string, offset, length int64, rec gowarc.WarcRecord) (string,
 }
 
 func indexLineFields(seg string, offset, length int64, uri, typ, mime, digest, id, date string) (string, IndexEntry) {
+	return indexLineInner(seg, offset, length, 0, uri, typ, mime, digest, id, date)
+}
+
+func indexLineInner(seg string, offset, length, inner int64, uri, typ, mime, digest, id, date string) (string, IndexEntry) {
 	e := IndexEntry{URL: uri, Type: typ, Mime: mime, Digest: digest, Offset: offset, Length: length,
-		Filename: fileBase(seg), ID: id, Date: date}
+		Filename: fileBase(seg), ID: id, Date: date, Inner: inner}
 	ts := date
 	if t, err := time.Parse(time.RFC3339Nano, date); err == nil {
 		ts = t.UTC().Format("20060102150405")
@@ -146,8 +154,10 @@ func writeIndex(seg string, lines []string) error {
 
 // Index calls fn with each index line of segment seg and its entry: the
 // lines of the index beside it, or, for a segment without one (its writer
-// was killed, or is still writing), those of its whole records, read
-// without changing the segment (a record cut short at its end is left out).
+// was killed, or is still writing, or another tool wrote the file), those
+// of its whole records as ScanFile reads them, without changing the
+// segment (a record cut short at its end is left out). A file without an
+// index and without any record is ErrNoRecords.
 func Index(seg string, fn func(line string, e IndexEntry)) error {
 	err := readIndex(IndexName(seg), fn)
 	if !errors.Is(err, os.ErrNotExist) {
@@ -156,13 +166,7 @@ func Index(seg string, fn func(line string, e IndexEntry)) error {
 		}
 		return nil
 	}
-	f, err := os.Open(seg)
-	if err != nil {
-		return fmt.Errorf("warc: %w", err)
-	}
-	defer f.Close()
-	scanMembers(f, seg, fn)
-	return nil
+	return ScanFile(seg, fn, nil)
 }
 
 // IndexFile calls fn with each line of the CDXJ index file name (a

@@ -2,77 +2,206 @@ package warc
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nlnwa/gowarc"
 )
 
-// Entry is one record as a listing shows it.
+// Entry is one record as a listing shows it: what its header says.
 type Entry struct {
 	Type   string
-	URI    string
+	URI    string // WARC-Target-URI, angle brackets taken off
 	Date   time.Time
-	Digest string // WARC-Payload-Digest, else WARC-Block-Digest
-	Length int64  // Content-Length of the block
+	Digest string // WARC-Payload-Digest, else WARC-Block-Digest; "" when the header names neither
+	Length int64  // Content-Length of the block, as the header has it
 	Offset int64  // where the record starts in the file (its gzip member)
+	Inner  int64  // where it starts in its gzip member's decompressed bytes (0: the member's first)
 	ID     string
 }
 
-// Walk reads every record of the WARC file path (gzip members or plain)
-// and calls fn with each; fn may read the record's payload (see Payload)
-// before it returns. strict makes a record that breaks the standard, or
-// whose digests do not match its block, an error.
+// EntryOf is the listing entry of a record.
+func EntryOf(rec *Record) Entry {
+	return Entry{Type: rec.Type(), URI: rec.TargetURI(), Date: rec.Date(), Digest: rec.Digest(),
+		Length: rec.ContentLength, Offset: rec.Offset, Inner: rec.Inner, ID: rec.Header.Get("WARC-Record-ID")}
+}
+
+// ErrNoRecords is the error of a file in which no WARC (or ARC) record
+// was found.
+var ErrNoRecords = errors.New("no WARC record in the file")
+
+// WalkOptions are what Walk reads with.
+type WalkOptions struct {
+	// Strict makes a record that breaks the standard, or whose digests
+	// do not match its block, an error that ends the walk.
+	Strict bool
+	// MaxHeader bounds a record's header (ReadOptions).
+	MaxHeader int
+	// Problem receives each stretch of the file that holds no readable
+	// record (a *RecordError), and the walk goes on; when nil, the walk
+	// goes on and returns the first such problem at the end.
+	Problem func(error)
+}
+
+// Walk reads every record of the WARC file path (WalkWith, with strict
+// as WalkOptions.Strict).
 func Walk(path string, strict bool, fn func(Entry, gowarc.WarcRecord) error) error {
-	opts := []gowarc.WarcRecordOption{gowarc.WithBufferMaxMemBytes(1 << 20)}
+	return WalkWith(path, WalkOptions{Strict: strict}, fn)
+}
+
+// WalkWith reads every record of the WARC or ARC file path, however it
+// is compressed (Reader), and calls fn with each; fn may read the
+// record's payload (see Payload) before it returns. What Entry and the
+// record's header show is what the file says: nothing is added or
+// repaired. A file without any record is ErrNoRecords.
+func WalkWith(path string, opt WalkOptions, fn func(Entry, gowarc.WarcRecord) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	defer f.Close()
+	r := NewReader(f, ReadOptions{MaxHeader: opt.MaxHeader})
+	var first error
+	problems := 0
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var re *RecordError
+		if errors.As(err, &re) {
+			problems++
+			err = fmt.Errorf("warc: %s: %w", path, err)
+			if opt.Strict {
+				return err
+			}
+			if opt.Problem != nil {
+				opt.Problem(err)
+			} else if first == nil {
+				first = err
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("warc: %s: %w", path, err)
+		}
+		wr, err := rec.parse(opt.Strict)
+		if err != nil {
+			if opt.Strict {
+				return fmt.Errorf("warc: %s: record at offset %d: %w", path, rec.Offset, err)
+			}
+			continue
+		}
+		err = fn(EntryOf(rec), wr)
+		wr.Close()
+		if err != nil {
+			return err
+		}
+	}
+	if r.Records() == 0 {
+		if first != nil {
+			return fmt.Errorf("%w (%w)", first, ErrNoRecords)
+		}
+		return fmt.Errorf("warc: %s: %w", path, ErrNoRecords)
+	}
+	if first != nil && problems > 1 {
+		return fmt.Errorf("%w (and %d more problems)", first, problems-1)
+	}
+	return first
+}
+
+// unmarshalers parse a record's block once a Reader framed it; each is
+// made with every repair off, so that a header is never changed.
+var unmarshalers = map[bool]*sync.Pool{false: {}, true: {}}
+
+func unmarshaler(strict bool) gowarc.Unmarshaler {
+	if u, ok := unmarshalers[strict].Get().(gowarc.Unmarshaler); ok {
+		return u
+	}
+	optionsMu.Lock()
+	defer optionsMu.Unlock()
+	opts := []gowarc.WarcRecordOption{gowarc.WithBufferMaxMemBytes(1 << 20),
+		gowarc.WithAddMissingDigest(false), gowarc.WithFixContentLength(false), gowarc.WithFixDigest(false),
+		gowarc.WithAddMissingRecordId(false), gowarc.WithAddMissingContentLength(false),
+		gowarc.WithFixSyntaxErrors(false)}
 	if strict {
 		opts = append(opts, gowarc.WithStrictValidation())
 	} else {
 		opts = append(opts, gowarc.WithSyntaxErrorPolicy(gowarc.ErrIgnore), gowarc.WithSpecViolationPolicy(gowarc.ErrIgnore),
 			gowarc.WithUnknownRecordTypePolicy(gowarc.ErrIgnore))
 	}
-	optionsMu.Lock()
-	r, err := gowarc.NewWarcFileReader(path, 0, opts...)
-	optionsMu.Unlock()
+	return gowarc.NewUnmarshaler(opts...)
+}
+
+// Parse reads the record's block as a gowarc record (an HTTP message
+// split into its header and payload), the header as the file has it.
+// Close the record when done; the Reader's next record comes after.
+func (r *Record) Parse() (gowarc.WarcRecord, error) { return r.parse(false) }
+
+func (r *Record) parse(strict bool) (gowarc.WarcRecord, error) {
+	u := unmarshaler(strict)
+	defer unmarshalers[strict].Put(u)
+	block := r.Block
+	if r.Type() == "revisit" {
+		// A revisit's block, a protocol header at most, is read whole.
+		block = io.LimitReader(block, DefaultMaxHeader)
+	}
+	src := io.MultiReader(bytes.NewReader(r.raw), &headGuard{r: block, max: DefaultMaxHeader},
+		strings.NewReader("\r\n\r\n"))
+	rec, _, val, err := u.Unmarshal(bufio.NewReaderSize(src, 32<<10))
 	if err != nil {
-		return fmt.Errorf("warc: %w", err)
-	}
-	defer r.Close()
-	for {
-		rec, off, val, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("warc: %s: record at offset %d: %w", path, off, err)
-		}
-		if strict && val != nil && !val.Valid() {
+		if rec != nil {
 			rec.Close()
-			return fmt.Errorf("warc: %s: record at offset %d: %s", path, off, val)
 		}
-		h := rec.WarcHeader()
-		e := Entry{Type: rec.Type().String(), URI: h.Get(gowarc.WarcTargetURI), Offset: off, ID: h.Get(gowarc.WarcRecordID)}
-		e.Date, _ = h.GetTime(gowarc.WarcDate)
-		e.Length, _ = h.GetInt64(gowarc.ContentLength)
-		e.Digest = h.Get(gowarc.WarcPayloadDigest)
-		if e.Digest == "" {
-			e.Digest = h.Get(gowarc.WarcBlockDigest)
+		return nil, err
+	}
+	if strict {
+		if val != nil && !val.Valid() {
+			rec.Close()
+			return nil, fmt.Errorf("%s", val)
 		}
-		if strict {
-			if err := rec.ValidateDigest(val); err != nil || !val.Valid() {
-				rec.Close()
-				return fmt.Errorf("warc: %s: record at offset %d: digest: %v %s", path, off, err, val)
-			}
-		}
-		err = fn(e, rec)
-		rec.Close()
-		if err != nil {
-			return err
+		if err := rec.ValidateDigest(val); err != nil || !val.Valid() {
+			rec.Close()
+			return nil, fmt.Errorf("digest: %v %s", err, val)
 		}
 	}
+	return rec, nil
+}
+
+// headGuard passes a block on, but ends it when more than max bytes pass
+// before the first empty line: a protocol header is parsed into memory,
+// and one that never ends must not take it all.
+type headGuard struct {
+	r    io.Reader
+	max  int
+	n    int
+	tail [3]byte
+	done bool
+}
+
+func (g *headGuard) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if g.done || n == 0 {
+		return n, err
+	}
+	buf := append(g.tail[:0:0], g.tail[:]...)
+	buf = append(buf, p[:n]...)
+	if bytes.Contains(buf, []byte("\n\r\n")) || bytes.Contains(buf, []byte("\n\n")) {
+		g.done = true
+		return n, err
+	}
+	copy(g.tail[:], buf[len(buf)-3:])
+	g.n += n
+	if g.n > g.max {
+		return n, fmt.Errorf("protocol header longer than %d bytes", g.max)
+	}
+	return n, err
 }
 
 // Payload returns a reader of the record's payload: for an HTTP request or

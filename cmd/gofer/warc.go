@@ -106,6 +106,7 @@ func (c *cli) warcCommand() *cobra.Command {
 		},
 		RunE: func(*cobra.Command, []string) error { return nil },
 	}
+	var maxHeader int
 	list := &cobra.Command{
 		Use:   "list FILE...",
 		Short: "List the records of WARC files: type, date, length, digest, target URI",
@@ -117,20 +118,41 @@ func (c *cli) warcCommand() *cobra.Command {
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
 			tw := tabwriter.NewWriter(c.stdout, 0, 0, 1, ' ', 0)
+			problems := 0
+			var failed error
 			for _, f := range args {
-				err := warc.Walk(f, false, func(e warc.Entry, _ gowarc.WarcRecord) error {
+				n := 0
+				err := warc.WalkWith(f, warc.WalkOptions{MaxHeader: maxHeader, Problem: func(err error) {
+					problems++
+					tw.Flush()
+					c.errorf("%s", printable(err.Error()))
+				}}, func(e warc.Entry, _ gowarc.WarcRecord) error {
 					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", e.Type, e.Date.UTC().Format("2006-01-02T15:04:05Z"),
 						e.Length, e.Digest, printable(e.URI))
+					// Printed as it is read: columns line up a block
+					// of lines at a time.
+					if n++; n%1024 == 0 {
+						return tw.Flush()
+					}
 					return nil
 				})
-				if err != nil {
-					tw.Flush()
-					return err
+				if err != nil && failed == nil {
+					failed = err
 				}
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if failed != nil {
+				return failed
+			}
+			if problems > 0 {
+				return fmt.Errorf("warc list: %d records could not be read", problems)
+			}
+			return nil
 		},
 	}
+	list.Flags().IntVar(&maxHeader, "max-header", warc.DefaultMaxHeader, "the longest record header read, in `BYTES`")
 	var at string
 	cat := &cobra.Command{
 		Use:   "cat ARCHIVE... URI",
