@@ -3,15 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/goferurl/gofer/fetch/mirror"
 )
@@ -68,6 +65,7 @@ could not safely become local names are listed and never written (exit 3).`,
 	f.BoolVar(&c.warc.only, "warc-only", false, "with --warc: write no tree, DIR holds only the state")
 	f.StringVar(&c.warc.maxSize, "warc-max-size", "", "start a new WARC segment past `SIZE` (default 1G)")
 	c.clusterFlagsOn(cmd)
+	c.watchFlagsOn(cmd)
 	// A mirror walks listings, menus and pages: it sends no mail, opens
 	// no telnet session, asks no search and saves no single file.
 	c.addFlags(cmd, []string{groupConnection, groupFTP, groupGemini}, "quiet", "verbose", "json", "nntp-server")
@@ -168,11 +166,6 @@ func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
 	if c.verbose {
 		opts.Log = func(format string, args ...any) { fmt.Fprintf(c.stderr, format+"\n", args...) }
 	}
-	var display *progressDisplay
-	if f, ok := c.stderr.(*os.File); ok && !c.quiet && !c.verbose && term.IsTerminal(int(f.Fd())) {
-		display = &progressDisplay{w: f}
-		opts.Progress = display.show
-	}
 	opts.StateOnly = c.warc.only
 	if c.clustered() {
 		if err := c.joinCluster(ctx, &opts); err != nil {
@@ -180,13 +173,20 @@ func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
 		}
 	}
 	dir, clean := c.warcOnlyDir(args[1])
+	w, err := c.startWatch([]string{args[0], dir}, &opts)
+	if err != nil {
+		clean()
+		return err
+	}
 	sum, err := mirror.Run(ctx, client, args[0], dir, opts)
 	c.leaveCluster(sum, err)
+	code := exitCode(err)
+	if err == nil {
+		code = mirrorExitCode(sum)
+	}
+	w.end(sum, code)
 	if cerr := clean(); err == nil {
 		err = cerr
-	}
-	if display != nil {
-		display.clear()
 	}
 	if sum != nil {
 		if werr := c.writeSummary(sum); werr != nil && err == nil {
@@ -275,6 +275,9 @@ func (c *cli) writeSummary(sum *mirror.Summary) error {
 	if sum.Excluded > 0 {
 		fmt.Fprintf(w, "left out by --include/--exclude: %d\n", sum.Excluded)
 	}
+	if c.wf.progress == "json" && c.wf.progressFile == "" {
+		return nil // stderr carries the JSON lines, which said all this
+	}
 	for _, r := range sum.Refusals {
 		fmt.Fprintf(c.stderr, "gofer: refused name %q (%s): %s\n", printable(r.Name), r.URL, r.Reason)
 	}
@@ -288,48 +291,4 @@ func (c *cli) writeSummary(sum *mirror.Summary) error {
 		fmt.Fprintf(c.stderr, "gofer: unparsed line in %s: %s\n", u.URL, printable(u.Line))
 	}
 	return nil
-}
-
-// progressDisplay redraws a status line and one line per worker on a terminal.
-type progressDisplay struct {
-	w     io.Writer
-	lines int
-	last  time.Time
-}
-
-func (d *progressDisplay) show(p mirror.Progress) {
-	if time.Since(d.last) < 150*time.Millisecond {
-		return
-	}
-	d.last = time.Now()
-	var b strings.Builder
-	if d.lines > 0 {
-		fmt.Fprintf(&b, "\x1b[%dA", d.lines)
-	}
-	fmt.Fprintf(&b, "\r\x1b[K%d/%d files, %s, %s/s\n", p.FilesDone, p.FilesTotal, humanBytes(float64(p.Bytes)), humanBytes(p.Rate))
-	for i, path := range p.Workers {
-		if path == "" {
-			path = "(idle)"
-		}
-		fmt.Fprintf(&b, "\r\x1b[K  [%d] %s\n", i+1, printable(path))
-	}
-	d.lines = 1 + len(p.Workers)
-	io.WriteString(d.w, b.String())
-}
-
-func (d *progressDisplay) clear() {
-	if d.lines == 0 {
-		return
-	}
-	fmt.Fprintf(d.w, "\x1b[%dA\x1b[J", d.lines)
-}
-
-func humanBytes(n float64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
-	i := 0
-	for n >= 1024 && i < len(units)-1 {
-		n /= 1024
-		i++
-	}
-	return fmt.Sprintf("%.1f %s", n, units[i])
 }

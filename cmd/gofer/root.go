@@ -72,6 +72,7 @@ type cli struct {
 	delete   bool
 	noParent bool
 	mf       mirrorFlags
+	wf       watchFlags
 
 	warc warcFlags
 	cl   clusterFlags

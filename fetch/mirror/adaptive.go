@@ -171,6 +171,9 @@ type streamGate struct {
 	now     func() time.Time
 	// firstReply is how long the run's first request took.
 	firstReply time.Duration
+	// workers is how many workers the run started: the most a ceiling
+	// set while it runs may let work.
+	workers int
 
 	mu       sync.Mutex
 	active   int

@@ -19,6 +19,7 @@ const resumeMin = 1 << 20
 // (the starting URL named a file).
 func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
 	defer e.filesDone.Add(1)
+	j.track = e.track()
 	if j.Path == "" {
 		// The starting URL names a file: it lands in DIR under its own name.
 		if pre == nil {
@@ -81,7 +82,7 @@ func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
 			resp, err = e.get(ctx, r, &fetch.Request{URL: j.URL, Offset: offset,
 				SkipMetadata: known && exactTime(j.Prec), SkipSize: known})
 			if err != nil {
-				e.fail(j.URL, j.Path, err)
+				e.failed(j, err)
 				return
 			}
 		}
@@ -100,12 +101,12 @@ func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
 				continue
 			}
 			e.count(&e.sum.Unstable)
-			e.fail(j.URL, j.Path, schemes.Errorf(schemes.ErrInterrupted,
+			e.failed(j, schemes.Errorf(schemes.ErrInterrupted,
 				"unstable: it changed during each of %d transfers, the last: %w", refetched+1, err))
 			return
 		}
 		if !r.again(ctx, err, j.URL) {
-			e.fail(j.URL, j.Path, err)
+			e.failed(j, err)
 			return
 		}
 		// A transfer that broke off goes on from where it stopped when its
@@ -162,6 +163,7 @@ func (e *engine) keep(j job, rec record) {
 	e.share(j.Path, rec)
 	e.count(&e.sum.Unchanged)
 	e.logf("unchanged %s", j.Path)
+	e.emit(Event{Status: StatusDone, Change: "unchanged", URL: j.URL, Path: j.Path}, j.track)
 }
 
 // save receives resp's body as the file at j.Path: into a temporary file,
@@ -201,7 +203,7 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 		e.st.putFile(j.Path, partial)
 		e.st.putTemp(tmp, j.Path)
 	}
-	got, sum, err := e.receive(resp, tmp, offset, true)
+	got, sum, err := e.receive(resp, tmp, offset, true, j.track)
 	if err == nil && size >= 0 && got != size {
 		// The transfer ended cleanly, with other bytes than announced.
 		err = schemes.Errorf(schemes.ErrInterrupted, "received %d of %d bytes: %w", got, size, errChanged)
@@ -231,6 +233,7 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 		e.share(j.Path, done)
 		e.count(&e.sum.Unchanged)
 		e.logf("unchanged %s", j.Path)
+		e.emit(Event{Status: StatusDone, Change: "unchanged", URL: j.URL, Path: j.Path}, j.track)
 	} else {
 		existed, err := e.install(tmp, j.Path, mod)
 		if err != nil {
@@ -239,18 +242,22 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 		}
 		e.st.putFile(j.Path, done)
 		e.share(j.Path, done)
+		change := "new"
 		switch {
 		case !existed && j.sharedSum == sum:
 			// New in this DIR, but the crawl had these bytes already.
+			change = "unchanged"
 			e.count(&e.sum.Unchanged)
 			e.logf("unchanged %s (in the crawl), installed here", j.Path)
 		case existed:
+			change = "updated"
 			e.count(&e.sum.Updated)
 			e.logf("updated %s (%d bytes)", j.Path, got)
 		default:
 			e.count(&e.sum.New)
 			e.logf("new %s (%d bytes)", j.Path, got)
 		}
+		e.emit(Event{Status: StatusDone, Change: change, URL: j.URL, Path: j.Path}, j.track)
 	}
 	if resumable || rec.Partial {
 		e.st.delTemp(tmp)

@@ -97,26 +97,52 @@ func (e *engine) relPath(p string) string {
 // excluded reports whether the filters leave out the local path p (a
 // directory when dir), counting and logging it when they do.
 func (e *engine) excluded(p, url string, dir bool) bool {
-	if e.filt.allows(e.relPath(p), dir) {
+	if e.filters().allows(e.relPath(p), dir) {
 		return false
 	}
 	e.count(&e.sum.Excluded)
 	e.logf("excluded %s (%s)", p, url)
+	e.emit(Event{Status: StatusExcluded, URL: url, Path: p}, nil)
+	return true
+}
+
+// filters are the run's rules now.
+func (e *engine) filters() filters { return *e.filt.Load() }
+
+// dropped reports whether the rules now leave out the queued job j, or a
+// directory on its way (a rule added while the run went on), counting it
+// as excluded when they do.
+func (e *engine) dropped(j job) bool {
+	if e.opts.Control == nil {
+		return false
+	}
+	fs, rel := e.filters(), e.relPath(j.Path)
+	out := !fs.allows(rel, j.Op == opList || j.Op == opMenu)
+	for d := parent(rel); !out && d != ""; d = parent(d) {
+		out = !fs.allows(d, true)
+	}
+	if !out {
+		return false
+	}
+	e.count(&e.sum.Excluded)
+	e.logf("excluded %s (%s)", j.Path, j.URL)
+	e.emit(Event{Status: StatusExcluded, URL: j.URL, Path: j.Path}, nil)
 	return true
 }
 
 // keptByFilter reports whether the filters leave out the recorded file at
 // p or a directory on its way: Options.Delete never removes such a file.
 func (e *engine) keptByFilter(p string) bool {
-	if len(e.filt) == 0 {
+	fs := e.filters()
+	if len(fs) == 0 {
 		return false
 	}
 	rel := e.relPath(p)
-	if !e.filt.allows(rel, false) {
+	if !fs.allows(rel, false) {
 		return true
 	}
 	for d := parent(rel); d != ""; d = parent(d) {
-		if !e.filt.allows(d, true) {
+		if !fs.allows(d, true) {
 			return true
 		}
 	}
@@ -126,7 +152,7 @@ func (e *engine) keptByFilter(p string) bool {
 // filteredItem is excluded for a menu item, which many menus may list:
 // counted and logged once.
 func (e *engine) filteredItem(p string, ent schemes.Entry, menu bool) bool {
-	if e.filt.allows(e.relPath(p), menu) {
+	if e.filters().allows(e.relPath(p), menu) {
 		return false
 	}
 	if e.visit("x:" + gopherOf(ent).Selector) {

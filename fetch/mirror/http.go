@@ -177,7 +177,7 @@ func pageKey(dir bool, path, target string) string {
 // pageFile saves an HTTP response as the file target.
 func (e *engine) pageFile(j job, target string, resp *fetch.Response, rec record, complete bool) bool {
 	defer e.filesDone.Add(1)
-	j.Path = target
+	j.Path, j.track = target, e.track()
 	if target == "" {
 		resp.Close()
 		e.fail(j.URL, target, schemes.Errorf(schemes.ErrRefused, "%s names no file", j.URL))
@@ -191,7 +191,7 @@ func (e *engine) pageFile(j job, target string, resp *fetch.Response, rec record
 		return true
 	}
 	if err := e.save(j, resp, rec, complete, tmpName(target), 0, nil); err != nil {
-		e.fail(j.URL, j.Path, err)
+		e.failed(j, err)
 		return false
 	}
 	return true

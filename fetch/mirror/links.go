@@ -196,7 +196,7 @@ func (e *engine) followLink(w *dirWalk, p string, ent schemes.Entry) {
 	// Whether it names a file or a directory is known once it is fetched:
 	// the filters leave it out here only when they would either way.
 	rel := e.relPath(p)
-	if !e.filt.allows(rel, false) && !e.filt.allows(rel, true) {
+	if fs := e.filters(); !fs.allows(rel, false) && !fs.allows(rel, true) {
 		e.excluded(p, ent.URL, false)
 		return
 	}

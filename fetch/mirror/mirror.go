@@ -126,6 +126,11 @@ type Options struct {
 	// a file "NAME;N"; without it only the highest version of each name
 	// is fetched, saved under the plain name.
 	AllVersions bool
+	// Events, if set, receives each item's outcome (Event); calls are
+	// serialised, and made from the workers: a slow one slows the run.
+	Events func(Event)
+	// Control, if set, steers the run while it goes on (NewControl).
+	Control *Control
 }
 
 // Symlink modes (Options.Symlinks).
@@ -152,6 +157,25 @@ type Progress struct {
 	Rate       float64 `json:"rate"` // bytes per second since the start
 	// Workers holds each worker's current local path, "" when idle.
 	Workers []string `json:"workers"`
+	// The summary's counts so far.
+	New, Updated, Unchanged int64
+	Failed, Retries         int64
+	Excluded                int64
+	// Queued counts the jobs waiting (files, listings, menus), Head names
+	// the first of them; Listing says listings are still being read or
+	// wait, so that more work may come.
+	Queued  int64
+	Head    []string
+	Listing bool
+	// Paused says a Control paused the run; LimitRate is the byte budget
+	// a Control set (0: none, or not set while running).
+	Paused    bool
+	LimitRate int64
+	// Hosts holds per server ("host:port") the connections at work and
+	// the limits on them.
+	Hosts map[string]HostProgress
+	// LastFailure is the latest failure, nil while there is none.
+	LastFailure *Failure
 }
 
 // Summary is the outcome of a mirror. Its counts are exact; the lists hold
@@ -267,6 +291,7 @@ const stateDir = ".gofer"
 // in the Summary.
 func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options) (*Summary, error) {
 	start := time.Now()
+	jobsAsked := opts.Jobs
 	adaptive := opts.Jobs <= 0 && opts.Wait == 0 && opts.LimitRate == 0
 	if opts.Jobs <= 0 {
 		opts.Jobs = DefaultJobs
@@ -277,7 +302,14 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 		// Workers up to the ceiling; the gate lets the chosen number work.
 		opts.Jobs = max(startStreams, opts.maxPerHost())
 	}
-	e := &engine{c: c, opts: opts, dir: dir, start: start, shared: opts.Shared}
+	e := &engine{c: c, opts: opts, dir: dir, start: start, shared: opts.Shared, jobsAsked: jobsAsked}
+	ceiling := opts.Jobs
+	if opts.Control != nil {
+		// Workers a Control may let work later (SetMaxPerHost); the
+		// gate keeps the rest waiting.
+		opts.Jobs = max(opts.Jobs, MaxSteeredPerHost)
+		e.opts.Jobs = opts.Jobs
+	}
 	e.sum.URL, e.sum.Dir, e.sum.DryRun = rawURL, dir, opts.DryRun
 	defer func() {
 		e.sum.Bytes = e.bytes.Load()
@@ -296,7 +328,7 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 	if err != nil {
 		return &e.sum, err
 	}
-	e.filt = filt
+	e.filt.Store(&filt)
 	if e.shared != nil {
 		if !ValidWorker(opts.Worker) {
 			return &e.sum, fmt.Errorf("mirror: worker name %q: want 1 to 64 letters, digits, '-' or '_': %w", opts.Worker, schemes.ErrUsage)
@@ -306,10 +338,23 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 		}
 	}
 	e.limiter = newLimiter(opts.LimitRate)
+	e.rateNow.Store(opts.LimitRate)
+	if opts.Control != nil && e.limiter == nil {
+		// A budget a Control may set later.
+		e.limiter = rate.NewLimiter(rate.Inf, maxBurst)
+	}
 	if err := e.open(); err != nil {
 		return &e.sum, err
 	}
 	defer e.close()
+	if !opts.DryRun {
+		fs := e.loadKeptFilters(filt)
+		e.filt.Store(&fs)
+	}
+	if opts.Control != nil {
+		opts.Control.attach(e)
+		defer opts.Control.detach()
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -348,7 +393,9 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 		e.fail(rawURL, "", err)
 		return &e.sum, err
 	}
-	e.streams = e.newStreams(u, startStreams, opts.Jobs, adaptive, time.Since(asked))
+	e.streams = e.newStreams(u, startStreams, ceiling, adaptive, time.Since(asked))
+	e.streams.workers = opts.Jobs
+	e.perHostNow.Store(int64(opts.maxPerHost()))
 	defer e.reportStreams(u)
 	if err := e.site.init(rawURL, u, resp, c.DecodeName); err != nil {
 		resp.Close()
@@ -426,7 +473,18 @@ type engine struct {
 	tmpDir string
 
 	robots []string
-	filt   filters
+	// filt holds the run's rules (a Control may change them while the
+	// run goes on); kept the rules added while runs went on, which the
+	// state keeps.
+	filt   atomic.Pointer[filters]
+	filtMu sync.Mutex
+	kept   []Filter
+	// listing counts the listings, menus and pages being read now.
+	listing atomic.Int64
+	// jobsAsked is Options.Jobs as given; rateNow and perHostNow the byte
+	// budget and the connection cap now (a Control may change them).
+	jobsAsked           int
+	rateNow, perHostNow atomic.Int64
 	// rootRemote is the starting directory's remote path, with
 	// SymlinksFollow (links leading out of it are not followed with
 	// Options.NoParent).
@@ -561,13 +619,19 @@ func (e *engine) worker(ctx context.Context, id int) {
 	var held *heldSlot
 	defer func() { held.giveBack() }()
 	for {
-		if !e.streams.acquire(ctx) {
+		if !e.opts.Control.wait(ctx) || !e.streams.acquire(ctx) {
 			return
 		}
 		j, done, ok := e.q.pop(ctx, where)
 		if !ok {
 			e.streams.release(false)
 			e.streams.finish()
+			return
+		}
+		if !e.opts.Control.wait(ctx) {
+			// Paused while this worker waited for the job, then ended.
+			done()
+			e.streams.release(false)
 			return
 		}
 		if !held.keep() {
@@ -668,6 +732,19 @@ func (e *engine) do(ctx context.Context, j job) {
 	if j.Root {
 		pre = e.rootResp.Swap(nil)
 	}
+	if !j.Root && j.Path != "" && e.dropped(j) {
+		if pre != nil {
+			pre.Close()
+		}
+		if j.Op == opFile {
+			e.filesDone.Add(1) // it was counted in FilesTotal
+		}
+		return
+	}
+	if j.Op != opFile {
+		e.listing.Add(1)
+		defer e.listing.Add(-1)
+	}
 	switch j.Op {
 	case opList:
 		e.listDir(ctx, j, pre)
@@ -697,14 +774,18 @@ func (e *engine) logf(format string, args ...any) {
 	e.opts.Log(format, args...)
 }
 
-func (e *engine) fail(url, path string, err error) {
+func (e *engine) fail(url, path string, err error) { e.failed(job{URL: url, Path: path}, err) }
+
+// failed records that the item j could not be mirrored.
+func (e *engine) failed(j job, err error) {
 	e.mu.Lock()
 	e.sum.Failed++
 	if len(e.sum.Failures) < maxListed {
-		e.sum.Failures = append(e.sum.Failures, Failure{URL: url, Path: path, Error: err.Error(), Err: err})
+		e.sum.Failures = append(e.sum.Failures, Failure{URL: j.URL, Path: j.Path, Error: err.Error(), Err: err})
 	}
 	e.mu.Unlock()
-	e.logf("failed %s: %v", url, err)
+	e.logf("failed %s: %v", j.URL, err)
+	e.emit(Event{Status: StatusFailed, URL: j.URL, Path: j.Path, Err: err}, j.track)
 }
 
 func (e *engine) refuse(name, url string, err error) {
@@ -715,6 +796,7 @@ func (e *engine) refuse(name, url string, err error) {
 	}
 	e.mu.Unlock()
 	e.logf("refused %q (%s): %v", name, url, err)
+	e.emit(Event{Status: StatusRefused, URL: url, Path: name, Err: err}, nil)
 }
 
 func (e *engine) plan(action, url, path string) {
@@ -801,5 +883,6 @@ func (e *engine) snapshot() Progress {
 	e.mu.Lock()
 	p.Workers = append([]string(nil), e.workers...)
 	e.mu.Unlock()
+	e.fillProgress(&p)
 	return p
 }

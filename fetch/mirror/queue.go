@@ -40,6 +40,8 @@ type job struct {
 	// sharedSum is the sha256 a shared crawl recorded for Path (not
 	// carried: looked up by the worker that takes the job).
 	sharedSum string
+	// track follows the item for Options.Events, while a worker has it.
+	track *itemTrack
 }
 
 const (
@@ -273,6 +275,37 @@ func (q *queue) unspill() (job, error) {
 		}
 	}
 	return j, nil
+}
+
+// waiting counts the jobs not yet handed out; waitingLists the listings
+// and menus among those in memory.
+func (q *queue) waiting() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.mem) + q.spilled
+}
+
+func (q *queue) waitingLists() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.lists
+}
+
+// head names the local paths of up to n jobs pop would hand out first
+// (the newest; a listing before them).
+func (q *queue) head(n int) []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := make([]string, 0, min(n, len(q.mem)))
+	if l := q.listing(); l >= 0 {
+		out = append(out, q.mem[l].Path+"/")
+	}
+	for k := len(q.mem) - 1; k >= 0 && len(out) < n; k-- {
+		if k != q.listing() {
+			out = append(out, q.mem[k].Path)
+		}
+	}
+	return out
 }
 
 // done marks one popped job finished.

@@ -63,6 +63,7 @@ func (r *retrier) again(ctx context.Context, err error, url string) bool {
 	}
 	r.n++
 	r.e.countRetry(err)
+	r.e.emit(Event{Status: StatusRetry, URL: url, Err: err}, nil)
 	r.e.logf("retry %d of %d in %v: %s: %v", r.n, r.e.maxRetries(), r.wait, url, err)
 	if !ctxwait.For(ctx, r.wait) {
 		return false

@@ -61,6 +61,11 @@ type frontier interface {
 	pop(ctx context.Context, from string) (job, func(), bool)
 	wake()
 	close()
+	// waiting, waitingLists and head describe what waits, as far as
+	// this process knows.
+	waiting() int
+	waitingLists() int
+	head(n int) []string
 }
 
 // localFrontier is the one-process queue.
@@ -71,8 +76,11 @@ func (l localFrontier) pop(ctx context.Context, from string) (job, func(), bool)
 	j, ok := l.q.pop(ctx, from)
 	return j, l.q.done, ok
 }
-func (l localFrontier) wake()  { l.q.wake() }
-func (l localFrontier) close() { l.q.close() }
+func (l localFrontier) wake()               { l.q.wake() }
+func (l localFrontier) close()              { l.q.close() }
+func (l localFrontier) waiting() int        { return l.q.waiting() }
+func (l localFrontier) waitingLists() int   { return l.q.waitingLists() }
+func (l localFrontier) head(n int) []string { return l.q.head(n) }
 
 // sharedFrontier hands the engine's jobs to a Shared crawl.
 type sharedFrontier struct {
@@ -89,6 +97,11 @@ type sharedFrontier struct {
 func jobKey(j job) string { return string(j.Op) + j.URL }
 
 func (s sharedFrontier) push(j job) { s.s.Push(jobKey(j), encodeJob(j)) }
+
+// A shared crawl's queue is the crawl's: this process does not see it.
+func (s sharedFrontier) waiting() int      { return 0 }
+func (s sharedFrontier) waitingLists() int { return 0 }
+func (s sharedFrontier) head(int) []string { return nil }
 
 // wireJob is a job as a shared crawl carries it: JSON, with the bytes of
 // a name that is not UTF-8 (a Latin-1 file name) kept beside its string,

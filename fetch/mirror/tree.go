@@ -161,18 +161,23 @@ func (e *engine) exists(path string) bool {
 	return err == nil
 }
 
-// counter adds the bytes written through it to the mirror's byte count.
-type counter struct{ e *engine }
+// counter adds the bytes written through it to the mirror's byte count,
+// and to the item's (t may be nil).
+type counter struct {
+	e *engine
+	t *itemTrack
+}
 
 func (c counter) Write(p []byte) (int, error) {
 	c.e.bytes.Add(int64(len(p)))
+	c.t.add(int64(len(p)))
 	return len(p), nil
 }
 
 // receive writes resp's body into the temporary file tmp, appending to the
 // offset bytes already there when the server resumed at offset, and returns
 // the file's size and sha256.
-func (e *engine) receive(resp *fetch.Response, tmp string, offset int64, count bool) (int64, string, error) {
+func (e *engine) receive(resp *fetch.Response, tmp string, offset int64, count bool, t *itemTrack) (int64, string, error) {
 	h := sha256.New()
 	flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	have := int64(0)
@@ -199,7 +204,7 @@ func (e *engine) receive(resp *fetch.Response, tmp string, offset int64, count b
 	}
 	var w io.Writer = io.MultiWriter(f, h)
 	if count {
-		w = io.MultiWriter(f, h, counter{e})
+		w = io.MultiWriter(f, h, counter{e, t})
 	}
 	n, err := io.Copy(w, resp.Body)
 	if cerr := f.Close(); err == nil {
