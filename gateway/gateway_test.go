@@ -603,3 +603,50 @@ func TestMaxPerHost(t *testing.T) {
 		t.Errorf("peak fetches of the host at once: %d, want 2", p)
 	}
 }
+
+// article is an entry of a group's overview.
+func article(n int64, subject, from, id, refs string) schemes.Entry {
+	return schemes.Entry{Name: subject, Type: schemes.TypeArticle, URL: "news:" + id, Size: -1,
+		News: &schemes.NewsItem{Number: n, Subject: subject, From: from, Date: "Tue, 20 Dec 1994 12:0" + string(rune('0'+n)) + ":00 +0000",
+			MessageID: id, References: refs, URL: "nntp://h/g/" + string(rune('0'+n))}}
+}
+
+// A group is shown as its articles threaded by References, nested lists
+// of subject, sender and date: a follow-up under the last article of its
+// References the group holds, one whose References the group does not
+// hold starting a thread of its own.
+func TestNewsThreaded(t *testing.T) {
+	f := &fake{routes: map[string]func(*schemes.Request) (*schemes.Response, error){
+		"nntp://h/g": listing(
+			article(1, "Root", "Ann <ann@x>", "a@x", ""),
+			article(2, "Re: Root", "Bob <bob@x>", "b@x", "<a@x>"),
+			article(3, "Other", "Cy <cy@x>", "c@x", "<gone@x>"),
+			article(4, "Re: Re: Root", "Ann <ann@x>", "d@x", "<a@x> <b@x>"),
+			article(5, "Re: Root again", "Dee <dee@x>", "e@x", "<a@x>\t<gone@x>"),
+			article(6, "<script>alert(1)</script>", "<b>evil</b>", "f@x", "<c@x>"),
+		),
+	}}
+	srv := newGateway(t, f, Config{})
+	resp, page := get(t, srv, "/live/nntp://h/g")
+	if resp.StatusCode != 200 {
+		t.Fatalf("%d\n%s", resp.StatusCode, page)
+	}
+	checkOwnTags(t, page)
+	var outline []string
+	for _, m := range regexp.MustCompile(`<ul>|</ul>|<a href="/live/nntp://h/g/[0-9]">([^<]*)</a>`).FindAllStringSubmatch(page, -1) {
+		if m[1] != "" {
+			outline = append(outline, m[1])
+		} else {
+			outline = append(outline, m[0])
+		}
+	}
+	want := "<ul> Root <ul> Re: Root <ul> Re: Re: Root </ul> Re: Root again </ul> Other <ul> &lt;script&gt;alert(1)&lt;/script&gt; </ul> </ul>"
+	if got := strings.Join(outline, " "); got != want {
+		t.Errorf("threads:\n got %s\nwant %s\n%s", got, want, page)
+	}
+	for _, s := range []string{`<span class="type">Bob &lt;bob@x&gt;</span> <span class="type">Tue, 20 Dec 1994 12:02:00 &#43;0000</span>`, "&lt;b&gt;evil&lt;/b&gt;"} {
+		if !strings.Contains(page, s) {
+			t.Errorf("the page lacks %s:\n%s", s, page)
+		}
+	}
+}

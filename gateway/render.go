@@ -57,6 +57,9 @@ type (
 		Cut    bool // entries were left out past Config.MaxEntries
 		Table  bool
 		Err    string // what stopped the listing early
+		// Threads is a group's articles threaded by their References,
+		// nil for any other listing.
+		Threads []*threadNode
 	}
 	gemtextPage struct {
 		Banner *banner
@@ -92,6 +95,9 @@ type row struct {
 	Time   string
 	Target string
 	From   string
+	// msgID and refs are an article's message-id and References, for
+	// threading a group.
+	msgID, refs string
 }
 
 // gemLine is one line of a gemtext page as the page shows it.
@@ -172,6 +178,7 @@ func (g *Gateway) listing(w http.ResponseWriter, u *schemes.URL, resp *fetch.Res
 		p.Table = p.Table || r.Size != "" || r.Time != ""
 		p.Rows = append(p.Rows, r)
 	}
+	p.Threads = threads(p.Rows)
 	g.page(w, http.StatusOK, u.String(), u.String(), p)
 }
 
@@ -218,6 +225,9 @@ func entryRow(e schemes.Entry, l linker) row {
 	}
 	if n := e.News; n != nil && n.Subject != "" {
 		r.Name, r.From, r.Time = n.Subject, n.From, n.Date
+	}
+	if n := e.News; n != nil && n.Number > 0 {
+		r.msgID, r.refs = n.MessageID, n.References
 	}
 	return r
 }
@@ -277,4 +287,52 @@ func (g *Gateway) gemtext(w http.ResponseWriter, u *schemes.URL, resp *fetch.Res
 		}
 	}
 	g.page(w, http.StatusOK, u.String(), u.String(), p)
+}
+
+// threadNode is an article of a group with the articles that follow it up.
+type threadNode struct {
+	Row      row
+	Children []*threadNode
+}
+
+// maxThreadDepth bounds how deep a page nests follow-ups; one deeper is
+// shown beside the articles at that depth.
+const maxThreadDepth = 32
+
+// threads arranges the rows of a group's articles (each with a
+// message-id, as an overview gives them) by their References: an article
+// follows the last article of its References the page lists before it,
+// else it starts a thread. Nil when the rows are not all articles.
+func threads(rows []row) []*threadNode {
+	if len(rows) == 0 {
+		return nil
+	}
+	byID := map[string]*threadNode{}
+	parent := map[*threadNode]*threadNode{}
+	depth := map[*threadNode]int{}
+	var roots []*threadNode
+	for _, r := range rows {
+		if r.msgID == "" {
+			return nil
+		}
+		n := &threadNode{Row: r}
+		var p *threadNode
+		refs := strings.Fields(r.refs)
+		for i := len(refs) - 1; i >= 0 && p == nil; i-- {
+			p = byID[strings.TrimSuffix(strings.TrimPrefix(refs[i], "<"), ">")]
+		}
+		for p != nil && depth[p] >= maxThreadDepth {
+			p = parent[p]
+		}
+		if _, dup := byID[r.msgID]; !dup {
+			byID[r.msgID] = n
+		}
+		if p == nil {
+			roots = append(roots, n)
+			continue
+		}
+		parent[n], depth[n] = p, depth[p]+1
+		p.Children = append(p.Children, n)
+	}
+	return roots
 }

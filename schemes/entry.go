@@ -104,6 +104,10 @@ type NewsItem struct {
 	Date    string
 	// MessageID is the article's message-id without its angle brackets.
 	MessageID string
+	// References is the article's References header as the overview
+	// gives it: the message-ids it follows up, oldest first, in angle
+	// brackets and separated by white space (RFC 5536 §3.2.10).
+	References string
 	// Lines and Bytes are the article's size in lines and in octets as the
 	// overview gives them.
 	Lines int64

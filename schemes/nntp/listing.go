@@ -200,14 +200,15 @@ func (b articleBase) entry(ov overview) schemes.Entry {
 		Size:     -1,
 		Modified: ov.modified,
 		News: &schemes.NewsItem{
-			Number:    ov.number,
-			Subject:   ov.subject,
-			From:      ov.from,
-			Date:      ov.date,
-			MessageID: ov.messageID,
-			Lines:     ov.lines,
-			Bytes:     ov.bytes,
-			URL:       byNumber.String(),
+			Number:     ov.number,
+			Subject:    ov.subject,
+			From:       ov.from,
+			Date:       ov.date,
+			MessageID:  ov.messageID,
+			References: ov.references,
+			Lines:      ov.lines,
+			Bytes:      ov.bytes,
+			URL:        byNumber.String(),
 		},
 	}
 	if ov.bytes > 0 {

@@ -51,7 +51,7 @@ func parseOverview(line string) (overview, error) {
 	ov.date = field(3)
 	ov.modified = parseDate(ov.date)
 	ov.messageID = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(field(4)), "<"), ">")
-	ov.references = field(5)
+	ov.references = strings.TrimSpace(field(5))
 	ov.bytes = count(field(6))
 	ov.lines = count(field(7))
 	return ov, nil

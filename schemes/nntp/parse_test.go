@@ -118,3 +118,16 @@ func TestParseDate(t *testing.T) {
 		t.Errorf("parseDate(yesterday) = %v, want zero", got)
 	}
 }
+
+// An article's entry carries the References of its overview line, for a
+// reader that threads the group.
+func TestOverviewEntryReferences(t *testing.T) {
+	ov, err := parseOverview("7\tRe: x\ta@b\tTue, 20 Dec 1994 12:01:00 +0000\t<c@d>\t <a@b> <b@c> \t10\t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := articleBase{scheme: "nntp", host: "127.0.0.1", port: 119, group: "g"}.entry(ov)
+	if e.News == nil || e.News.References != "<a@b> <b@c>" || e.News.MessageID != "c@d" {
+		t.Errorf("entry %+v", e.News)
+	}
+}

@@ -405,7 +405,7 @@ func TestOverviewEntries(t *testing.T) {
 	e := entries[0]
 	want := schemes.Entry{Name: "12", Type: "article", Size: 1234, URL: "news:gofer-test-12@gofer.test",
 		News: &schemes.NewsItem{Number: 12, Subject: "Café talk", From: "Tester <tester@gofer.test>",
-			Date: "Sun, 22 Nov 2026 07:00:00 +0000", MessageID: "gofer-test-12@gofer.test", Lines: 17, Bytes: 1234,
+			Date: "Sun, 22 Nov 2026 07:00:00 +0000", MessageID: "gofer-test-12@gofer.test", References: "<p@x>", Lines: 17, Bytes: 1234,
 			URL: "nntp://" + s.addr + "/gofer.test/12"}}
 	want.Modified = e.Modified
 	if e.Modified.IsZero() || e.Modified.UTC().Hour() != 7 {
