@@ -48,6 +48,18 @@ func (d *Dialer) proxyFor(addr string) (*proxyDialer, error) {
 	return parseProxy(raw)
 }
 
+// ProxyFor names the proxy a connection to addr goes through, its
+// password masked ("socks5://host:1080", "http://host:3128"), or "" when
+// the connection is direct: for a protocol that cannot do what it would
+// do directly through it (FTP's active mode has the server connect back).
+func (d *Dialer) ProxyFor(addr string) (string, error) {
+	p, err := d.proxyFor(addr)
+	if err != nil || p == nil {
+		return "", err
+	}
+	return p.kind + "://" + p.addr, nil
+}
+
 // envProxy is curl's order: <scheme>_proxy, then ALL_PROXY, each in lower
 // case first.
 func (d *Dialer) envProxy() string {

@@ -77,6 +77,7 @@ func (c *cli) sharedFlags() *pflag.FlagSet {
 		fs.StringVar(&c.email, "email", "", "anonymous FTP password (default $EMAIL, else user@host)")
 		fs.BoolVar(&c.ftpSSL, "ftp-ssl", false, "require explicit TLS (FTP AUTH TLS, NNTP STARTTLS)")
 		fs.BoolVar(&c.verifyListing, "verify-listing", false, "ftp: list each directory with MLSD and LIST and report every difference")
+		fs.StringVarP(&c.ftpPort, "ftp-port", "P", "", "ftp: active mode, the server connecting back to `ADDR[:LOW-HIGH]`: an address, an interface name, or - for the control connection's (EPRT, else PORT)")
 	})
 	group(groupGopher, func() {
 		fs.StringVar(&c.query, "query", "", "search `TEXT` for gopher type 7 and wais")

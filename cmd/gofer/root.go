@@ -51,6 +51,7 @@ type cli struct {
 	maxSize       string
 	ftpSSL        bool
 	verifyListing bool
+	ftpPort       string
 	cacert        string
 	insecure      bool
 	head, body    bool

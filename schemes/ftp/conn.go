@@ -187,6 +187,14 @@ type conn struct {
 	// transfer ("" none).
 	pipe, pasvOK, afterMDTM, ahead bool
 	next                           string
+	// active, when set, makes every data connection an active one
+	// (active.go); noEPRT: the server refused EPRT (PORT is sent);
+	// eprtKnown: whether it takes EPRT is known; eprtOK and portOnly
+	// record what was found on the Fetcher, for the server's other
+	// connections.
+	active            *activeSpec
+	noEPRT, eprtKnown bool
+	eprtOK, portOnly  func()
 	// behindRefused counts the commands sent behind the last transfer's
 	// command that the server refused while the transfer ran (readEnd);
 	// readAhead takes them as answered.
@@ -232,6 +240,8 @@ type landing struct {
 	passive  bool
 	greeted  func()
 	userPass bool
+	// active is the Fetcher's active mode (nil: passive).
+	active *activeSpec
 }
 
 // open connects to the server of req, protects the connection as mode says,
@@ -250,9 +260,10 @@ func open(ctx context.Context, req *schemes.Request, key poolKey, who login, pip
 		return nil, err
 	}
 	c := &conn{
-		key:  key,
-		ctrl: raw,
-		log:  &wireLog{w: req.Transcript, limit: req.LineLimit(), ack: quickAck(raw.Raw())},
+		key:    key,
+		ctrl:   raw,
+		active: to.active,
+		log:    &wireLog{w: req.Transcript, limit: req.LineLimit(), ack: quickAck(raw.Raw())},
 	}
 	if ta, ok := raw.RemoteAddr().(*net.TCPAddr); ok {
 		c.peer = ta.IP

@@ -3,6 +3,7 @@ package ftp
 import (
 	"bufio"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -85,6 +87,13 @@ type fakeFTP struct {
 	// abortIfAhead aborts a transfer (426, the data cut after half) when
 	// a command arrived with its RETR, as pyftpdlib does at an EPSV.
 	abortIfAhead bool
+	// noEPRT answers EPRT with 500 (a server older than RFC 2428);
+	// intruder, on each EPRT or PORT, first connects to the address it
+	// names from 127.0.0.2, and sends on intruded whether the client
+	// closed that connection at once (a read met its end).
+	noEPRT   bool
+	intruder bool
+	intruded chan bool
 	// busyInTransfer answers every command that came with a transfer's
 	// command, once the transfer has started, with 450 and does not run
 	// it, as ProFTPD does with a command that arrives during a transfer;
@@ -251,6 +260,8 @@ type fakeSession struct {
 	// loggedIn: USER let the user in (noPassword).
 	loggedIn bool
 	dataLn   net.Listener
+	// activeAddr is the address the last EPRT or PORT named ("" none).
+	activeAddr string
 	// midway holds the data connections failMidway left open.
 	midway []net.Conn
 	// r reads the control connection.
@@ -458,6 +469,22 @@ func (s *fakeSession) handle(verb, arg string) bool {
 			host, port = f.pasvHost, f.pasvPort
 		}
 		s.reply("227 Entering Passive Mode (%s,%d,%d).", host, port>>8, port&0xff)
+	case "EPRT", "PORT":
+		if verb == "EPRT" && f.noEPRT {
+			s.reply("500 Unknown command.")
+			return true
+		}
+		addr, ok := activeTarget(verb, arg)
+		if !ok {
+			s.reply("501 Illegal %s command.", verb)
+			return true
+		}
+		s.closeData()
+		if f.intruder {
+			s.intrude(addr)
+		}
+		s.activeAddr = addr
+		s.reply("200 %s command successful. Consider using EPSV.", verb)
 	case "REST":
 		if f.noREST {
 			s.reply("502 REST not implemented.")
@@ -477,7 +504,7 @@ func (s *fakeSession) handle(verb, arg string) bool {
 		if forget {
 			s.closeData()
 		}
-		if s.dataLn == nil {
+		if s.dataLn == nil && s.activeAddr == "" {
 			// vsftpd refuses a transfer with no passive listener first.
 			s.reply("425 Use PORT or PASV first.")
 			return true
@@ -664,7 +691,54 @@ func (s *fakeSession) closeData() {
 	}
 }
 
+// activeTarget reads the address of an EPRT (RFC 2428 §2) or PORT (RFC
+// 959 §4.1.2) argument.
+func activeTarget(verb, arg string) (string, bool) {
+	if verb == "EPRT" {
+		f := strings.Split(arg, "|")
+		if len(f) != 5 || (f[1] != "1" && f[1] != "2") || net.ParseIP(f[2]) == nil {
+			return "", false
+		}
+		return net.JoinHostPort(f[2], f[3]), true
+	}
+	n := strings.Split(arg, ",")
+	if len(n) != 6 {
+		return "", false
+	}
+	p1, _ := strconv.Atoi(n[4])
+	p2, _ := strconv.Atoi(n[5])
+	return net.JoinHostPort(strings.Join(n[:4], "."), strconv.Itoa(p1*256+p2)), true
+}
+
+// intrude connects to addr from 127.0.0.2 before the server does and
+// reports on f.intruded whether the client closed it.
+func (s *fakeSession) intrude(addr string) {
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.2")}}
+	c, err := d.Dial("tcp", addr)
+	if err != nil {
+		s.f.t.Errorf("intruder: %v", err)
+		return
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_, err = c.Read(make([]byte, 1))
+	s.f.intruded <- err == io.EOF || errors.Is(err, syscall.ECONNRESET)
+}
+
 func (s *fakeSession) acceptData() net.Conn {
+	if s.activeAddr != "" {
+		addr := s.activeAddr
+		s.activeAddr = ""
+		d, err := net.Dial("tcp", addr)
+		if err != nil {
+			s.reply("425 Failed to establish connection.")
+			return nil
+		}
+		if s.f.tls != nil {
+			d = tls.Server(d, s.f.tls)
+		}
+		return d
+	}
 	if s.dataLn == nil {
 		s.reply("425 Use PORT or PASV first.")
 		return nil

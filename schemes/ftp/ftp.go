@@ -43,6 +43,13 @@ type Fetcher struct {
 	// has been read, and every difference sent to Request.Warn; the
 	// entries are MLSD's.
 	VerifyListing bool
+	// ActivePort, when set, makes every data connection active (PORT
+	// and EPRT, active.go) instead of passive, with curl's -P spelling:
+	// ADDR[:LOW-HIGH], where ADDR is an IP address ([...] for IPv6 with
+	// a range), a network interface's name, or "-" for the control
+	// connection's own address, and LOW-HIGH the ports to listen on.
+	// An ActivePort it cannot read fails every fetch as a usage error.
+	ActivePort string
 
 	mu     sync.Mutex
 	idle   map[poolKey][]*conn
@@ -56,6 +63,9 @@ type Fetcher struct {
 	// noAhead holds the servers seen to mishandle a command sent while a
 	// transfer runs: nothing goes out behind a transfer's command there.
 	noAhead map[string]bool
+	// eprtOK and portOnly hold the servers seen to take EPRT and to
+	// refuse it (active mode, active.go).
+	eprtOK, portOnly map[string]bool
 	// piped holds the servers seen to read a pipelined login: a new
 	// connection there sends USER and PASS in one write.
 	piped map[string]bool
@@ -99,7 +109,8 @@ func (f *Fetcher) noPipelining(key poolKey) { f.mark(&f.lockStep, key) }
 // tells whether the server reads them (openLogin opens again a
 // connection whose server did not answer them).
 func (f *Fetcher) landing(key poolKey, who login, dirs []string, passive, spare bool) landing {
-	return landing{dirs: dirs, passive: passive,
+	active, _ := f.activeSpec() // Fetch has refused one it cannot read
+	return landing{dirs: dirs, passive: passive && active == nil, active: active,
 		userPass: f.pipelines(key) && (who.anonymous || spare || f.marked(&f.piped, key))}
 }
 
@@ -227,11 +238,20 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if err := checkLines(u, v); err != nil {
 		return nil, err
 	}
+	active, err := f.activeSpec()
+	if err != nil {
+		return nil, err
+	}
 	who, err := f.loginFor(req)
 	if err != nil {
 		return nil, err
 	}
 	key := f.keyFor(req, who, u.EffectivePort())
+	if active != nil {
+		if err := checkActiveRoute(req, key.server()); err != nil {
+			return nil, err
+		}
+	}
 
 	if name := v.Name(); name != "" && v.TypeCode != 'd' && !req.IfModifiedSince.IsZero() && !req.SkipMetadata {
 		// The MDTM sent behind this file's RETR a moment ago, answered
@@ -260,6 +280,12 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		}
 		spares()
 		c.sendAhead = c.sendAhead && f.sendsAhead(key)
+		if c.active != nil {
+			c.noEPRT = c.noEPRT || f.marked(&f.portOnly, key)
+			c.eprtKnown = c.eprtKnown || c.noEPRT || f.marked(&f.eprtOK, key)
+			c.eprtOK = func() { f.mark(&f.eprtOK, key) }
+			c.portOnly = func() { f.mark(&f.portOnly, key) }
+		}
 		resp, err := f.fetchOn(ctx, req, c, v)
 		if err == nil {
 			return resp, nil

@@ -140,7 +140,12 @@ func want2xx(code int, msg string) error {
 
 // passiveLine is the command that opens a passive data connection on c.
 func (c *conn) passiveLine() string {
-	if c.noEPSV {
+	switch {
+	case c.active != nil && c.noEPRT:
+		return "PORT"
+	case c.active != nil:
+		return "EPRT"
+	case c.noEPSV:
 		return "PASV"
 	}
 	return "EPSV"
@@ -183,6 +188,9 @@ func (c *conn) passiveAddr(code int, msg string) (string, error) {
 
 // passiveStep is the step that opens a data connection into *data.
 func (c *conn) passiveStep(ctx context.Context, req *schemes.Request, data *net.Conn) step {
+	if c.active != nil {
+		return c.activeStep(ctx, req, data)
+	}
 	line := c.passiveLine()
 	return step{line: line, then: func(code int, msg string) error {
 		addr, err := c.passiveAddr(code, msg)
@@ -292,7 +300,7 @@ func (f *Fetcher) takeAfter(k string) (time.Time, bool) {
 // on it, and it has served a fetch before (a connection that serves one
 // fetch only, a single get, asks for no data connection it will not use).
 func (c *conn) aheadLines() []string {
-	if !c.pipe || !c.sendAhead || !c.pasvOK || c.served == 0 {
+	if !c.pipe || !c.sendAhead || !c.pasvOK || c.served == 0 || c.active != nil {
 		return nil
 	}
 	return []string{c.passiveLine()}
@@ -450,7 +458,7 @@ func (c *conn) login(who login, to landing) error {
 				return nil
 			}})
 		}
-		if to.passive && c.sendAhead {
+		if to.passive && c.sendAhead && c.active == nil {
 			next := c.passiveNextStep()
 			steps = append(steps, step{line: next.line, then: func(code int, msg string) error {
 				next.then(code, msg) // a malformed reply: the transfer asks again
