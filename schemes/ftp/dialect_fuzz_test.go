@@ -8,9 +8,12 @@ import (
 )
 
 // The fuzz targets, one per dialect, start from that dialect's fixture
-// (whole, and line by line) and hold the parser to its invariants: no
-// panic, every entry named and typed, every bad line an input line
-// verbatim, never more bad lines than input lines.
+// (whole, and line by line), and FuzzListCorpus from the cases of the
+// corpus of other clients' test suites; they hold the parser to its
+// invariants: no panic; every line gives an entry, notation (nothing) or
+// itself unparsed, so never more outputs than lines; every entry named,
+// never ".", ".." or a name holding "/", and typed; every unparsed entry
+// an input line verbatim.
 
 func FuzzListUnix(f *testing.F)    { fuzzDialect(f, "unix") }
 func FuzzListDOS(f *testing.F)     { fuzzDialect(f, "dos") }
@@ -20,6 +23,22 @@ func FuzzListMVS(f *testing.F)     { fuzzDialect(f, "mvs", "mvs-members") }
 func FuzzListNetware(f *testing.F) { fuzzDialect(f, "netware") }
 func FuzzListOS2(f *testing.F)     { fuzzDialect(f, "os2") }
 func FuzzListOS400(f *testing.F)   { fuzzDialect(f, "os400") }
+
+func FuzzListCorpus(f *testing.F) {
+	for _, path := range corpusFiles(f) {
+		_, cases := readCorpus(f, path)
+		for _, c := range cases {
+			var lines []string
+			for _, l := range c.lines {
+				lines = append(lines, l.raw)
+			}
+			f.Add(strings.Join(lines, "\n"))
+		}
+	}
+	f.Fuzz(func(t *testing.T, listing string) {
+		checkListing(t, strings.Split(listing, "\n"))
+	})
+}
 
 func fuzzDialect(f *testing.F, dialects ...string) {
 	for _, d := range dialects {
@@ -39,7 +58,11 @@ func checkListing(t *testing.T, lines []string) {
 	for _, l := range lines {
 		left[l]++
 	}
-	for _, e := range runParser(lines, fixtureNow) {
+	out := runParser(lines, fixtureNow)
+	if len(out) > len(lines) {
+		t.Fatalf("%d lines gave %d entries", len(lines), len(out))
+	}
+	for _, e := range out {
 		if e.Type == schemes.TypeUnparsed {
 			if left[e.Name] == 0 {
 				t.Fatalf("bad line %q is not an input line left over", e.Name)
@@ -47,7 +70,7 @@ func checkListing(t *testing.T, lines []string) {
 			left[e.Name]--
 			continue
 		}
-		if e.Name == "" || e.Name == "." || e.Name == ".." {
+		if e.Name == "" || e.Name == "." || e.Name == ".." || strings.Contains(e.Name, "/") {
 			t.Fatalf("entry named %q: %+v", e.Name, e)
 		}
 		switch e.Type {

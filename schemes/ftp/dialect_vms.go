@@ -80,7 +80,7 @@ func vmsRest(nameField, line string) (e schemes.Entry, ok, isRMS bool) {
 	if !ok {
 		return e, false, false
 	}
-	var buf [3]field
+	var buf [4]field
 	fs := fields(buf[:0], line)
 	if len(fs) > 0 && strings.HasPrefix(fs[0].s, "%") {
 		return e, false, true
@@ -111,6 +111,15 @@ func vmsRest(nameField, line string) (e schemes.Entry, ok, isRMS bool) {
 				return e, false, false
 			}
 			h, mi, sec, prec = 0, 0, 0, schemes.PrecisionDay
+		} else if len(fs) > 3 && (strings.EqualFold(fs[3].s, "AM") || strings.EqualFold(fs[3].s, "PM")) {
+			// A twelve-hour clock: "12:45:27 PM".
+			if h < 1 || h > 12 {
+				return e, false, false
+			}
+			h %= 12
+			if strings.EqualFold(fs[3].s, "PM") {
+				h += 12
+			}
 		}
 	}
 	t, ok := date(y, mo, day, h, mi, sec)

@@ -124,6 +124,8 @@ type listParser struct {
 	// was seen, so a line whose columns overflowed or are missing
 	// (VSAM, tape) is read by its last words.
 	members, datasets bool
+	// nonstop: a NonStop header was seen.
+	nonstop bool
 	// dateCol and timeCol are where the date and its time of day begin
 	// on the last Unix line with a time (0: none seen): a year that
 	// begins where the time did was padded to a time's width, and the
@@ -223,13 +225,17 @@ func (p *listParser) one(line string) (e schemes.Entry, ok, bad bool) {
 		p.members, p.datasets = false, true
 		return e, false, false
 	}
+	if isNonStopHeader(trimmed) {
+		p.nonstop = true
+		return e, false, false
+	}
 	if name, ok := vmsNameOnly(line); ok {
 		p.pending = name
 		return e, false, false
 	}
 	// Each parser refuses quickly what is not its form; the common forms
 	// go first.
-	for i := 0; i < 9; i++ {
+	for i := 0; i < 10; i++ {
 		var r result
 		switch i {
 		case 0:
@@ -257,6 +263,8 @@ func (p *listParser) one(line string) (e schemes.Entry, ok, bad bool) {
 			e, r = p.parseMVSDataset(line)
 		case 8:
 			e, r = p.parseMVSMember(line)
+		case 9:
+			e, r = p.parseNonStop(line)
 		}
 		if r == entry && i != 6 {
 			e, r = finish(e)
@@ -323,6 +331,14 @@ func isNotation(s string) bool {
 			return true
 		}
 	}
+	if rest, ok := cutPrefixFold(s, "total "); ok {
+		// VMS: "Total 14 files", "Total of 5 files, 19/27 blocks."
+		rest = strings.TrimPrefix(rest, "of ")
+		n, what, _ := strings.Cut(rest, " ")
+		if isDigits(n) && strings.HasPrefix(strings.ToLower(what), "file") {
+			return true
+		}
+	}
 	if hasPrefixFold(s, "directory ") && strings.HasSuffix(s, "]") {
 		return true // VMS: "Directory DISK$USER:[SMITH]"
 	}
@@ -334,6 +350,13 @@ var totalWords = map[string]bool{
 	"total": true, "insgesamt": true, "totale": true, "totaal": true, "totalt": true,
 	"razem": true, "celkem": true, "összesen": true, "итого": true, "всего": true,
 	"合計": true, "合计": true, "总用量": true, "總用量": true, "총": true, "합계": true,
+}
+
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if !hasPrefixFold(s, prefix) {
+		return s, false
+	}
+	return s[len(prefix):], true
 }
 
 func hasPrefixFold(s, prefix string) bool {
