@@ -55,4 +55,3 @@ func (p *listParser) parseNonStop(line string) (schemes.Entry, result) {
 	e = schemes.Entry{Name: fs[0].s, Type: schemes.TypeFile, Size: size, Modified: t, Precision: prec}
 	return e, named(e.Name)
 }
-

@@ -186,7 +186,7 @@ func unixSize(fs []field, i int, kind byte) (int64, bool) {
 	if maj, min, found := strings.Cut(s, ","); found && isDigits(maj) && (min == "" || isDigits(min)) {
 		return -1, true // "1,3" or "1," before a minor at fs[i]: a device
 	}
-	if c := s[len(s)-1]; c >= '0' && c <= '9' && strings.IndexAny(s, ":,.") < 0 {
+	if c := s[len(s)-1]; c >= '0' && c <= '9' && !strings.ContainsAny(s, ":,.") {
 		return -1, true // "johnsmith1234567890": owner and size in one word
 	}
 	return 0, false
