@@ -1,7 +1,8 @@
 // Package ftp is gofer's fetcher for ftp and ftps URLs: RFC 1738 §3.2
 // retrieval over FTP (RFC 959) with the extensions of RFC 2389 (FEAT),
-// RFC 3659 (SIZE, MDTM, REST in stream mode, MLSD) and RFC 2228/4217
-// (AUTH TLS, PBSZ, PROT: explicit FTPS, and implicit FTPS on port 990).
+// RFC 3659 (SIZE, MDTM, REST in stream mode, MLSD), RFC 2428 (EPSV, and
+// EPRT for active mode, Fetcher.ActivePort) and RFC 2228/4217 (AUTH TLS,
+// PBSZ, PROT: explicit FTPS, and implicit FTPS on port 990).
 //
 // The package speaks FTP itself rather than through the client of
 // github.com/jlaffaye/ftp. That client sends a command and reads its reply
@@ -46,7 +47,12 @@
 // worked). A RETR never goes out behind any other CWD, behind a passive
 // command not yet seen to work, or behind a reply that decides whether it
 // is sent. A server that drops commands sent together, found at
-// login, gets one command at a time. The data connection of a passive
+// login, gets one command at a time. A command sent behind a transfer's
+// may reach the server, in a packet of its own, while the transfer runs:
+// ProFTPD then answers it "450 EPSV: data transfer in progress" before
+// the transfer's end and does not run it; that reply is taken as the
+// command's, and the next transfer asks for its data connection again.
+// The data connection of a passive
 // reply read ahead is dialled as soon as the reply is read, while the
 // transfer before it ends. Data connections are only read; vsftpd, which
 // waits for the client's end of one before its 226, has them half-closed
