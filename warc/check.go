@@ -1,14 +1,13 @@
 package warc
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"crypto/md5"
 	"crypto/sha1"
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/base32"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"net/textproto"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -31,18 +31,27 @@ type Problem struct {
 	Offset int64 // where the record starts (its gzip member)
 	URI    string
 	Text   string
+	// Warning marks what is common practice rather than an error (a file
+	// that does not start with a warcinfo record, a WARC-Concurrent-To
+	// naming a record in no file of the set); gofer warc check fails on
+	// warnings only with --strict.
+	Warning bool
 }
 
 // String is the problem as one line: "FILE: record N (offset O, URI): text".
 func (p Problem) String() string {
+	text := p.Text
+	if p.Warning {
+		text = "warning: " + text
+	}
 	if p.Record == 0 {
-		return fmt.Sprintf("%s: %s", p.File, p.Text)
+		return fmt.Sprintf("%s: %s", p.File, text)
 	}
 	where := "offset " + strconv.FormatInt(p.Offset, 10)
 	if p.URI != "" {
 		where += ", " + printableURI(p.URI)
 	}
-	return fmt.Sprintf("%s: record %d (%s): %s", p.File, p.Record, where, p.Text)
+	return fmt.Sprintf("%s: record %d (%s): %s", p.File, p.Record, where, text)
 }
 
 func printableURI(s string) string {
@@ -87,6 +96,8 @@ func Archives(args []string) ([]string, error) {
 // records once every file is read.
 type checked struct {
 	at                                Problem // File, Record, Offset, URI
+	version                           string
+	seq                               int // its place in the set
 	typ, id, date, payload            string
 	concurrent                        []string
 	refersTo, refersToURI, refersDate string
@@ -123,6 +134,9 @@ func Check(archives []string, report func(Problem)) error {
 // checkLinks reports the links that name no record of the set.
 func checkLinks(recs []checked, report func(Problem)) {
 	byID := make(map[string]*checked, len(recs))
+	for i := range recs {
+		recs[i].seq = i
+	}
 	for i, r := range recs {
 		if r.id == "" {
 			continue
@@ -143,8 +157,14 @@ func checkLinks(recs []checked, report func(Problem)) {
 		}
 		for _, c := range r.concurrent {
 			if byID[c] == nil {
-				bad("WARC-Concurrent-To %s names no record of the archive", c)
+				p := r.at
+				p.Text, p.Warning = fmt.Sprintf("WARC-Concurrent-To %s names no record of the archive", c), true
+				report(p)
 			}
+		}
+		if r.refersTo != "" && r.refersTo == r.id {
+			bad("WARC-Refers-To names the record itself")
+			continue
 		}
 		if r.refersTo != "" && byID[r.refersTo] == nil {
 			bad("WARC-Refers-To %s names no record of the archive", r.refersTo)
@@ -152,7 +172,14 @@ func checkLinks(recs []checked, report func(Problem)) {
 		if r.typ != "revisit" {
 			continue
 		}
-		if r.refersToURI == "" || r.refersDate == "" {
+		if loop := revisitLoop(byID, &r); loop != "" {
+			bad("revisits refer to each other in a loop: %s", loop)
+			continue
+		}
+		// WARC-Refers-To-Target-URI and WARC-Refers-To-Date are WARC/1.1
+		// fields: a WARC/1.0 revisit names what it revisits by
+		// WARC-Refers-To, when at all.
+		if r.version != "WARC/1.0" && (r.refersToURI == "" || r.refersDate == "") {
 			bad("revisit without WARC-Refers-To-Target-URI and WARC-Refers-To-Date")
 			continue
 		}
@@ -160,10 +187,10 @@ func checkLinks(recs []checked, report func(Problem)) {
 		if orig == nil {
 			continue
 		}
-		if orig.at.URI != r.refersToURI {
+		if r.refersToURI != "" && orig.at.URI != TrimURI(r.refersToURI) {
 			bad("WARC-Refers-To-Target-URI %s, but the record it refers to is of %s", r.refersToURI, orig.at.URI)
 		}
-		if orig.date != r.refersDate {
+		if r.refersDate != "" && orig.date != r.refersDate {
 			bad("WARC-Refers-To-Date %s, but the record it refers to is of %s", r.refersDate, orig.date)
 		}
 		if r.payload != "" && orig.payload != "" && !sameDigest(r.payload, orig.payload) {
@@ -172,12 +199,39 @@ func checkLinks(recs []checked, report func(Problem)) {
 	}
 }
 
+// revisitLoop follows a revisit's WARC-Refers-To through revisits and
+// returns the chain when it comes back to one already followed, "" when
+// it ends. A loop is reported by its first record in archive order.
+func revisitLoop(byID map[string]*checked, r *checked) string {
+	seen := map[string]bool{r.id: true}
+	chain := []string{r.id}
+	for c := byID[r.refersTo]; c != nil && c.typ == "revisit"; c = byID[c.refersTo] {
+		chain = append(chain, c.id)
+		if seen[c.id] {
+			if c.id != r.id {
+				return "" // a loop that r leads into is reported by its members
+			}
+			if slices.ContainsFunc(chain[1:len(chain)-1], func(id string) bool { return byID[id].seq < r.seq }) {
+				return ""
+			}
+			return strings.Join(chain, " -> ")
+		}
+		seen[c.id] = true
+		if len(chain) > 64 {
+			return ""
+		}
+	}
+	return ""
+}
+
 // fileRecord is one record as checkFile reads it.
 type fileRecord struct {
 	n      int
 	offset int64
-	length int64 // of its gzip member; 0 in a plain file or a shared member
+	length int64 // of its gzip member; 0 in a shared member
 	h      textproto.MIMEHeader
+	// version is the record's version line
+	version string
 }
 
 // checkFile checks the records of one file and its index.
@@ -201,7 +255,9 @@ func checkFile(path string, report func(Problem)) ([]checked, error) {
 		typ := h.Get("WARC-Type")
 		if fr.n == 1 {
 			if typ != "warcinfo" {
-				bad("the file does not start with a warcinfo record")
+				q := p
+				q.Text, q.Warning = "the file does not start with a warcinfo record", true
+				report(q)
 			} else {
 				gofer = strings.HasPrefix(block.head, "software: gofer ")
 			}
@@ -229,15 +285,22 @@ func checkFile(path string, report func(Problem)) ([]checked, error) {
 		for _, problem := range conventionProblems(h, gofer) {
 			bad("%s", problem)
 		}
-		recs = append(recs, checked{at: p, typ: typ, id: h.Get("WARC-Record-ID"), date: h.Get("WARC-Date"),
+		recs = append(recs, checked{at: p, version: fr.version, typ: typ, id: h.Get("WARC-Record-ID"), date: h.Get("WARC-Date"),
 			payload: h.Get("WARC-Payload-Digest"), concurrent: h.Values("WARC-Concurrent-To"),
 			refersTo: h.Get("WARC-Refers-To"), refersToURI: h.Get("WARC-Refers-To-Target-URI"),
 			refersDate: h.Get("WARC-Refers-To-Date")})
 		read = append(read, fr)
 	}
-	if err := readRecords(f, onRecord); err != nil {
-		report(Problem{File: path, Record: len(read) + 1, Offset: err.offset, Text: err.Error()})
-	}
+	readRecords(f, onRecord, func(e *RecordError) {
+		switch {
+		case e.Offset < 0:
+			report(Problem{File: path, Text: e.Msg})
+		case e.URI != "" && len(read) > 0 && read[len(read)-1].offset == e.Offset:
+			report(Problem{File: path, Record: len(read), Offset: e.Offset, URI: e.URI, Text: e.Msg})
+		default:
+			report(Problem{File: path, Text: e.Error()})
+		}
+	})
 	if len(read) == 0 {
 		report(Problem{File: path, Text: "no WARC records"})
 	}
@@ -310,90 +373,51 @@ func checkIndex(path string, read []fileRecord, report func(Problem)) {
 	}
 }
 
-// readError is a record that could not be read, and where.
-type readError struct {
-	offset int64
-	msg    string
-}
-
-func (e *readError) Error() string { return e.msg }
-
-// readRecords reads the records of r, gzip members or a plain WARC, and
-// calls fn with each: its header, what was wrong with its block framing
-// ("" when nothing), and the digests of its block and payload. It stops
-// at the first record that cannot be parsed.
-func readRecords(r io.Reader, fn func(fileRecord, string, *blockSums)) *readError {
-	cr := &countReader{r: r}
-	br := bufio.NewReaderSize(cr, 64<<10)
-	pos := func() int64 { return cr.n - int64(br.Buffered()) }
-	magic, _ := br.Peek(2)
+// readRecords reads the records of r, however compressed (Reader), and
+// calls fn with each: its header and the digests of its block and
+// payload. A stretch that holds no readable record goes to problem, and
+// reading goes on after it.
+func readRecords(r io.Reader, fn func(fileRecord, string, *blockSums), problem func(*RecordError)) {
+	rd := NewReader(r, ReadOptions{})
 	n := 0
-	if !bytes.Equal(magic, []byte{0x1f, 0x8b}) {
-		for {
-			start := pos()
-			if _, err := br.Peek(1); err != nil {
-				return nil
-			}
-			n++
-			h, sums, framing, err := readRecord(br)
-			if err != nil {
-				return &readError{start, err.Error()}
-			}
-			fn(fileRecord{n: n, offset: start, h: h}, framing, sums)
-			if framing != "" && strings.HasPrefix(framing, "Content-Length") {
-				return nil // the next record cannot be found
-			}
-		}
-	}
-	var zr *gzip.Reader
 	for {
-		start := pos()
-		if _, err := br.Peek(1); err != nil {
-			return nil
-		}
-		var err error
-		if zr == nil {
-			zr, err = gzip.NewReader(br)
-		} else {
-			err = zr.Reset(br)
-		}
+		rec, err := rd.Next()
 		if err != nil {
-			return &readError{start, "not a gzip member: " + err.Error()}
+			var re *RecordError
+			if errors.As(err, &re) {
+				problem(re)
+				continue
+			}
+			if !errors.Is(err, io.EOF) {
+				problem(&RecordError{Offset: -1, Msg: err.Error()})
+			}
+			return
 		}
-		zr.Multistream(false)
-		mr := bufio.NewReaderSize(zr, 64<<10)
-		var got []fileRecord
-		var framings []string
-		var sums []*blockSums
-		for {
-			n++
-			h, s, framing, err := readRecord(mr)
-			if err != nil {
-				return &readError{start, err.Error()}
-			}
-			got, framings, sums = append(got, fileRecord{n: n, offset: start, h: h}), append(framings, framing), append(sums, s)
-			if framing != "" {
-				// The next record of the member cannot be found: skip
-				// to the next member.
-				if _, err := io.Copy(io.Discard, mr); err != nil {
-					return &readError{start, "gzip member: " + err.Error()}
-				}
-				break
-			}
-			if _, err := mr.Peek(1); err != nil {
-				if !errors.Is(err, io.EOF) {
-					return &readError{start, "gzip member: " + err.Error()}
-				}
-				break
-			}
+		n++
+		h := rec.Header
+		ps := payloadSplitter(h)
+		s := &blockSums{block: newSums(h.Get("WARC-Block-Digest"))}
+		if ps != nil {
+			s.payload = newSums(h.Get("WARC-Payload-Digest"))
+			ps.payload = s.payload
 		}
-		length := pos() - start
-		for i, fr := range got {
-			if len(got) == 1 {
-				fr.length = length
-			}
-			fn(fr, framings[i], sums[i])
+		var head bytes.Buffer
+		w := io.MultiWriter(s.block, headWriter{&head, 256}, splitWriter{ps})
+		got, _ := io.Copy(w, rec.Block)
+		s.head = head.String()
+		if ps != nil && !ps.split {
+			s.payload = nil
 		}
+		whole := got == rec.ContentLength
+		end, ended := rd.Finish()
+		fr := fileRecord{n: n, offset: rec.Offset, h: h, version: rec.Version}
+		if ended && rec.Inner == 0 {
+			fr.length = end - rec.Offset
+		}
+		if !whole {
+			s = nil // the Reader reports the block cut short
+		}
+		fn(fr, "", s)
 	}
 }
 
@@ -403,53 +427,6 @@ type blockSums struct {
 	block   *sums
 	payload *sums // nil when the payload cannot be told apart
 	head    string
-}
-
-// readRecord reads one record: its version line and header, its block of
-// Content-Length bytes and the CR LF CR LF that ends it. framing says what
-// is wrong with the lengths, "" when nothing.
-func readRecord(br *bufio.Reader) (textproto.MIMEHeader, *blockSums, string, error) {
-	tp := textproto.NewReader(br)
-	v, err := tp.ReadLine()
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("record header: %w", err)
-	}
-	if !strings.HasPrefix(v, "WARC/") {
-		return nil, nil, "", fmt.Errorf("not a WARC record: %.40q", v)
-	}
-	h, err := tp.ReadMIMEHeader()
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("record header: %w", err)
-	}
-	length, err := strconv.ParseInt(h.Get("Content-Length"), 10, 64)
-	if err != nil || length < 0 {
-		return nil, nil, "", fmt.Errorf("Content-Length %q", h.Get("Content-Length"))
-	}
-	ps := payloadSplitter(h)
-	s := &blockSums{block: newSums(h.Get("WARC-Block-Digest"))}
-	if ps != nil {
-		s.payload = newSums(h.Get("WARC-Payload-Digest"))
-		ps.payload = s.payload
-	}
-	var head bytes.Buffer
-	w := io.MultiWriter(s.block, headWriter{&head, 256}, splitWriter{ps})
-	got, err := io.Copy(w, io.LimitReader(br, length))
-	s.head = head.String()
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("block: %w", err)
-	}
-	if got < length {
-		return h, s, fmt.Sprintf("Content-Length %d, but the block ends after %d bytes", length, got), nil
-	}
-	if ps != nil && !ps.split {
-		s.payload = nil
-	}
-	end := make([]byte, 4)
-	k, _ := io.ReadFull(br, end)
-	if string(end[:k]) != "\r\n\r\n" {
-		return h, s, fmt.Sprintf("Content-Length %d, but the block is not followed by CR LF CR LF", length), nil
-	}
-	return h, s, "", nil
 }
 
 type headWriter struct {
@@ -547,19 +524,58 @@ func (s *sums) Write(p []byte) (int, error) { return s.w.Write(p) }
 // and whether its algorithm is one known at all.
 func (s *sums) matches(d string) (ok, known bool) {
 	alg, val, _ := strings.Cut(d, ":")
-	h := s.hs[strings.ReplaceAll(strings.ToLower(alg), "-", "")]
+	alg = strings.ReplaceAll(strings.ToLower(alg), "-", "")
+	h := s.hs[alg]
 	if h == nil {
 		return false, false
 	}
-	sum := h.Sum(nil)
-	return strings.EqualFold(val, base32.StdEncoding.EncodeToString(sum)) ||
-		strings.EqualFold(val, strings.TrimRight(base32.StdEncoding.EncodeToString(sum), "=")) ||
-		strings.EqualFold(val, hex.EncodeToString(sum)), true
+	return bytes.Equal(decodeDigest(alg, val), h.Sum(nil)), true
 }
 
-// sameDigest compares two labelled digests, the algorithm's case aside.
+// digestSizes are the sizes of the digests check knows, in bytes.
+var digestSizes = map[string]int{"sha1": 20, "sha256": 32, "sha512": 64, "md5": 16}
+
+// decodeDigest reads a digest's value in whichever encoding writers use
+// (base32, the standard's example and the common form, with or without
+// padding and in either case; base16; base64, standard or URL-safe),
+// told apart by their lengths; nil when it reads as none.
+func decodeDigest(alg, val string) []byte {
+	size := digestSizes[alg]
+	val = strings.TrimSpace(val)
+	try := func(b []byte, err error) []byte {
+		if err != nil || size > 0 && len(b) != size {
+			return nil
+		}
+		return b
+	}
+	up := strings.ToUpper(strings.TrimRight(val, "="))
+	if b := try(base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(up)); b != nil {
+		return b
+	}
+	if b := try(hex.DecodeString(strings.ToLower(val))); b != nil {
+		return b
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+		if b := try(enc.DecodeString(val)); b != nil {
+			return b
+		}
+	}
+	return nil
+}
+
+// sameDigest compares two labelled digests, the algorithm's case and the
+// value's encoding aside.
 func sameDigest(a, b string) bool {
 	aa, av, _ := strings.Cut(a, ":")
 	ba, bv, _ := strings.Cut(b, ":")
-	return strings.EqualFold(aa, ba) && strings.EqualFold(av, bv)
+	aa = strings.ReplaceAll(strings.ToLower(aa), "-", "")
+	ba = strings.ReplaceAll(strings.ToLower(ba), "-", "")
+	if aa != ba {
+		return false
+	}
+	if strings.EqualFold(av, bv) {
+		return true
+	}
+	da, db := decodeDigest(aa, av), decodeDigest(ba, bv)
+	return da != nil && bytes.Equal(da, db)
 }

@@ -11,7 +11,8 @@ import (
 // warcCheckCommand is "gofer warc check": validate archives against the
 // standard and gofer's record conventions (warc/RECORDS.md).
 func (c *cli) warcCheckCommand() *cobra.Command {
-	return &cobra.Command{
+	var strict bool
+	cmd := &cobra.Command{
 		Use:   "check ARCHIVE...",
 		Short: "Validate WARC files or segment prefixes: digests, lengths, links, content types, indexes",
 		Long: `check reads every record of the archives (WARC files, or segment prefixes
@@ -24,7 +25,16 @@ WARC-Protocol the record conventions (warc/RECORDS.md) do not name for the
 record's protocol and type, a file that does not start with a warcinfo
 record, and a CDXJ index beside a segment that disagrees with it. Files
 without an index beside them, as other tools write, are checked without.
-The exit status is 0 when nothing is wrong, 1 when anything is.`,
+Records are read however the file is compressed (per record, many
+records per gzip member, not at all); WARC/1.0 records are held to
+WARC/1.0's rules; digests may be base32, base16 or base64. A record that
+cannot be read is reported and checking goes on with the next. A revisit
+that refers to itself, or revisits that refer to each other in a loop,
+are reported. What is common practice rather than an error (a file that
+does not start with a warcinfo record, a WARC-Concurrent-To naming a
+record in no file of the set) is a warning, printed "warning: ...".
+The exit status is 0 when nothing is wrong (warnings aside, unless
+--strict), 1 when anything is.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return &usageError{msg: "warc check needs at least one WARC file or segment prefix"}
@@ -34,7 +44,9 @@ The exit status is 0 when nothing is wrong, 1 when anything is.`,
 		RunE: func(_ *cobra.Command, args []string) error {
 			n := 0
 			err := warc.Check(args, func(p warc.Problem) {
-				n++
+				if !p.Warning || strict {
+					n++
+				}
 				fmt.Fprintln(c.stderr, printable(p.String()))
 			})
 			if err != nil {
@@ -46,4 +58,6 @@ The exit status is 0 when nothing is wrong, 1 when anything is.`,
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&strict, "strict", false, "fail on warnings too")
+	return cmd
 }
