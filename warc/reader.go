@@ -74,14 +74,18 @@ func (r *Record) Digest() string { return digestOf(r.Header) }
 // header too long or malformed, a block cut short, a damaged gzip member,
 // bytes between records. Reading goes on after it.
 type RecordError struct {
-	Offset int64 // where the stretch starts (its gzip member)
-	Length int64 // how long it is, when it is a stretch left out whole; else 0
+	Offset int64  // where the stretch starts (its gzip member)
+	Length int64  // how long it is, when it is a stretch left out whole; else 0
+	URI    string // the target URI of the record whose block is wrong; "" for others
 	Msg    string
 }
 
 func (e *RecordError) Error() string {
 	if e.Length > 0 {
 		return fmt.Sprintf("%d bytes at offset %d are not a whole record (%s)", e.Length, e.Offset, e.Msg)
+	}
+	if e.URI != "" {
+		return fmt.Sprintf("offset %d: record of %s: %s", e.Offset, printableURI(e.URI), e.Msg)
 	}
 	return fmt.Sprintf("offset %d: %s", e.Offset, e.Msg)
 }
@@ -117,8 +121,8 @@ type Reader struct {
 	pending []error
 	records int
 
-	memberErr  string // the first problem found in the current member
-	memberRecs int    // records read from it
+	memberErr  *RecordError // the first problem found in the current member
+	memberRecs int          // records read from it
 }
 
 // NewReader reads the records of r.
@@ -151,14 +155,19 @@ func (r *Reader) recordOffset() (off, inner int64) {
 // fail reports a problem at off; in a gzip member, the member's first
 // problem is reported once, when the member ends.
 func (r *Reader) fail(off int64, format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
+	r.failRecord(off, "", format, args...)
+}
+
+// failRecord is fail for the block of the record of uri.
+func (r *Reader) failRecord(off int64, uri, format string, args ...any) {
+	e := &RecordError{Offset: off, URI: uri, Msg: fmt.Sprintf(format, args...)}
 	if r.member >= 0 && r.dr != nil {
-		if r.memberErr == "" {
-			r.memberErr = msg
+		if r.memberErr == nil {
+			r.memberErr = e
 		}
 		return
 	}
-	r.pending = append(r.pending, &RecordError{Offset: off, Msg: msg})
+	r.pending = append(r.pending, e)
 }
 
 // Next returns the next record, a *RecordError for a stretch that holds
@@ -213,7 +222,7 @@ func (r *Reader) next() (*Record, error) {
 				return nil, nil
 			}
 			r.zr.Multistream(false)
-			r.member, r.memberErr, r.memberRecs = start, "", 0
+			r.member, r.memberErr, r.memberRecs = start, nil, 0
 			r.dc = countReader{r: r.zr}
 			r.dr = bufio.NewReaderSize(&r.dc, 64<<10)
 			return nil, nil
@@ -267,18 +276,17 @@ func (r *Reader) endStream(err error) error {
 		}
 		return fmt.Errorf("warc: %w", err)
 	}
-	start, msg := r.member, r.memberErr
-	r.dr, r.member = nil, -1
+	start, e := r.member, r.memberErr
+	r.dr, r.member, r.memberErr = nil, -1, nil
 	if err != nil && !errors.Is(err, io.EOF) {
-		if msg == "" {
-			msg = "gzip member damaged: " + err.Error()
+		if e == nil {
+			e = &RecordError{Offset: start, Msg: "gzip member damaged: " + err.Error()}
 		}
 		r.skipGarbage(start, 1, "")
 	}
-	if msg != "" {
-		e := &RecordError{Offset: start, Msg: msg}
+	if e != nil {
 		if r.memberRecs == 0 {
-			e.Length = r.pos() - start
+			e.Length, e.URI = r.pos()-start, ""
 		}
 		r.pending = append(r.pending, e)
 	}
@@ -501,10 +509,10 @@ func (r *Reader) finish() {
 	if err != nil || r.block.N > 0 {
 		r.memberRecs--
 		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-			r.fail(rec.Offset, "record of %s: block: %v", printableURI(rec.TargetURI()), err)
+			r.failRecord(rec.Offset, rec.TargetURI(), "block: %v", err)
 		} else {
-			r.fail(rec.Offset, "record of %s: Content-Length %d, but the block ends after %d bytes",
-				printableURI(rec.TargetURI()), rec.ContentLength, got)
+			r.failRecord(rec.Offset, rec.TargetURI(), "Content-Length %d, but the block ends after %d bytes",
+				rec.ContentLength, got)
 		}
 		r.resync()
 		return
@@ -521,8 +529,8 @@ func (r *Reader) finish() {
 	// Writers differ in what ends a record: blank lines of any kind
 	// are skipped before the next; anything else is reported there.
 	if len(b) > 0 && b[0] != '\r' && b[0] != '\n' {
-		r.fail(rec.Offset, "record of %s: Content-Length %d, but the block is not followed by CR LF CR LF",
-			printableURI(rec.TargetURI()), rec.ContentLength)
+		r.failRecord(rec.Offset, rec.TargetURI(), "Content-Length %d, but the block is not followed by CR LF CR LF",
+			rec.ContentLength)
 		r.resync()
 	}
 }
