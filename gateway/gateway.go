@@ -34,7 +34,9 @@ type Config struct {
 	// merged indexes); nil means none.
 	Archive *replay.Archive
 	// MaxPerHost bounds the fetches of one upstream host and port at once
-	// (0: DefaultMaxPerHost); a request past it waits for a turn.
+	// (0: DefaultMaxPerHost), or the server's own limit where the
+	// client's fetcher learned a lower one (fetch.Client.ConnLimit); a
+	// request past it waits for a turn.
 	MaxPerHost int
 	// MaxEntries bounds the entries a page renders (0:
 	// DefaultMaxEntries); the page says where it stopped and links to the
@@ -72,7 +74,14 @@ type Gateway struct {
 	origins []origin
 
 	mu    sync.Mutex
-	turns map[string]chan struct{} // per upstream host:port, MaxPerHost each
+	turns map[string]*turns // per upstream host:port
+}
+
+// turns are the fetches of one upstream host and port under way, and what
+// wakes those waiting for one to end.
+type turns struct {
+	held  int
+	freed chan struct{} // closed (and replaced) when a turn is given back
 }
 
 // New returns a gateway over cfg.
@@ -83,7 +92,7 @@ func New(cfg Config) *Gateway {
 	if cfg.MaxPerHost <= 0 {
 		cfg.MaxPerHost = DefaultMaxPerHost
 	}
-	g := &Gateway{cfg: cfg, turns: map[string]chan struct{}{}}
+	g := &Gateway{cfg: cfg, turns: map[string]*turns{}}
 	if a := cfg.Archive; a != nil {
 		g.urls = len(a.URIs(""))
 		f := replay.NewFetcher(a)
@@ -212,23 +221,48 @@ func (g *Gateway) fetch(r *http.Request, raw string, req fetch.Request) (*fetch.
 	return resp, u, 0, nil
 }
 
-// turn waits for one of the MaxPerHost turns of u's host and port, and
-// returns what gives it back; an error when the browser left first.
+// turn waits for one of the turns of u's host and port, and returns what
+// gives it back; an error when the browser left first. A host has
+// MaxPerHost turns, or fewer when the client's fetcher learned that the
+// server allows fewer connections at once (an FTP server's refusal of
+// one more: fetch.Client.ConnLimit), which is asked again at each wait.
 func (g *Gateway) turn(ctx context.Context, u *schemes.URL) (func(), error) {
 	key := net.JoinHostPort(strings.ToLower(u.Host), strconv.Itoa(u.EffectivePort()))
-	g.mu.Lock()
-	c := g.turns[key]
-	if c == nil {
-		c = make(chan struct{}, g.cfg.MaxPerHost)
-		g.turns[key] = c
-	}
-	g.mu.Unlock()
-	select {
-	case c <- struct{}{}:
-		var once sync.Once
-		return func() { once.Do(func() { <-c }) }, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("waited for one of the %d fetches of %s at once: %w", g.cfg.MaxPerHost, key, ctx.Err())
+	for {
+		limit := g.cfg.MaxPerHost
+		if n := g.cfg.Client.ConnLimit(u.Scheme, u.Host, u.EffectivePort()); n > 0 && n < limit {
+			limit = n
+		}
+		g.mu.Lock()
+		t := g.turns[key]
+		if t == nil {
+			t = &turns{freed: make(chan struct{})}
+			g.turns[key] = t
+		}
+		if t.held < limit {
+			t.held++
+			g.mu.Unlock()
+			var once sync.Once
+			return func() {
+				once.Do(func() {
+					g.mu.Lock()
+					t.held--
+					close(t.freed)
+					t.freed = make(chan struct{})
+					if t.held == 0 && g.turns[key] == t {
+						delete(g.turns, key) // none in flight: nothing to keep
+					}
+					g.mu.Unlock()
+				})
+			}, nil
+		}
+		freed := t.freed
+		g.mu.Unlock()
+		select {
+		case <-freed:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waited for one of the %d fetches of %s at once: %w", limit, key, ctx.Err())
+		}
 	}
 }
 

@@ -22,7 +22,21 @@ type fake struct {
 	mu     sync.Mutex
 	routes map[string]func(*schemes.Request) (*schemes.Response, error)
 	asked  []string
+	// limit is the connection limit the fake says it learned of every
+	// server (schemes.ConnLimiter), 0 for none; limitAsked, when set,
+	// hears each time it is asked.
+	limit      int
+	limitAsked chan struct{}
 }
+
+func (f *fake) ConnLimit(string, int) int {
+	if f.limitAsked != nil {
+		f.limitAsked <- struct{}{}
+	}
+	return f.limit
+}
+
+func (f *fake) SetConnLimit(_ string, _, n int) { f.limit = n }
 
 func (f *fake) Fetch(_ context.Context, req *schemes.Request) (*schemes.Response, error) {
 	f.mu.Lock()
@@ -601,6 +615,61 @@ func TestMaxPerHost(t *testing.T) {
 	}
 	if p := peak.Load(); p != 2 {
 		t.Errorf("peak fetches of the host at once: %d, want 2", p)
+	}
+}
+
+// A server's connection limit the fetcher learned, below MaxPerHost, is
+// the host's number of turns: of five browsers, two fetch at once while
+// the other three wait, and every one is answered in the end.
+func TestLearnedConnLimit(t *testing.T) {
+	gate := make(chan struct{})
+	var inFlight, peak atomic.Int32
+	f := &fake{routes: map[string]func(*schemes.Request) (*schemes.Response, error){}, limit: 2, limitAsked: make(chan struct{}, 100)}
+	f.routes["ftp://h/slow"] = func(req *schemes.Request) (*schemes.Response, error) {
+		n := inFlight.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		return &schemes.Response{URL: req.URL, Kind: schemes.KindFile, Size: -1, Type: schemes.TypeText,
+			Body: &gatedBody{gate: gate, inFlight: &inFlight}}, nil
+	}
+	srv := newGateway(t, f, Config{MaxPerHost: 8})
+	var wg sync.WaitGroup
+	bodies := make(chan string, 5)
+	for range 5 {
+		wg.Go(func() {
+			resp, err := http.Get(srv.URL + "/live/ftp://h/slow")
+			if err != nil {
+				bodies <- err.Error()
+				return
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			bodies <- string(b)
+		})
+	}
+	// Every browser has asked for a turn before any body is let go: two
+	// hold one, three wait.
+	for range 5 {
+		select {
+		case <-f.limitAsked:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the gateway never asked the fetcher for the server's limit")
+		}
+	}
+	close(gate)
+	wg.Wait()
+	close(bodies)
+	for b := range bodies {
+		if b != "ok" {
+			t.Errorf("a response: %q", b)
+		}
+	}
+	if p := peak.Load(); p != 2 {
+		t.Errorf("peak fetches of the host at once: %d, want the learned limit 2", p)
 	}
 }
 

@@ -551,3 +551,39 @@ func TestServeGopherPlus(t *testing.T) {
 		t.Errorf("the view %s: %d %q", link, code, body)
 	}
 }
+
+// A server that allows two connections from one address (ProFTPD's
+// MaxClientsPerHost 2) behind a gateway that would fetch from it eight at
+// once: six browsers at once each get the file whole, the gateway keeping
+// to the limit its fetcher learned rather than failing those past it.
+func TestServeLearnedConnLimit(t *testing.T) {
+	itest.Parallel(t, itest.ProFTPDLimitedHost)
+	itest.Require(t, itest.ProFTPDLimitedHost+":21")
+	want, err := os.ReadFile(filepath.Join(itest.ArchiveDir(), "binary", "random-64k.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := startServe(t, "--max-per-host", "8")
+	u := base + "/live/ftp://" + itest.ProFTPDLimitedHost + "/archive/binary/random-64k.bin"
+	var wg sync.WaitGroup
+	errs := make(chan string, 6)
+	for i := range 6 {
+		wg.Go(func() {
+			resp, err := http.Get(u)
+			if err != nil {
+				errs <- err.Error()
+				return
+			}
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 || string(got) != string(want) {
+				errs <- fmt.Sprintf("browser %d: %d, %d bytes: %.200s", i, resp.StatusCode, len(got), got)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}

@@ -107,7 +107,7 @@ target, which is checked again.`,
 	f.StringVar(&listen, "listen", "127.0.0.1:8070", "listen on `ADDR` (HOST:PORT; port 0 picks a free one)")
 	f.StringArrayVar(&allowHosts, "allow-hosts", nil, "fetch only from hosts matching `PATTERN` (a host glob such as *.example.org or 192.0.2.*, or [IPv6], each with an optional :PORT; repeatable)")
 	f.BoolVar(&noLive, "no-live", false, "fetch nothing live")
-	f.IntVar(&maxPerHost, "max-per-host", gateway.DefaultMaxPerHost, "fetch from one upstream host and port at most `N` at once (the rest wait)")
+	f.IntVar(&maxPerHost, "max-per-host", gateway.DefaultMaxPerHost, "fetch from one upstream host and port at most `N` at once, or as many as the server was found to allow when fewer (the rest wait)")
 	f.IntVar(&maxEntries, "max-entries", gateway.DefaultMaxEntries, "show at most `N` entries of a listing on a page (the rest at /raw/)")
 	c.addFlags(cmd, []string{groupGemini}, "idle-timeout", "proxy", "allow-port", "max-size", "remote-charset",
 		"ssl-reqd", "cacert", "insecure", "email", "ftp-ssl", "nntp-server")
