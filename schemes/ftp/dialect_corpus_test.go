@@ -231,10 +231,31 @@ func corpusFiles(t testing.TB) []string {
 	return files
 }
 
+// corpusCount counts a corpus's lines by outcome.
+type corpusCount struct{ entry, unparsed, notation, differs int }
+
 func TestListingCorpus(t *testing.T) {
-	type count struct{ entry, unparsed, notation, differs int }
-	counts := map[string]*count{}
+	counts := map[string]*corpusCount{}
 	for _, path := range corpusFiles(t) {
+		checkCorpusFile(t, path, counts)
+	}
+	logCounts(t, counts)
+}
+
+// TestListingForms reads gofer's own samples of the forms servers write
+// that the corpus lacks (each language's month names and "total", padded
+// years, overflowed columns, OS/400 date orders ...), in the corpus's
+// format.
+func TestListingForms(t *testing.T) {
+	counts := map[string]*corpusCount{}
+	checkCorpusFile(t, "testdata/listings/forms.txt", counts)
+	logCounts(t, counts)
+}
+
+// checkCorpusFile asserts every case of one fixture, counting its lines
+// into counts by dialect.
+func checkCorpusFile(t *testing.T, path string, counts map[string]*corpusCount) {
+	{
 		source, cases := readCorpus(t, path)
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
 			if len(cases) == 0 {
@@ -249,7 +270,7 @@ func TestListingCorpus(t *testing.T) {
 					lines = append(lines, l.raw)
 					k := counts[c.dialect]
 					if k == nil {
-						k = &count{}
+						k = &corpusCount{}
 						counts[c.dialect] = k
 					}
 					switch l.outcome {
@@ -280,8 +301,12 @@ func TestListingCorpus(t *testing.T) {
 			}
 		})
 	}
+}
+
+// logCounts logs the lines of each dialect by outcome, and all of them.
+func logCounts(t *testing.T, counts map[string]*corpusCount) {
 	var dialects []string
-	total := count{}
+	total := corpusCount{}
 	for d, k := range counts {
 		dialects = append(dialects, d)
 		total.entry += k.entry

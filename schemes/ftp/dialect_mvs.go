@@ -71,6 +71,10 @@ func (p *listParser) parseMVSDataset(line string) (schemes.Entry, result) {
 	if !p.datasets || len(fs) < 2 || len(fs) > 10 {
 		return e, notMine
 	}
+	if len(fs) <= 3 && strings.EqualFold(fs[len(fs)-2].s, "Tape") && isDsname(fs[len(fs)-1].s) {
+		// On tape: "VOL001 Tape  USER.TAPE.DATA".
+		return mvsDataset(fs[len(fs)-1].s, "", time.Time{})
+	}
 	// Under the header: the Dsorg before the name, the date where there
 	// is one, and every other word a column's.
 	dsorg, name := fs[len(fs)-2].s, fs[len(fs)-1].s

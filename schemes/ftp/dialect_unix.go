@@ -75,10 +75,14 @@ var months = func() map[string]int {
 			m[n] = i + 1
 		}
 	}
-	for i, n := range []string{"янв", "фев", "мар", "апр", "май", "июн", "июл", "авг", "сен", "окт", "ноя", "дек"} {
-		m[n] = i + 1
+	for i, names := range [12]string{
+		"янв января", "фев февр февраля", "мар марта", "апр апреля", "май мая", "июн июня",
+		"июл июля", "авг августа", "сен сент сентября", "окт октября", "ноя нояб ноября", "дек декабря",
+	} {
+		for _, n := range strings.Fields(names) {
+			m[n] = i + 1
+		}
 	}
-	m["мая"] = 5
 	return m
 }()
 
@@ -201,6 +205,9 @@ func unixDate(fs []field, i int, now time.Time) (t time.Time, prec string, last 
 	if i+2 >= len(fs) {
 		return time.Time{}, "", 0, false
 	}
+	if t, ok := yearFirst(fs, i); ok {
+		return t, schemes.PrecisionDay, i + 2, true
+	}
 	m, dayWord := monthName(fs[i].s), fs[i+1].s
 	if m == 0 {
 		// Day first: "12 mars", "12. Mär", "26. Juli,".
@@ -215,6 +222,33 @@ func unixDate(fs []field, i int, now time.Time) (t time.Time, prec string, last 
 	yt := strings.TrimSuffix(strings.TrimSuffix(fs[i+2].s, "年"), "년")
 	t, prec, ok = unixTime(m, day, yt, now)
 	return t, prec, i + 2, ok
+}
+
+// yearFirst reads a date that begins with its year and has no time:
+// Hungarian's "2019. márc. 2." and "2019年 3月 2日" of Chinese, Japanese
+// and Korean ("2019년 3월 2일").
+func yearFirst(fs []field, i int) (time.Time, bool) {
+	if i+2 >= len(fs) {
+		return time.Time{}, false
+	}
+	yw := fs[i].s
+	for _, mark := range [...]string{".", "年", "년"} {
+		if y, ok := strings.CutSuffix(yw, mark); ok {
+			yw = y
+			break
+		}
+	}
+	if len(yw) != 4 || yw == fs[i].s || !isDigits(yw) {
+		return time.Time{}, false
+	}
+	m := monthName(fs[i+1].s)
+	dw := strings.TrimRight(strings.TrimSuffix(strings.TrimSuffix(fs[i+2].s, "日"), "일"), ".")
+	if m == 0 || len(dw) > 2 || !isDigits(dw) {
+		return time.Time{}, false
+	}
+	y, _ := strconv.Atoi(yw)
+	d, _ := strconv.Atoi(dw)
+	return date(y, m, d, 0, 0, 0)
 }
 
 // isoDate reads "2006-01-02", then "15:04" or "15:04:05[.nnn]" and a zone

@@ -72,6 +72,24 @@ func parseVMS(line string) (schemes.Entry, result) {
 	return e, named(e.Name)
 }
 
+// vmsSplitOverflow parts a size run into its date: the day is the one or
+// two digits before the month that make a day; when both would, or
+// neither, the word cannot be told.
+func vmsSplitOverflow(w string) (size, date string, ok bool) {
+	i := strings.IndexByte(w, '-')
+	if i < 2 {
+		return "", "", false
+	}
+	n := 0
+	for k := 1; k <= 2 && k < i; k++ {
+		if d, err := strconv.Atoi(w[i-k : i]); err == nil && d >= 1 && d <= 31 && w[i-k] != '0' && isDigits(w[i-k-1:i-k]) {
+			size, date = w[:i-k], w[i-k:]
+			n++
+		}
+	}
+	return size, date, n == 1
+}
+
 // vmsRest reads the record of name whose remainder is line: the size,
 // date and time (owner and protection follow and are not needed).
 // isRMS reports a remainder that is an RMS error instead.
@@ -85,14 +103,26 @@ func vmsRest(nameField, line string) (e schemes.Entry, ok, isRMS bool) {
 	if len(fs) > 0 && strings.HasPrefix(fs[0].s, "%") {
 		return e, false, true
 	}
-	if len(fs) < 2 {
+	// The size, then the date; a size too wide for its column runs into
+	// the date ("1234567/12345672-JUN-1998").
+	if len(fs) == 0 {
 		return e, false, false
 	}
-	used, alloc, _ := strings.Cut(fs[0].s, "/")
+	sizeWord, dw, after := fs[0].s, "", fs[1:]
+	if strings.Count(sizeWord, "-") == 2 {
+		if sizeWord, dw, ok = vmsSplitOverflow(sizeWord); !ok {
+			return e, false, false
+		}
+	} else if len(fs) >= 2 {
+		dw, after = fs[1].s, fs[2:]
+	} else {
+		return e, false, false
+	}
+	used, alloc, _ := strings.Cut(sizeWord, "/")
 	if !isDigits(used) || (alloc != "" && !isDigits(alloc)) {
 		return e, false, false
 	}
-	d := strings.Split(fs[1].s, "-")
+	d := strings.Split(dw, "-")
 	if len(d) != 3 || len(d[0]) > 2 || !isDigits(d[0]) || len(d[2]) != 4 || !isDigits(d[2]) {
 		return e, false, false
 	}
@@ -104,20 +134,20 @@ func vmsRest(nameField, line string) (e schemes.Entry, ok, isRMS bool) {
 	}
 	var h, mi, sec int
 	prec := schemes.PrecisionDay
-	if len(fs) > 2 {
-		if h, mi, sec, prec, ok = hhmm(fs[2].s); !ok {
+	if len(after) > 0 {
+		if h, mi, sec, prec, ok = hhmm(after[0].s); !ok {
 			// No time: the owner or the protection follows the date.
-			if c := fs[2].s[0]; c != '[' && c != '(' {
+			if c := after[0].s[0]; c != '[' && c != '(' {
 				return e, false, false
 			}
 			h, mi, sec, prec = 0, 0, 0, schemes.PrecisionDay
-		} else if len(fs) > 3 && (strings.EqualFold(fs[3].s, "AM") || strings.EqualFold(fs[3].s, "PM")) {
+		} else if len(after) > 1 && (strings.EqualFold(after[1].s, "AM") || strings.EqualFold(after[1].s, "PM")) {
 			// A twelve-hour clock: "12:45:27 PM".
 			if h < 1 || h > 12 {
 				return e, false, false
 			}
 			h %= 12
-			if strings.EqualFold(fs[3].s, "PM") {
+			if strings.EqualFold(after[1].s, "PM") {
 				h += 12
 			}
 		}
