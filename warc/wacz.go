@@ -73,7 +73,10 @@ type Resource struct {
 
 // Pack writes to w a WACZ of the WARC files warcs: each file as it is
 // under archive/, an index of their records, the pages found in them
-// (waczpages.go), and the manifest. Two files of one name are an error. The
+// (waczpages.go), and the manifest. A file whose gzip members hold many
+// records (a WARC gzipped whole), which no index line can name one record
+// of, is stored recompressed instead, each record its own member, as
+// NAME.warc.gz. Two files of one name are an error. The
 // WARC files are read twice, to index them and to copy them; neither
 // holds a whole file in memory (the index lines and pages are held).
 func Pack(w io.Writer, warcs []string, opt PackOptions) error {
@@ -90,8 +93,24 @@ func Pack(w io.Writer, warcs []string, opt PackOptions) error {
 	}
 	var lines []string
 	pages := newPageList()
-	for _, p := range warcs {
+	warcs = slices.Clone(warcs)
+	for i, p := range warcs {
 		l, err := waczIndex(p, pages)
+		if errors.Is(err, errSharedMembers) {
+			// Stored recompressed, each record its own member, for the
+			// index to name.
+			tmp, terr := os.MkdirTemp("", "gofer-pack-")
+			if terr != nil {
+				return fmt.Errorf("warc: pack: %w", terr)
+			}
+			defer os.RemoveAll(tmp)
+			name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(p), ".gz"), ".warc") + ".warc.gz"
+			warcs[i] = filepath.Join(tmp, name)
+			if rerr := rechunkFile(p, warcs[i]); rerr != nil {
+				return fmt.Errorf("warc: pack: %s: %w", p, rerr)
+			}
+			l, err = waczIndex(warcs[i], pages)
+		}
 		if err != nil {
 			return err
 		}
@@ -153,6 +172,24 @@ func Pack(w io.Writer, warcs []string, opt PackOptions) error {
 		return fmt.Errorf("warc: pack: %w", err)
 	}
 	return nil
+}
+
+// rechunkFile writes the records of src to a new file dst, each its own
+// gzip member.
+func rechunkFile(src, dst string) error {
+	f, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 64<<10)
+	err = rechunk(src, bw)
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // PackFile writes the WACZ to path, whole or not at all: it is written

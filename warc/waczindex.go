@@ -3,11 +3,14 @@ package warc
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
+	"net/http/httputil"
 	"net/url"
 	"os"
 	"regexp"
@@ -116,6 +119,9 @@ func waczIndex(path string, pages *pageList) ([]string, error) {
 		}
 	}
 	err = Walk(path, false, func(e Entry, rec gowarc.WarcRecord) error {
+		if e.Inner > 0 {
+			return errSharedMembers
+		}
 		flush(e.Offset)
 		h := rec.WarcHeader()
 		typ := rec.Type()
@@ -142,7 +148,7 @@ func waczIndex(path string, pages *pageList) ([]string, error) {
 			p.f.Mime = "warc/revisit"
 			if n, _ := h.GetInt64(gowarc.ContentLength); n > 0 && !isGeminiResponse(ct) {
 				if r, err := rec.Block().RawBytes(); err == nil {
-					if resp, err := http.ReadResponse(bufio.NewReader(r), nil); err == nil {
+					if resp, err := readResponse(r); err == nil {
 						p.f.Status = strconv.Itoa(resp.StatusCode)
 					}
 				}
@@ -161,11 +167,52 @@ func waczIndex(path string, pages *pageList) ([]string, error) {
 		pending = p
 		return nil
 	})
+	if errors.Is(err, errSharedMembers) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("warc: pack: %w", err)
 	}
 	flush(fi.Size())
 	return lines, nil
+}
+
+// errSharedMembers is waczIndex's answer for a file whose gzip members
+// hold many records: a WACZ reader reads a record from its index line's
+// offset and length, which cannot name one record of such a member.
+var errSharedMembers = errors.New("gzip members hold many records")
+
+// rechunk writes the records of the file at path to w each as its own
+// gzip member, header and block as they are.
+func rechunk(path string, w io.Writer) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := NewReader(f, ReadOptions{})
+	zw := gzip.NewWriter(w)
+	for {
+		rec, err := r.Next()
+		var re *RecordError
+		switch {
+		case errors.Is(err, io.EOF):
+			return nil
+		case errors.As(err, &re):
+			continue
+		case err != nil:
+			return err
+		}
+		zw.Reset(w)
+		zw.Write(rec.raw)
+		if _, err := io.Copy(zw, rec.Block); err != nil {
+			return err
+		}
+		zw.Write([]byte("\r\n\r\n"))
+		if err := zw.Close(); err != nil {
+			return err
+		}
+	}
 }
 
 type cdxPending struct {
@@ -212,7 +259,7 @@ func httpFields(rec gowarc.WarcRecord, f *cdxFields) pageCandidate {
 	if err != nil {
 		return pageCandidate{}
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(r), nil)
+	resp, err := readResponse(r)
 	if err != nil {
 		return pageCandidate{}
 	}
@@ -228,6 +275,58 @@ func httpFields(rec gowarc.WarcRecord, f *cdxFields) pageCandidate {
 		return pageCandidate{page: true}
 	}
 	return pageCandidate{page: true, title: htmlTitle(io.LimitReader(body, maxTitleRead))}
+}
+
+// readResponse reads an HTTP response as it was recorded. One that Go's
+// parser refuses (a Content-Length of -1 beside a chunked transfer
+// coding, as some writers record it; a malformed header line) is read as
+// written: its status line and each header line that has a colon, the
+// body after the empty line, chunked when it says so.
+func readResponse(r io.Reader) (*http.Response, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, err := br.Peek(br.Size())
+	if len(head) == 0 {
+		return nil, err
+	}
+	end := bytes.Index(head, []byte("\n\r\n"))
+	if end < 0 {
+		end = bytes.Index(head, []byte("\n\n"))
+	}
+	if resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(head)), nil); err == nil && end >= 0 {
+		resp.Body.Close()
+		return http.ReadResponse(br, nil)
+	}
+	// Read as written.
+	line, err := br.ReadString('\n')
+	if err != nil {
+		return nil, err
+	}
+	proto, status, _ := strings.Cut(strings.TrimSpace(line), " ")
+	code, _, _ := strings.Cut(status, " ")
+	n, err := strconv.Atoi(code)
+	if !strings.HasPrefix(proto, "HTTP/") || err != nil || n < 100 || n > 999 {
+		return nil, fmt.Errorf("not an HTTP status line: %.40q", line)
+	}
+	resp := &http.Response{Status: status, StatusCode: n, Proto: proto, Header: http.Header{}}
+	for read := 0; ; {
+		l, err := br.ReadString('\n')
+		if read += len(l); err != nil || read > DefaultMaxHeader {
+			return nil, fmt.Errorf("HTTP header not ended")
+		}
+		l = strings.TrimRight(l, "\r\n")
+		if l == "" {
+			break
+		}
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) != "" && !strings.ContainsAny(k, " \t") {
+			resp.Header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+		}
+	}
+	var body io.Reader = br
+	if strings.EqualFold(strings.TrimSpace(resp.Header.Get("Transfer-Encoding")), "chunked") {
+		body = httputil.NewChunkedReader(br)
+	}
+	resp.Body = io.NopCloser(body)
+	return resp, nil
 }
 
 // geminiFields fills in a Gemini response's status and, for a success,

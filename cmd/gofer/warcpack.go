@@ -22,8 +22,10 @@ func (c *cli) warcPackCommand() *cobra.Command {
 as it is under archive/, a sorted CDXJ index of their records under
 indexes/, the pages (roots, Gopher menus, FTP listings, HTML and gemtext
 pages) in pages/pages.jsonl, and datapackage.json with every file's size
-and SHA-256, its own hash in datapackage-digest.json. NAME.wacz appears
-whole or not at all.`,
+and SHA-256, its own hash in datapackage-digest.json. A file whose gzip
+members hold many records (a WARC gzipped whole) is stored recompressed,
+each record its own member, so that the index can name each. NAME.wacz
+appears whole or not at all.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return &usageError{msg: "warc pack needs at least one WARC file or segment prefix"}
