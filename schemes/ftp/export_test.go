@@ -27,3 +27,10 @@ func (s *FakeServer) Logins() int {
 	defer s.f.mu.Unlock()
 	return s.f.logins
 }
+
+// AddListing answers verb ("LIST", "MLSD", "NLST") for the directory dir
+// (an absolute path) with body, raw.
+func (s *FakeServer) AddListing(verb, dir, body string) {
+	s.f.listings[verb+" "+dir] = body
+	s.f.dirs[dir] = true
+}
