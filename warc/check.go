@@ -16,7 +16,6 @@ import (
 	"net/textproto"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -119,109 +118,14 @@ func Check(archives []string, report func(Problem)) error {
 	if err != nil {
 		return err
 	}
-	var recs []checked
+	l := newLinks()
+	defer l.close()
 	for _, f := range files {
-		rs, err := checkFile(f, report)
-		if err != nil {
+		if err := checkFile(f, l, report); err != nil {
 			return err
 		}
-		recs = append(recs, rs...)
 	}
-	checkLinks(recs, report)
-	return nil
-}
-
-// checkLinks reports the links that name no record of the set.
-func checkLinks(recs []checked, report func(Problem)) {
-	byID := make(map[string]*checked, len(recs))
-	for i := range recs {
-		recs[i].seq = i
-	}
-	for i, r := range recs {
-		if r.id == "" {
-			continue
-		}
-		if first := byID[r.id]; first != nil {
-			p := r.at
-			p.Text = fmt.Sprintf("WARC-Record-ID %s is also that of %s record %d", r.id, first.at.File, first.at.Record)
-			report(p)
-			continue
-		}
-		byID[r.id] = &recs[i]
-	}
-	for _, r := range recs {
-		bad := func(format string, args ...any) {
-			p := r.at
-			p.Text = fmt.Sprintf(format, args...)
-			report(p)
-		}
-		for _, c := range r.concurrent {
-			if byID[c] == nil {
-				p := r.at
-				p.Text, p.Warning = fmt.Sprintf("WARC-Concurrent-To %s names no record of the archive", c), true
-				report(p)
-			}
-		}
-		if r.refersTo != "" && r.refersTo == r.id {
-			bad("WARC-Refers-To names the record itself")
-			continue
-		}
-		if r.refersTo != "" && byID[r.refersTo] == nil {
-			bad("WARC-Refers-To %s names no record of the archive", r.refersTo)
-		}
-		if r.typ != "revisit" {
-			continue
-		}
-		if loop := revisitLoop(byID, &r); loop != "" {
-			bad("revisits refer to each other in a loop: %s", loop)
-			continue
-		}
-		// WARC-Refers-To-Target-URI and WARC-Refers-To-Date are WARC/1.1
-		// fields: a WARC/1.0 revisit names what it revisits by
-		// WARC-Refers-To, when at all.
-		if r.version != "WARC/1.0" && (r.refersToURI == "" || r.refersDate == "") {
-			bad("revisit without WARC-Refers-To-Target-URI and WARC-Refers-To-Date")
-			continue
-		}
-		orig := byID[r.refersTo]
-		if orig == nil {
-			continue
-		}
-		if r.refersToURI != "" && orig.at.URI != TrimURI(r.refersToURI) {
-			bad("WARC-Refers-To-Target-URI %s, but the record it refers to is of %s", r.refersToURI, orig.at.URI)
-		}
-		if r.refersDate != "" && orig.date != r.refersDate {
-			bad("WARC-Refers-To-Date %s, but the record it refers to is of %s", r.refersDate, orig.date)
-		}
-		if r.payload != "" && orig.payload != "" && !sameDigest(r.payload, orig.payload) {
-			bad("revisit payload digest %s, but the record it refers to has %s", r.payload, orig.payload)
-		}
-	}
-}
-
-// revisitLoop follows a revisit's WARC-Refers-To through revisits and
-// returns the chain when it comes back to one already followed, "" when
-// it ends. A loop is reported by its first record in archive order.
-func revisitLoop(byID map[string]*checked, r *checked) string {
-	seen := map[string]bool{r.id: true}
-	chain := []string{r.id}
-	for c := byID[r.refersTo]; c != nil && c.typ == "revisit"; c = byID[c.refersTo] {
-		chain = append(chain, c.id)
-		if seen[c.id] {
-			if c.id != r.id {
-				return "" // a loop that r leads into is reported by its members
-			}
-			if slices.ContainsFunc(chain[1:len(chain)-1], func(id string) bool { return byID[id].seq < r.seq }) {
-				return ""
-			}
-			return strings.Join(chain, " -> ")
-		}
-		seen[c.id] = true
-		if len(chain) > 64 {
-			return ""
-		}
-	}
-	return ""
+	return l.check(report)
 }
 
 // fileRecord is one record as checkFile reads it.
@@ -234,19 +138,25 @@ type fileRecord struct {
 	version string
 }
 
-// checkFile checks the records of one file and its index.
-func checkFile(path string, report func(Problem)) ([]checked, error) {
+// checkFile checks the records of one file and its index, and notes
+// their links in l.
+func checkFile(path string, l *links, report func(Problem)) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("warc: %w", err)
+		return fmt.Errorf("warc: %w", err)
 	}
 	defer f.Close()
-	var recs []checked
+	// The records are held only to compare them with an index beside
+	// the file.
+	_, err = os.Stat(IndexName(path))
+	indexed := err == nil && strings.HasSuffix(path, ".warc.gz")
 	var read []fileRecord
+	var last fileRecord
+	var linkErr error
 	gofer := false
 	onRecord := func(fr fileRecord, blockErr string, block *blockSums) {
 		h := fr.h
-		p := Problem{File: path, Record: fr.n, Offset: fr.offset, URI: h.Get("WARC-Target-URI")}
+		p := Problem{File: path, Record: fr.n, Offset: fr.offset, URI: TrimURI(h.Get("WARC-Target-URI"))}
 		bad := func(format string, args ...any) {
 			q := p
 			q.Text = fmt.Sprintf(format, args...)
@@ -285,28 +195,53 @@ func checkFile(path string, report func(Problem)) ([]checked, error) {
 		for _, problem := range conventionProblems(h, gofer) {
 			bad("%s", problem)
 		}
-		recs = append(recs, checked{at: p, version: fr.version, typ: typ, id: h.Get("WARC-Record-ID"), date: h.Get("WARC-Date"),
+		c := checked{at: p, version: fr.version, typ: typ, id: h.Get("WARC-Record-ID"), date: h.Get("WARC-Date"),
 			payload: h.Get("WARC-Payload-Digest"), concurrent: h.Values("WARC-Concurrent-To"),
 			refersTo: h.Get("WARC-Refers-To"), refersToURI: h.Get("WARC-Refers-To-Target-URI"),
-			refersDate: h.Get("WARC-Refers-To-Date")})
-		read = append(read, fr)
+			refersDate: h.Get("WARC-Refers-To-Date")}
+		if c.refersTo != "" && c.refersTo == c.id {
+			bad("WARC-Refers-To names the record itself")
+			c.refersTo = ""
+		}
+		if typ == "revisit" && c.version != "WARC/1.0" && (c.refersToURI == "" || c.refersDate == "") {
+			// WARC-Refers-To-Target-URI and WARC-Refers-To-Date are
+			// WARC/1.1 fields: a WARC/1.0 revisit names what it
+			// revisits by WARC-Refers-To, when at all.
+			bad("revisit without WARC-Refers-To-Target-URI and WARC-Refers-To-Date")
+		}
+		if err := l.record(c); err != nil && linkErr == nil {
+			linkErr = err
+		}
+		last = fr
+		if checkedRecord != nil {
+			checkedRecord()
+		}
+		if indexed {
+			read = append(read, fr)
+		}
 	}
 	readRecords(f, onRecord, func(e *RecordError) {
 		switch {
 		case e.Offset < 0:
 			report(Problem{File: path, Text: e.Msg})
-		case e.URI != "" && len(read) > 0 && read[len(read)-1].offset == e.Offset:
-			report(Problem{File: path, Record: len(read), Offset: e.Offset, URI: e.URI, Text: e.Msg})
+		case e.URI != "" && last.n > 0 && last.offset == e.Offset:
+			report(Problem{File: path, Record: last.n, Offset: e.Offset, URI: e.URI, Text: e.Msg})
 		default:
 			report(Problem{File: path, Text: e.Error()})
 		}
 	})
-	if len(read) == 0 {
+	if last.n == 0 {
 		report(Problem{File: path, Text: "no WARC records"})
 	}
-	checkIndex(path, read, report)
-	return recs, nil
+	if indexed {
+		checkIndex(path, read, report)
+	}
+	return linkErr
 }
+
+// checkedRecord, when set, is called after each record is checked (a
+// test measures memory there).
+var checkedRecord func()
 
 // checkIndex compares the index beside a segment, if there is one, with
 // the records read from it.

@@ -19,8 +19,11 @@ func rec(version, id, typ, uri, body string, fields ...string) string {
 		b.WriteString(f + "\r\n")
 	}
 	ct := "text/plain"
-	if typ == "response" || typ == "revisit" {
+	switch typ {
+	case "response", "revisit":
 		ct = TypeHTTPResponse
+	case "warcinfo":
+		ct = "application/warc-fields"
 	}
 	fmt.Fprintf(&b, "Content-Type: %s\r\nContent-Length: %d\r\n\r\n%s\r\n\r\n", ct, len(body), body)
 	return b.String()
@@ -30,6 +33,14 @@ func rec(version, id, typ, uri, body string, fields ...string) string {
 // encoding, WARC/1.0 revisits, no warcinfo first (a warning), and what is
 // wrong reported once each.
 func TestCheckOthers(t *testing.T) {
+	checkOthers(t)
+	// Again with every link line sorted on disk.
+	defer func(h int) { linksHeld = h }(linksHeld)
+	linksHeld = 1
+	checkOthers(t)
+}
+
+func checkOthers(t *testing.T) {
 	sum := sha1.Sum([]byte("body"))
 	wrong := sha1.Sum([]byte("other"))
 	digests := map[string]string{
