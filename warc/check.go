@@ -96,7 +96,6 @@ func Archives(args []string) ([]string, error) {
 type checked struct {
 	at                                Problem // File, Record, Offset, URI
 	version                           string
-	seq                               int // its place in the set
 	typ, id, date, payload            string
 	concurrent                        []string
 	refersTo, refersToURI, refersDate string

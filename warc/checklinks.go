@@ -178,9 +178,9 @@ func (h *runHeap) Pop() any {
 
 // linkLine is one line of links read back.
 type linkLine struct {
-	id, seq, typ, uri, date, payload string // a definition
+	id, seq, typ, uri, date, payload    string // a definition
 	kind, fromID, refersURI, refersDate string // a link
-	at                                       Problem
+	at                                  Problem
 }
 
 func parseLinkLine(s string) (def bool, ll linkLine) {
