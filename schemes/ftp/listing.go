@@ -106,6 +106,13 @@ type listing struct {
 	// the connection.
 	check  *listCheck
 	nested bool
+	// ctx and req are the listing's, for the LIST that reads the targets
+	// of links MLSD names without them (links: held until then; final:
+	// the end returned once they are out).
+	ctx   context.Context
+	req   *schemes.Request
+	links []schemes.Entry
+	final error
 	// list is LIST's parser of every dialect, made at the first line;
 	// queue[next:] are entries read and not yet returned (one LIST line
 	// can give three).
@@ -187,7 +194,7 @@ func (f *Fetcher) startListAfter(ctx context.Context, req *schemes.Request, c *c
 			return nil, -1, replyErr(code, msg)
 		}
 		return &listing{
-			f: f, c: c, x: x, data: data, stop: stop, end: watchEnd(x, data), mlsd: cmd == "MLSD",
+			f: f, c: c, x: x, data: data, stop: stop, end: watchEnd(x, data), mlsd: cmd == "MLSD", ctx: ctx, req: req,
 			lines:   lineproto.NewReader(bufio.NewReaderSize(captureListing(req, c, cmd, data), 32<<10), req.LineLimit()),
 			now:     time.Now(),
 			maxLine: req.LineLimit(),
@@ -210,6 +217,10 @@ func (l *listing) Next() (schemes.Entry, error) {
 			l.next++
 			return l.emit(e)
 		}
+		if l.final != nil {
+			l.err = l.final
+			return schemes.Entry{}, l.err
+		}
 		l.queue, l.next = l.queue[:0], 0
 		line, err := l.readLine()
 		if err == io.EOF && line == "" {
@@ -218,7 +229,12 @@ func (l *listing) Next() (schemes.Entry, error) {
 					continue
 				}
 			}
-			l.err = l.finish()
+			end := l.finish()
+			if len(l.links) > 0 {
+				l.queue, l.next, l.links, l.final = l.links, 0, nil, end
+				continue
+			}
+			l.err = end
 			return schemes.Entry{}, l.err
 		}
 		if err != nil && err != io.EOF {
@@ -232,6 +248,12 @@ func (l *listing) Next() (schemes.Entry, error) {
 			e, ok = l.fromName(line), line != "" && line != "." && line != ".."
 		case l.mlsd:
 			e, ok = mlsdEntry(line)
+			if ok && e.Type == schemes.TypeLink && e.Target == "" && !l.nested && len(l.links) < maxHeldLinks {
+				// ProFTPD's "type=OS.unix=symlink": the target is read
+				// from LIST once the listing ends.
+				l.links = append(l.links, e)
+				continue
+			}
 		default:
 			if l.list == nil {
 				l.list = newListParser(l.now)
@@ -307,6 +329,9 @@ func (l *listing) finish() error {
 	if err == nil && code/100 == 2 && l.check != nil {
 		l.check.compare(l)
 	}
+	if err == nil && code/100 == 2 && len(l.links) > 0 {
+		l.linkTargets()
+	}
 	l.stop()
 	if err != nil {
 		l.c.close()
@@ -323,6 +348,45 @@ func (l *listing) finish() error {
 		return schemes.Errorf(schemes.ErrTooLarge, "ftp: the server cut the listing short: %d %s", code, lineproto.ServerText(msg))
 	}
 	return io.EOF
+}
+
+// maxHeldLinks bounds the links of one MLSD listing held for their
+// targets; those past it are given without one, as the listing named
+// them.
+const maxHeldLinks = 10000
+
+// linkTargets reads the targets of the links the ended MLSD listing named
+// without them (RFC 3659 gives no fact for a target; ProFTPD writes
+// "type=OS.unix=symlink" alone) from "LIST -a" of the same directory on
+// the same connection, where ls writes "name -> target". A link LIST
+// does not show keeps no target, and a LIST that fails is a warning: the
+// links are given as MLSD named them.
+func (l *listing) linkTargets() {
+	req := *l.req
+	req.Capture = nil // no part of an archive's record
+	in, err := l.f.startList(l.ctx, &req, l.c, func() bool { return true }, "LIST -a")
+	if err != nil {
+		l.req.Warnf("ftp: reading link targets: LIST of " + l.base.Redacted() + " failed: " + err.Error())
+		return
+	}
+	in.nested, in.base, in.dir = true, l.base, l.dir
+	want := make(map[string]int, len(l.links))
+	for i, e := range l.links {
+		want[e.Name] = i
+	}
+	for {
+		e, err := in.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			l.req.Warnf("ftp: reading link targets: LIST of " + l.base.Redacted() + " failed: " + err.Error())
+			return
+		}
+		if i, ok := want[e.Name]; ok && e.Type == schemes.TypeLink && e.Target != "" {
+			l.links[i].Target = e.Target
+		}
+	}
 }
 
 // fail ends a listing whose data connection broke or exceeded a limit.
