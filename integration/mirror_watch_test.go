@@ -9,6 +9,7 @@ package integration_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -190,8 +191,9 @@ func TestMirrorDashboardSteersVsftpd(t *testing.T) {
 	itest.Require(t, itest.FTPHost+":21")
 	dir := t.TempDir()
 	src := "ftp://" + itest.FTPHost + "/archive/tree/"
-	// d00/ to d02/ are other tests' (vsftpd's log is shared).
-	others := []string{"--exclude", "d00/", "--exclude", "d01/", "--exclude", "d02/"}
+	// d03/ to d05/ and d09/: the rest are other tests' (vsftpd's log is
+	// shared).
+	others := []string{"--exclude", "d0[0126-8]/"}
 	d := startDashboard(t, dir, append(append([]string{"-j", "2", "--limit-rate", "60k"}, others...), src, dir)...)
 
 	// Without the token, or with another, nothing changes.
@@ -358,4 +360,60 @@ func tail(s string, n int) string {
 		return s[len(s)-n:]
 	}
 	return s
+}
+
+// In Chromium the dashboard redraws itself as the run goes on (its count
+// and its chart), and its Pause and Resume buttons steer the run.
+func TestMirrorDashboardInChromium(t *testing.T) {
+	itest.Parallel(t)
+	itest.Require(t, itest.FTPHost+":21")
+	drv := os.Getenv("GOFER_REPLAYWEBPAGE") // puppeteer-core, installed with ReplayWeb.page
+	if drv == "" {
+		t.Skip("GOFER_REPLAYWEBPAGE is not set (integration/test installs puppeteer-core and Chromium)")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("GOFER_REPLAYWEBPAGE is set but node is missing: %v", err)
+	}
+	dir := t.TempDir()
+	// d06/ to d08/ only: the other tests' directories stay out of it.
+	d := startDashboard(t, dir, "-j", "2", "--limit-rate", "10k", "--exclude", "d0[0-59]/", "ftp://"+itest.FTPHost+"/archive/tree/", dir)
+	go func() {
+		for range d.lines {
+		}
+	}()
+	shots := filepath.Join(itest.LogDir(), "dashboard-chromium")
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(itest.Context(t), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join("watch", "dashboard.cjs"), shots, d.base+"/?token="+d.token)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(drv, "node_modules"))
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("dashboard.cjs: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	var got struct {
+		Done0, Done1     int
+		Points0, Points1 string
+		Paused, Resumed  string
+		Errors           []string
+	}
+	if err := json.Unmarshal([]byte(stdout.String()), &got); err != nil {
+		t.Fatalf("dashboard.cjs printed %q: %v", stdout.String(), err)
+	}
+	if got.Done1 <= got.Done0 || got.Points1 == got.Points0 || got.Points1 == "" {
+		t.Errorf("the page did not redraw: done %d then %d, chart %q then %q", got.Done0, got.Done1, got.Points0, got.Points1)
+	}
+	if !strings.HasPrefix(got.Paused, "Paused") || !strings.HasPrefix(got.Resumed, "Running") {
+		t.Errorf("after Pause the page says %q, after Resume %q", got.Paused, got.Resumed)
+	}
+	if len(got.Errors) > 0 {
+		t.Errorf("script errors on the page: %q", got.Errors)
+	}
+	if err := d.cmd.Wait(); err != nil {
+		t.Errorf("mirror: %v", err)
+	}
 }

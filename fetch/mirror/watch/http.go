@@ -104,6 +104,9 @@ func (r *Recorder) Handler(ctl *mirror.Control, token string) http.Handler {
 		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
 		io.WriteString(w, dashboardJS)
 	})
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusNoContent) // none, and no error for it
+	})
 	mux.HandleFunc("GET /api/progress", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
@@ -327,6 +330,9 @@ func (r *Recorder) pageData(ctl *mirror.Control) pageData {
 	if ctl != nil {
 		d.Filters = ctl.Filters()
 		d.Steer = !r.ended
+		// Now, not as of the last snapshot: the page a Pause or Resume
+		// button leads to shows what it did.
+		d.Stats.Paused = ctl.Paused()
 	}
 	return d
 }

@@ -1,0 +1,54 @@
+// dashboard.cjs watches and steers a running mirror from its dashboard in
+// a real browser: headless Chromium, driven by puppeteer-core.
+//
+//   node dashboard.cjs SHOTS URL
+//
+// URL is the dashboard's address with ?token=. It loads the page, waits for
+// the page's own script to redraw the count of items done and the chart
+// (server-sent events), presses Pause and then Resume, and prints one JSON
+// line: {"done0", "done1", "points0", "points1", "paused", "resumed",
+// "errors"}: the counts and the chart's points before and after the
+// redraw, the state line after each button, and the page's script errors.
+// Screenshots go to SHOTS. Chromium is $CHROMIUM or /usr/bin/chromium;
+// puppeteer-core is found through NODE_PATH.
+'use strict';
+const path = require('path');
+const puppeteer = require('puppeteer-core');
+
+const [shots, url] = process.argv.slice(2);
+
+async function main() {
+  const browser = await puppeteer.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  const out = { errors: [] };
+  try {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1000, height: 1400 });
+    page.on('pageerror', (e) => out.errors.push(String(e)));
+    page.on('console', (m) => { if (m.type() === 'error') out.errors.push(m.text()); });
+    await page.goto(url, { waitUntil: 'load', timeout: 60000 });
+    const done = () => page.$eval('#done', (e) => Number(e.textContent));
+    const points = () => page.$eval('#items-over-time polyline', (e) => e.getAttribute('points'));
+    out.done0 = await done();
+    out.points0 = await points();
+    // The page redraws itself: no reload.
+    await page.waitForFunction((n) => Number(document.querySelector('#done').textContent) > n + 5, { timeout: 60000 }, out.done0);
+    out.done1 = await done();
+    out.points1 = await points();
+    await page.screenshot({ path: path.join(shots, 'running.png'), fullPage: true });
+    await Promise.all([page.waitForNavigation({ waitUntil: 'load', timeout: 60000 }), page.click('#pause')]);
+    out.paused = await page.$eval('#state', (e) => e.textContent);
+    await page.screenshot({ path: path.join(shots, 'paused.png'), fullPage: true });
+    await Promise.all([page.waitForNavigation({ waitUntil: 'load', timeout: 60000 }), page.click('#resume')]);
+    out.resumed = await page.$eval('#state', (e) => e.textContent);
+  } finally {
+    await browser.close();
+  }
+  console.log(JSON.stringify(out));
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });
