@@ -258,6 +258,19 @@ func checkCorpusFile(t *testing.T, path string, counts map[string]*corpusCount) 
 	{
 		source, cases := readCorpus(t, path)
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
+			own := map[string]*corpusCount{}
+			defer func() {
+				for d, k := range own {
+					if counts[d] == nil {
+						counts[d] = &corpusCount{}
+					}
+					c := counts[d]
+					c.entry, c.unparsed, c.notation, c.differs = c.entry+k.entry, c.unparsed+k.unparsed, c.notation+k.notation, c.differs+k.differs
+				}
+				t.Logf("%s", source)
+				logCounts(t, own)
+			}()
+			counts := own
 			if len(cases) == 0 {
 				t.Fatalf("%s (%s): no cases", path, source)
 			}
