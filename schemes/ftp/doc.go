@@ -32,7 +32,11 @@
 // one with a CR, LF or NUL inside is refused before any byte of it leaves.
 //
 // Listings (MLSD where the server has it, else LIST; NLST for ";type=d")
-// are streamed one entry at a time. A file's body goes from the socket
+// are streamed one entry at a time. LIST lines are read in the forms of
+// Unix ls (month names in the languages servers are set to), DOS and IIS,
+// VMS, EPLF, OS/2, OS/400, MVS (datasets and PDS members), NetWare and
+// NonStop; a line in none of them is reported, never guessed at. A link
+// that MLSD names without its target gets the one LIST shows. A file's body goes from the socket
 // into a file by splice when it can.
 //
 // Commands whose replies do not decide what is sent next are pipelined
