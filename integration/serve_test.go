@@ -329,11 +329,54 @@ const hostileMenu = "0<script>window.pwned='script'</script>\t/a\tHOST\tPORT\r\n
 	"iAn info line <svg onload=\"window.pwned='svg'\">\t\terror.host\t1\r\n" +
 	"0A plain item\t/plain\tHOST\tPORT\r\n.\r\n"
 
+// seen is what browse.cjs saw after a step.
+type seen struct {
+	Name, URL, Title, Text string
+	Status                 int
+	Pwned                  any
+}
+
+// browse runs integration/gateway/browse.cjs over steps in headless
+// Chromium (puppeteer-core under drv), keeping each step's screenshot in
+// the state directory's log/SHOTS/, and returns what each step saw, by
+// name.
+func browse(t *testing.T, drv, shots string, steps []map[string]any) map[string]seen {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("GOFER_REPLAYWEBPAGE is set but node is missing: %v", err)
+	}
+	dir := filepath.Join(itest.LogDir(), shots)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	js, _ := json.Marshal(steps)
+	ctx, cancel := context.WithTimeout(itest.Context(t), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join("gateway", "browse.cjs"), dir, string(js))
+	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(drv, "node_modules"))
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("browse.cjs: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	got := map[string]seen{}
+	for _, l := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		var s seen
+		if err := json.Unmarshal([]byte(l), &s); err != nil {
+			t.Fatalf("browse.cjs printed %q: %v", l, err)
+		}
+		got[s.Name] = s
+	}
+	return got
+}
+
 // TestServeInChromium uses the gateway as a person does, in headless
 // Chromium: the URL box, a menu link, a Gopher search form, a Gopher+ +ASK
 // form, a Gemini input form, and a menu written to run script, which must
-// not run. Screenshots
-// of each step are kept in the state directory's log/serve-chromium/.
+// not run. Screenshots of each step are kept in the state directory's
+// log/serve-chromium/; the last, a menu, is the README's picture
+// (docs/gateway.png), and must stay small enough for it.
 func TestServeInChromium(t *testing.T) {
 	itest.Parallel(t)
 	itest.Require(t, gopherPlusAddr)
@@ -341,10 +384,6 @@ func TestServeInChromium(t *testing.T) {
 	drv := os.Getenv("GOFER_REPLAYWEBPAGE") // puppeteer-core, installed with ReplayWeb.page
 	if drv == "" {
 		t.Skip("GOFER_REPLAYWEBPAGE is not set (integration/test installs puppeteer-core and Chromium)")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("GOFER_REPLAYWEBPAGE is set but node is missing: %v", err)
 	}
 	evil, err := hostile.Start("127.0.0.1:0", func(c *hostile.Conn) {
 		if _, ok := c.ReadLine(); ok {
@@ -357,11 +396,7 @@ func TestServeInChromium(t *testing.T) {
 	}
 	defer evil.Close()
 	base := startServe(t, "--allow-port", portOf(evil.Addr()))
-	shots := filepath.Join(itest.LogDir(), "serve-chromium")
-	if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	steps, _ := json.Marshal([]map[string]any{
+	got := browse(t, drv, "serve-chromium", []map[string]any{
 		{"name": "start", "goto": base + "/"},
 		{"name": "url-box", "type": []string{"input[name=url]", "gopher://" + itest.GopherPlusHost + "/"}},
 		{"name": "menu-link", "click": "archive"},
@@ -372,39 +407,13 @@ func TestServeInChromium(t *testing.T) {
 		{"name": "gemini-input", "goto": base + "/live/" + geminiRoot + "cgi-bin/ask"},
 		{"name": "gemini-answer", "type": []string{"input[name=q]", "Ada"}},
 		{"name": "hostile", "goto": base + "/live/gopher://" + evil.Addr() + "/1/"},
+		// The README's screenshot (docs/gateway.png is this step's
+		// picture): a Gopher+ menu at a phone-to-laptop width.
+		{"name": "readme", "goto": base + "/live/gopher://" + itest.GopherPlusHost + "/", "viewport": []int{760, 560}},
 	})
-	ctx, cancel := context.WithTimeout(itest.Context(t), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join("gateway", "browse.cjs"), shots, string(steps))
-	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(drv, "node_modules"))
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("browse.cjs: %v\n%s\n%s", err, stdout.String(), stderr.String())
-	}
-	type seen struct {
-		Name, URL, Title, Text string
-		Status                 int
-		Pwned                  any
-	}
-	got := map[string]seen{}
-	for _, l := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
-		var s seen
-		if err := json.Unmarshal([]byte(l), &s); err != nil {
-			t.Fatalf("browse.cjs printed %q: %v", l, err)
-		}
-		got[s.Name] = s
-	}
 	check := func(name, url, text string) {
 		t.Helper()
-		s, ok := got[name]
-		if !ok {
-			t.Errorf("step %s: not run", name)
-			return
-		}
-		if s.Status != 200 || !strings.HasSuffix(s.URL, url) || !strings.Contains(s.Text, text) || s.Pwned != nil {
-			t.Errorf("step %s: status %d at %s (want …%s), pwned %v, text:\n%.600s\n(want %q)", name, s.Status, s.URL, url, s.Pwned, s.Text, text)
-		}
+		checkStep(t, got, name, url, text)
 	}
 	check("start", "/", "type a gopher://")
 	check("url-box", "/live/gopher://"+itest.GopherPlusHost+"/", "Search archive file names")
@@ -417,6 +426,27 @@ func TestServeInChromium(t *testing.T) {
 	check("hostile", "/1/", "<script>window.pwned='script'</script>")
 	if s := got["hostile"]; !strings.Contains(s.Text, "A plain item") || !strings.Contains(s.Text, "javascript:window.pwned='href'") {
 		t.Errorf("the hostile menu is not shown as text:\n%s", s.Text)
+	}
+	check("readme", "/live/gopher://"+itest.GopherPlusHost+"/", "Search archive file names")
+	if fi, err := os.Stat(filepath.Join(itest.LogDir(), "serve-chromium", "readme.png")); err != nil {
+		t.Error(err)
+	} else if fi.Size() > 150<<10 {
+		t.Errorf("the README's screenshot is %d bytes, more than 150 KiB", fi.Size())
+	}
+}
+
+// checkStep checks that browse.cjs's step name ended at a page of status
+// 200 whose URL ends in url and whose text holds text, and that no script
+// of a server ran.
+func checkStep(t *testing.T, got map[string]seen, name, url, text string) {
+	t.Helper()
+	s, ok := got[name]
+	if !ok {
+		t.Errorf("step %s: not run", name)
+		return
+	}
+	if s.Status != 200 || !strings.HasSuffix(s.URL, url) || !strings.Contains(s.Text, text) || s.Pwned != nil {
+		t.Errorf("step %s: status %d at %s (want …%s), pwned %v, text:\n%.600s\n(want %q)", name, s.Status, s.URL, url, s.Pwned, s.Text, text)
 	}
 }
 
@@ -585,5 +615,111 @@ func TestServeLearnedConnLimit(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Error(e)
+	}
+}
+
+// capturedPage is an HTML page of the site TestServeCapturedHTML captures:
+// links relative and absolute, an image, a script and a handler that must
+// not run, and a link out of the capture.
+const capturedPage = `<!DOCTYPE html>
+<html><head><title>A captured page</title></head><body>
+<h1>The CAPTURE capture</h1>
+<script>window.pwned = 'captured script'</script>
+<img src="dot.gif" alt="a dot" onerror="window.pwned = 'onerror'">
+<p><a href="other.html">The other page</a> <a href="/elsewhere/never.html">Never captured</a></p>
+</body></html>
+`
+
+// Captured HTML through the gateway: a site on nginx mirrored twice, the
+// page and the page it links to changed between the captures. Each
+// capture of the page is served with its links leading to the archive at
+// its time, under the sandbox policy and a banner; a link followed
+// arrives at the capture of the same time, one never captured says so
+// beside the live link; in Chromium, no script of the page runs and the
+// banner leads to the next capture.
+func TestServeCapturedHTML(t *testing.T) {
+	itest.Parallel(t)
+	itest.Require(t, itest.HTTPHost+":80")
+	name := fmt.Sprintf("serve-html-%d", os.Getpid())
+	dir := filepath.Join(itest.ScratchDir(), name)
+	os.RemoveAll(dir)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	write := func(capture string) {
+		t.Helper()
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for f, text := range map[string]string{
+			"page.html":  strings.ReplaceAll(capturedPage, "CAPTURE", capture),
+			"other.html": "<p>the " + capture + " other page</p>\n",
+			"dot.gif":    "GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;",
+		} {
+			if err := os.WriteFile(filepath.Join(dir, f), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	work := t.TempDir()
+	site := "http://" + itest.HTTPHost + "/scratch/" + name + "/"
+	write("first")
+	mirrorWARC(t, site, filepath.Join(work, "one"), filepath.Join(work, "m1"), "--no-parent")
+	// The second capture's time must read as another second than the
+	// first's (timestamps have 14 digits): wait for the clock to pass it.
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
+	write("second")
+	mirrorWARC(t, site, filepath.Join(work, "two"), filepath.Join(work, "m2"), "--no-parent")
+	base := startServe(t, filepath.Join(work, "one"), filepath.Join(work, "two"))
+
+	pageURL, other := site+"page.html", site+"other.html"
+	_, list := page(t, base, "/web/*/"+pageURL)
+	stamps := regexp.MustCompile(`href="/web/([0-9]{14})/`+regexp.QuoteMeta(pageURL)+`"`).FindAllStringSubmatch(list, -1)
+	if len(stamps) != 2 {
+		t.Fatalf("captures of %s: %d, want 2:\n%s", pageURL, len(stamps), list)
+	}
+	first, second := stamps[0][1], stamps[1][1]
+	resp, err := http.Get(base + "/web/" + first + "/" + pageURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	body := string(b)
+	for _, want := range []string{
+		"The first capture", `<a href="/web/` + first + `/` + other + `">The other page</a>`,
+		`<img src="/web/` + first + `/` + site + `dot.gif"`, `<a href="/web/` + first + `/http://` + itest.HTTPHost + `/elsewhere/never.html">`,
+		`href="/web/` + second + `/` + pageURL + `">Next capture</a>`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the first capture of the page lacks %s:\n%s", want, body)
+		}
+	}
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Security-Policy"), "sandbox") {
+		t.Errorf("the first capture: %d, Content-Security-Policy %q", resp.StatusCode, resp.Header.Get("Content-Security-Policy"))
+	}
+	// The link followed: the other page as it was at the first capture.
+	if code, body := page(t, base, "/web/"+first+"/"+other); code != 200 || body != "<p>the first other page</p>\n" {
+		t.Errorf("the other page at the first capture: %d %q", code, body)
+	}
+	if code, body := page(t, base, "/web/"+first+"/http://"+itest.HTTPHost+"/elsewhere/never.html"); code != 404 ||
+		!strings.Contains(body, `<a href="/live/http://`+itest.HTTPHost+`/elsewhere/never.html">`) {
+		t.Errorf("never captured: %d\n%s", code, body)
+	}
+
+	drv := os.Getenv("GOFER_REPLAYWEBPAGE")
+	if drv == "" {
+		t.Log("GOFER_REPLAYWEBPAGE is not set: the captured page is not opened in Chromium")
+		return
+	}
+	got := browse(t, drv, "serve-captured-html", []map[string]any{
+		{"name": "page", "goto": base + "/web/" + first + "/" + pageURL},
+		{"name": "link", "click": "The other page"},
+		{"name": "again", "goto": base + "/web/" + first + "/" + pageURL},
+		{"name": "next", "click": "Next capture"},
+	})
+	checkStep(t, got, "page", "/web/"+first+"/"+pageURL, "The first capture")
+	checkStep(t, got, "link", "/"+other, "the first other page")
+	checkStep(t, got, "next", "/web/"+second+"/"+pageURL, "The second capture")
+	if s := got["page"]; !strings.Contains(s.Text, "gofer: captured") {
+		t.Errorf("no banner on the captured page:\n%s", s.Text)
 	}
 }

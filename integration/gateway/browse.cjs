@@ -6,8 +6,10 @@
 // STEPS is a JSON array; each step does one thing and then waits for the
 // page it leads to: {"name", "goto": URL}, {"name", "type": [SELECTOR,
 // TEXT]} (typed into the field, then Enter submits its form), or {"name",
-// "click": TEXT} (the first link whose text holds TEXT). After each step it
-// saves a screenshot SHOTS/NAME.png and prints one JSON line: {"name",
+// "click": TEXT} (the first link whose text holds TEXT); a step's
+// "viewport": [WIDTH, HEIGHT] sets the window's size from it on. After
+// each step it saves a screenshot SHOTS/NAME.png and prints one JSON
+// line: {"name",
 // "url", "status", "title", "text", "pwned"}, where pwned is whatever a
 // script from a page set window.pwned to (null when none ran). Chromium is
 // $CHROMIUM or /usr/bin/chromium; puppeteer-core is found through
@@ -34,6 +36,7 @@ async function main() {
     page.on('response', (r) => { if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) status = r.status(); });
     for (const s of steps) {
       const nav = () => page.waitForNavigation({ waitUntil: 'load', timeout: 60000 });
+      if (s.viewport) await page.setViewport({ width: s.viewport[0], height: s.viewport[1] });
       if (s.goto) {
         await page.goto(s.goto, { waitUntil: 'load', timeout: 60000 });
       } else if (s.type) {
