@@ -480,7 +480,10 @@ func (c *conn) end() {
 // control connection's peer (the FTP bounce attack, RFC 2577 §3): the
 // address the control connection reached, or the URL's host when that is
 // an address literal. The connection goes to the URL's host, so that
-// through a proxy it reaches the server, not the proxy.
+// through a proxy it reaches the server, not the proxy. Through a proxy
+// that tells only the target (socks5h resolves the name itself), the
+// server's address is not known: the reply's address is then not
+// compared and not used, only its port.
 func (c *conn) openData(ctx context.Context, req *schemes.Request, network, addr string) (net.Conn, error) {
 	data, err := c.dialData(ctx, req, network, addr)
 	if err != nil {
@@ -495,6 +498,14 @@ func (c *conn) dialData(ctx context.Context, req *schemes.Request, network, addr
 	if err != nil {
 		return nil, schemes.Errorf(schemes.ErrRefused, "ftp: bad passive address %q", addr)
 	}
+	if c.peer == nil {
+		// Through a proxy that resolved the name (socks5h) or reports
+		// only the target, the server's address is not known here: the
+		// passive reply's cannot be compared, and is not used. The data
+		// connection goes, through the proxy, to the host the control
+		// connection went to, with the reply's port.
+		return lineproto.Dial(ctx, req, network, net.JoinHostPort(c.key.host, port))
+	}
 	ip := net.ParseIP(host)
 	urlIP := net.ParseIP(c.key.host)
 	if ip == nil || !(ip.Equal(c.peer) || ip.Equal(urlIP)) {
@@ -502,6 +513,16 @@ func (c *conn) dialData(ctx context.Context, req *schemes.Request, network, addr
 			"ftp: refused to open a data connection to %s: the server's passive reply names an address other than its own (%s)", addr, c.key.host)
 	}
 	return lineproto.Dial(ctx, req, network, net.JoinHostPort(c.key.host, port))
+}
+
+// peerHost is the host an EPSV reply's port is on (RFC 2428 §3: the
+// control connection's): its peer's address, or the URL's host when the
+// peer's address is not known (through a proxy).
+func (c *conn) peerHost() string {
+	if c.peer == nil {
+		return c.key.host
+	}
+	return c.peer.String()
 }
 
 // useData makes data, dialled for the passive address addr, the

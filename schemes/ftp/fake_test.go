@@ -29,7 +29,7 @@ type fakeFTP struct {
 	// noEPSV answers EPSV with 500 so that the client falls back to PASV.
 	noEPSV bool
 	// pasvHost, when set, is the h1,h2,h3,h4 a PASV reply names, and
-	// pasvPort its port.
+	// pasvPort, when set, its port.
 	pasvHost string
 	pasvPort int
 	// noREST refuses REST; noSIZE refuses SIZE.
@@ -466,7 +466,10 @@ func (s *fakeSession) handle(verb, arg string) bool {
 		s.listenData()
 		host, port := "127,0,0,1", s.dataLn.Addr().(*net.TCPAddr).Port
 		if f.pasvHost != "" {
-			host, port = f.pasvHost, f.pasvPort
+			host = f.pasvHost
+		}
+		if f.pasvPort != 0 {
+			port = f.pasvPort
 		}
 		s.reply("227 Entering Passive Mode (%s,%d,%d).", host, port>>8, port&0xff)
 	case "EPRT", "PORT":

@@ -168,7 +168,7 @@ func (c *conn) passiveAddr(code int, msg string) (string, error) {
 		if i < 0 || j <= i+4 || perr != nil || port <= 0 || port > 65535 {
 			return "", schemes.Errorf(schemes.ErrRefused, "ftp: malformed EPSV reply: %d %s", code, lineproto.ServerText(msg))
 		}
-		return net.JoinHostPort(c.peer.String(), strconv.Itoa(port)), nil
+		return net.JoinHostPort(c.peerHost(), strconv.Itoa(port)), nil
 	case 227:
 		// "227 Entering Passive Mode (h1,h2,h3,h4,p1,p2)"; some servers
 		// leave out the parentheses, so take the six numbers after the code.

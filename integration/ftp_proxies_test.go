@@ -1,0 +1,108 @@
+package integration_test
+
+// FTP through proxies that resolve names themselves (socks5h): every
+// connection, data connections included, goes through the proxy, to the
+// host the URL names, never to the proxy's own address.
+
+import (
+	"net"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/goferurl/gofer/integration/itest"
+	"github.com/goferurl/gofer/integration/relay"
+)
+
+// TestFTPThroughSOCKS5h: with socks5h:// the proxy resolves the URL's
+// host name, and gofer never learns the server's address: the passive
+// replies cannot be compared with it. Each data connection goes through
+// the proxy to the URL's host with the reply's port. The server is
+// vsftpd behind a relay on 127.0.0.1 (so that "localhost", the one name
+// tests may resolve, reaches it); microsocks's log shows every
+// connection, control and data, made to localhost and none to the
+// proxy's own address.
+func TestFTPThroughSOCKS5h(t *testing.T) {
+	itest.Parallel(t)
+	itest.Require(t, ftpServer)
+	itest.Require(t, itest.SOCKSProxy)
+	manifest := itest.Manifest(t)
+	r, err := relay.Listen("127.0.0.1:0", ftpServer, true, relay.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	_, port, _ := net.SplitHostPort(r.Addr())
+	base := "ftp://localhost:" + port + "/archive"
+	proxy := []string{"--proxy", "socks5h://" + itest.SOCKSProxy, "--allow-port", port}
+	since := itest.LogSince(t, itest.ProxyLogSOCKS)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "random-64k.bin")
+	res := itest.RunIn(t, dir, nil, noProxyEnv(), append(append([]string{"get"}, proxy...), "-o", out, base+"/binary/random-64k.bin")...)
+	if res.Code != 0 {
+		t.Fatalf("get: exit %d: %s", res.Code, res.Stderr)
+	}
+	if got := sha256File(t, out); got != manifest["binary/random-64k.bin"] {
+		t.Errorf("get: sha256 %s", got)
+	}
+	mdir := filepath.Join(dir, "m")
+	res = itest.RunIn(t, dir, nil, noProxyEnv(), append(append([]string{"mirror"}, proxy...), "-j", "2", base+"/text/", mdir)...)
+	if res.Code != 0 {
+		t.Fatalf("mirror: exit %d: %s", res.Code, res.Stderr)
+	}
+	if d := itest.DiffSubtree(t, mdir, "text/", ".gofer"); len(d) != 0 {
+		t.Errorf("mirror differs from the archive: %q", d)
+	}
+	log := since()
+	targets := regexp.MustCompile(`: connected to (\S+)\n`).FindAllStringSubmatch(log, -1)
+	control, data := 0, 0
+	for _, m := range targets {
+		host, p, _ := net.SplitHostPort(m[1])
+		switch {
+		case host != "localhost":
+			t.Errorf("the proxy connected to %s: every connection must go to the URL's host", m[1])
+		case p == port:
+			control++
+		default:
+			data++
+		}
+	}
+	// One file, one listing and the text/ files: a data connection each.
+	if control < 2 || data < 2+len(listDir(t, "text")) {
+		t.Errorf("the proxy made %d control and %d data connections, want 2 or more and one per transfer:\n%s", control, data, log)
+	}
+	if strings.Contains(log, "connected to "+itest.SOCKSProxy) {
+		t.Errorf("a connection went to the proxy's own address:\n%s", log)
+	}
+}
+
+// listDir lists the archive directory dir.
+func listDir(t *testing.T, dir string) []string {
+	t.Helper()
+	var names []string
+	for p := range itest.Manifest(t) {
+		if rest, ok := strings.CutPrefix(p, dir+"/"); ok && !strings.Contains(rest, "/") {
+			names = append(names, rest)
+		}
+	}
+	return names
+}
+
+// TestFTPProxyDown: a proxy that is not there is exit 4, and the error
+// names the proxy.
+func TestFTPProxyDown(t *testing.T) {
+	itest.Parallel(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	for _, scheme := range []string{"socks5h", "socks5", "http"} {
+		res := itest.Run(t, nil, noProxyEnv(), "get", "--proxy", scheme+"://"+addr, "ftp://"+itest.FTPHost+"/archive/README.txt")
+		if res.Code != 4 || !strings.Contains(res.Reason(), addr) {
+			t.Errorf("%s: exit %d, %q: want 4 and the proxy named", scheme, res.Code, res.Reason())
+		}
+	}
+}
