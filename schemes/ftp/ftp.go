@@ -43,6 +43,13 @@ type Fetcher struct {
 	// has been read, and every difference sent to Request.Warn; the
 	// entries are MLSD's.
 	VerifyListing bool
+	// DirTimes has the directories of a LIST listing dated to the second
+	// by MDTM where the server answers MDTM for a directory (Twisted
+	// does; RFC 3659 §3 names files only): the first directory's MDTM
+	// probes the server, once per Fetcher, and where it refuses no
+	// directory's is asked again. Off, a directory keeps the minute or
+	// the day its LIST line shows.
+	DirTimes bool
 	// ActivePort, when set, makes every data connection active (PORT
 	// and EPRT, active.go) instead of passive, with curl's -P spelling:
 	// ADDR[:LOW-HIGH], where ADDR is an IP address ([...] for IPv6 with
@@ -50,6 +57,11 @@ type Fetcher struct {
 	// connection's own address, and LOW-HIGH the ports to listen on.
 	// An ActivePort it cannot read fails every fetch as a usage error.
 	ActivePort string
+	// ProxyTunnel has an HTTP proxy carry FTP as a tunnel (CONNECT, RFC
+	// 9110 §9.3.6) for every connection, data connections included;
+	// without it an HTTP proxy is asked for the ftp:// URL itself (GET),
+	// as curl does (httpproxy.go).
+	ProxyTunnel bool
 
 	mu     sync.Mutex
 	idle   map[poolKey][]*conn
@@ -72,6 +84,10 @@ type Fetcher struct {
 	// slots counts the connections held to each server and keeps to the
 	// limit it was found to have (limit.go).
 	slots map[string]*slots
+	// dirMDTM holds the servers probed with MDTM of a directory: true
+	// where they answered with its time, false where they refused
+	// (listing.go, dirTimes).
+	dirMDTM map[string]bool
 }
 
 // The servers seen to mishandle pipelined commands (lockStep) and commands
@@ -251,6 +267,12 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		if err := checkActiveRoute(req, key.server()); err != nil {
 			return nil, err
 		}
+	} else if !f.ProxyTunnel {
+		if proxy, err := httpProxyFor(req, key.server()); err != nil {
+			return nil, err
+		} else if proxy != "" {
+			return f.viaHTTPProxy(ctx, req, proxy, v)
+		}
 	}
 
 	if name := v.Name(); name != "" && v.TypeCode != 'd' && !req.IfModifiedSince.IsZero() && !req.SkipMetadata {
@@ -378,6 +400,7 @@ func (f *Fetcher) listAfter(ctx context.Context, req *schemes.Request, c *conn, 
 		c.at = slices.Clone(dir)
 	}
 	l.base, l.dir = req.URL, dir
+	l.dirTimes = f.DirTimes && !l.mlsd && !req.SkipMetadata && f.wantDirTimes(c)
 	if f.VerifyListing && l.mlsd {
 		l.check = newListCheck(ctx, req)
 	} else if f.VerifyListing {

@@ -113,6 +113,11 @@ type listing struct {
 	req   *schemes.Request
 	links []schemes.Entry
 	final error
+	// dirTimes: the LIST listing's directories are to get MDTM's time,
+	// to the second, once it ends; held are its entries from the first
+	// such directory on, kept in order until then (at most maxHeldDirs).
+	dirTimes bool
+	held     []schemes.Entry
 	// list is LIST's parser of every dialect, made at the first line;
 	// queue[next:] are entries read and not yet returned (one LIST line
 	// can give three).
@@ -225,13 +230,16 @@ func (l *listing) Next() (schemes.Entry, error) {
 		line, err := l.readLine()
 		if err == io.EOF && line == "" {
 			if l.list != nil {
-				if l.queue = l.list.end(l.queue); len(l.queue) > 0 {
+				if len(l.held) > 0 {
+					l.held = l.list.end(l.held) // behind what is held
+				} else if l.queue = l.list.end(l.queue); len(l.queue) > 0 {
 					continue
 				}
 			}
 			end := l.finish()
-			if len(l.links) > 0 {
-				l.queue, l.next, l.links, l.final = l.links, 0, nil, end
+			if len(l.links) > 0 || len(l.held) > 0 {
+				l.queue, l.next, l.final = append(l.held, l.links...), 0, end
+				l.links, l.held = nil, nil
 				continue
 			}
 			l.err = end
@@ -258,7 +266,11 @@ func (l *listing) Next() (schemes.Entry, error) {
 			if l.list == nil {
 				l.list = newListParser(l.now)
 			}
+			n := len(l.queue)
 			l.queue = l.list.feed(l.queue, line)
+			if l.dirTimes {
+				l.holdForDirTimes(n)
+			}
 			continue
 		}
 		if !ok {
@@ -332,6 +344,9 @@ func (l *listing) finish() error {
 	if err == nil && code/100 == 2 && len(l.links) > 0 {
 		l.linkTargets()
 	}
+	if err == nil && code/100 == 2 && len(l.held) > 0 {
+		l.readDirTimes()
+	}
 	l.stop()
 	if err != nil {
 		l.c.close()
@@ -387,6 +402,130 @@ func (l *listing) linkTargets() {
 			l.links[i].Target = e.Target
 		}
 	}
+}
+
+// Directory times (Fetcher.DirTimes). A LIST line shows a directory's
+// time to the minute or the day, in the server's zone; some servers
+// (Twisted) answer MDTM (RFC 3659 §3) for a directory too, to the second
+// in UTC. Where the server has MDTM, the entries of a LIST listing from its first such
+// directory on are held (at most maxHeldDirs, in order) until the listing
+// ends; then the first directory's MDTM probes the server, once per
+// Fetcher: where it answers, every held directory's MDTM goes out in one
+// batch, and where it refuses, MDTM is never asked of a directory there
+// again.
+
+// maxHeldDirs bounds the entries one listing holds for its directories'
+// times; past it they are given as LIST showed them.
+const maxHeldDirs = 4096
+
+// wantDirTimes reports whether a LIST listing on c is to read its
+// directories' times with MDTM.
+func (f *Fetcher) wantDirTimes(c *conn) bool {
+	if !c.mdtm {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	answers, probed := f.dirMDTM[c.key.server()]
+	return answers || !probed
+}
+
+// noteDirMDTM records whether c's server answered MDTM of a directory.
+func (f *Fetcher) noteDirMDTM(c *conn, answers bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.dirMDTM == nil {
+		f.dirMDTM = map[string]bool{}
+	}
+	f.dirMDTM[c.key.server()] = answers
+}
+
+// needsDirTime reports a LIST entry whose time MDTM may sharpen: a
+// directory known to the minute or the day, whose name can go on a
+// command line as it is.
+func needsDirTime(e schemes.Entry) bool {
+	if e.Type != schemes.TypeDir || (e.Precision != schemes.PrecisionDay && e.Precision != schemes.PrecisionMinute) {
+		return false
+	}
+	n := e.Name
+	if n == "" || n[0] == ' ' || n[len(n)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		if n[i] < 0x20 || n[i] == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// holdForDirTimes moves the entries queued from index n on into held,
+// from the first directory that needs its time on; past maxHeldDirs it
+// gives up and gives everything held out as it is.
+func (l *listing) holdForDirTimes(n int) {
+	if len(l.held) == 0 {
+		first := -1
+		for i := n; i < len(l.queue); i++ {
+			if needsDirTime(l.queue[i]) {
+				first = i
+				break
+			}
+		}
+		if first < 0 {
+			return
+		}
+		n = first
+	}
+	l.held = append(l.held, l.queue[n:]...)
+	l.queue = l.queue[:n]
+	if len(l.held) > maxHeldDirs {
+		l.queue = append(l.queue, l.held...)
+		l.held, l.dirTimes = nil, false
+	}
+}
+
+// readDirTimes asks MDTM of each held directory on the ended listing's
+// connection and gives it that time, to the second.
+func (l *listing) readDirTimes() {
+	var idx []int
+	for i, e := range l.held {
+		if needsDirTime(e) {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 || !l.f.wantDirTimes(l.c) {
+		return
+	}
+	l.f.mu.Lock()
+	_, probed := l.f.dirMDTM[l.c.key.server()]
+	l.f.mu.Unlock()
+	stepFor := func(i int, answered *bool) step {
+		return step{line: "MDTM " + l.held[i].Name, then: func(code int, msg string) error {
+			if t, ok := l.c.mdtmReply(code, msg); ok {
+				l.held[i].Modified, l.held[i].Precision = t, schemes.PrecisionSecond
+				*answered = true
+			}
+			return nil
+		}}
+	}
+	x := l.c.exchange()
+	if !probed {
+		var answered bool
+		if i, err := x.batch([]step{stepFor(idx[0], &answered)}); i < 0 && err != nil {
+			return
+		}
+		l.f.noteDirMDTM(l.c, answered)
+		if !answered {
+			return
+		}
+		idx = idx[1:]
+	}
+	steps := make([]step, 0, len(idx))
+	var answered bool
+	for _, i := range idx {
+		steps = append(steps, stepFor(i, &answered))
+	}
+	x.batch(steps)
 }
 
 // fail ends a listing whose data connection broke or exceeded a limit.
