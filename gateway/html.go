@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -95,6 +96,9 @@ func rewriteHTML(w io.Writer, r io.Reader, pageURL string, l linker, top []byte)
 		raw := bytes.Clone(z.Raw())
 		tok := z.Token()
 		changed := false
+		refresh := tok.Data == "meta" && slices.ContainsFunc(tok.Attr, func(a html.Attribute) bool {
+			return a.Key == "http-equiv" && strings.EqualFold(strings.TrimSpace(a.Val), "refresh")
+		})
 		for i, a := range tok.Attr {
 			if a.Namespace != "" {
 				continue
@@ -103,6 +107,8 @@ func rewriteHTML(w io.Writer, r io.Reader, pageURL string, l linker, top []byte)
 			switch {
 			case a.Key == "srcset":
 				to = rewriteSrcset(base, a.Val, l)
+			case a.Key == "content" && refresh:
+				to = rewriteRefresh(base, a.Val, l)
 			case linkAttrs[a.Key] || a.Key == "data" && tok.Data == "object":
 				to = rewriteLink(base, a.Val, l)
 			default:
@@ -148,6 +154,22 @@ func rewriteLink(base *url.URL, v string, l linker) string {
 		return to
 	}
 	return v
+}
+
+// rewriteRefresh rewrites the URL of a <meta http-equiv=refresh>
+// content ("5; url=URL"), which would otherwise take the browser out of
+// the archive.
+func rewriteRefresh(base *url.URL, v string, l linker) string {
+	delay, rest, ok := strings.Cut(v, ";")
+	if !ok {
+		return v
+	}
+	rest = strings.TrimSpace(rest)
+	if len(rest) < 4 || !strings.EqualFold(rest[:4], "url=") {
+		return v
+	}
+	target := strings.Trim(strings.TrimSpace(rest[4:]), `'"`)
+	return delay + "; url=" + rewriteLink(base, target, l)
 }
 
 // rewriteSrcset rewrites each URL of a srcset ("URL [descriptor], ...");

@@ -7,6 +7,7 @@ import (
 
 const capturedPage = `<!DOCTYPE html>
 <html><head><title>A page</title><base href="http://127.0.0.1/base/">
+<meta http-equiv="Refresh" content="30; URL='later.html'">
 <link rel="stylesheet" href="s.css"></head>
 <BODY background="bg.gif">
 <a href="other.html">Other</a> <a href='/gone'>Gone</a> <a href="#top">Top</a>
@@ -49,6 +50,7 @@ func TestCapturedHTMLLinksStayInTheArchive(t *testing.T) {
 	for _, want := range []string{
 		`<base href="` + ts + `http://127.0.0.1/base/">`,
 		`<link rel="stylesheet" href="` + ts + `http://127.0.0.1/base/s.css">`,
+		`<meta http-equiv="Refresh" content="30; url=` + ts + `http://127.0.0.1/base/later.html">`,
 		`<body background="` + ts + `http://127.0.0.1/base/bg.gif">`,
 		`<a href="` + ts + `http://127.0.0.1/base/other.html">Other</a>`,
 		`<a href="` + ts + `http://127.0.0.1/gone">Gone</a>`,
