@@ -13,7 +13,8 @@
 //	/go?url=URL      the box's form: a redirect to /live/URL
 //	/live/URL        URL fetched now and shown as a page: a Gopher menu, an
 //	                 FTP listing or a group as a list of links that stay in
-//	                 the gateway, a gemtext page rendered, a file streamed
+//	                 the gateway (a group's articles threaded by their
+//	                 References), a gemtext page rendered, a file streamed
 //	/raw/URL         URL fetched now, its bytes as the protocol gave them
 //	/search/URL?q=W  a search form's answer: a redirect to /live/ of URL with
 //	                 W as its search part (TAB W for Gopher, ?W for the others)
