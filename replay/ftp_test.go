@@ -197,3 +197,31 @@ func TestFTPReplay(t *testing.T) {
 		t.Errorf("QUIT: %q", r)
 	}
 }
+
+// TestFTPTimeFromListing answers MDTM for a file whose fetch asked none
+// (a mirror that had the time from the listing) from the captured
+// listing: MLSD's fact, LIST's date.
+func TestFTPTimeFromListing(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "ftp")
+	w, err := warc.CreateSegments(prefix, 0, warc.Info{Software: "gofer test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	record(t, w, schemes.CaptureRecord{Type: "resource", URI: "ftp://127.0.0.21/pub/", ContentType: "text/x-ftp-list"},
+		"-rw-r--r--    1 0        0               5 Jan 05  2001 c.txt\r\n")
+	record(t, w, schemes.CaptureRecord{Type: "resource", URI: "ftp://127.0.0.21/pub/c.txt", ContentType: "text/plain"}, "ccccc")
+	record(t, w, schemes.CaptureRecord{Type: "resource", URI: "ftp://127.0.0.21/m/", ContentType: "text/x-ftp-mlsd"},
+		"type=file;size=1;modify=20200304050607; d.txt\r\ntype=file;size=1; e.txt\r\n")
+	record(t, w, schemes.CaptureRecord{Type: "resource", URI: "ftp://127.0.0.21/m/d.txt", ContentType: "text/plain"}, "d")
+	record(t, w, schemes.CaptureRecord{Type: "resource", URI: "ftp://127.0.0.21/m/e.txt", ContentType: "text/plain"}, "e")
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tree := newFTPTree(open(t, Options{}, prefix), "127.0.0.21:21")
+	for p, want := range map[string]string{"/pub/c.txt": "20010105000000", "/m/d.txt": "20200304050607", "/m/e.txt": ""} {
+		m, ok := tree.modTime(p)
+		if got := m.UTC().Format("20060102150405"); ok != (want != "") || ok && got != want {
+			t.Errorf("%s: %s %v, want %q", p, got, ok, want)
+		}
+	}
+}

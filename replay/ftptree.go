@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/schemes/ftp"
 	"github.com/goferurl/gofer/warc"
 )
 
@@ -136,7 +137,10 @@ func (t *ftpTree) addDir(p string) {
 var mdtmReply = regexp.MustCompile(`^< 213 (\d{14})(\.\d+)?\r?$`)
 
 // modTime returns the file's modification time as its captured control
-// conversation recorded the MDTM reply, false when it did not.
+// conversation recorded the MDTM reply, else as the captured listing of
+// its directory gives it (an MLSD fact to the second, a LIST line to the
+// minute or the day: a mirror that had the time from the listing asked
+// no MDTM), false when neither has it.
 func (t *ftpTree) modTime(p string) (time.Time, bool) {
 	t.mu.Lock()
 	m, ok := t.mtime[p]
@@ -163,10 +167,41 @@ func (t *ftpTree) modTime(p string) (time.Time, bool) {
 		}
 		pl.Close()
 	}
+	if m.IsZero() {
+		m = t.listTime(p)
+	}
 	t.mu.Lock()
 	t.mtime[p] = m
 	t.mu.Unlock()
 	return m, !m.IsZero()
+}
+
+// listTime is the time the captured listing of p's directory gives p:
+// MLSD's, else LIST's; the zero time when neither names it with one.
+func (t *ftpTree) listTime(p string) time.Time {
+	dir, name := path.Split(p)
+	for _, kind := range []string{"mlsd", "list"} {
+		uri := t.lists[path.Clean(dir)][kind]
+		if uri == "" {
+			continue
+		}
+		base, err := schemes.Parse(uri)
+		if err != nil {
+			continue
+		}
+		pl, err := t.a.Lookup(uri, "resource")
+		if err != nil {
+			continue
+		}
+		entries, _ := ftp.ParseListing(pl, base, kind == "mlsd", pl.Date, &schemes.Request{})
+		pl.Close()
+		for _, e := range entries {
+			if e.Name == name && e.Type != schemes.TypeDir && !e.Modified.IsZero() {
+				return e.Modified
+			}
+		}
+	}
+	return time.Time{}
 }
 
 // resolve turns a path argument, relative to cwd, into an absolute clean
