@@ -8,10 +8,15 @@ package integration_test
 // where the mirror pipelines, whose replay answers MDTM for every file.
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/json"
 	"io/fs"
 	"net"
 	"net/textproto"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -122,5 +127,194 @@ func ftpTimesPipelined(t *testing.T, server string) {
 	}
 	if files < 300 || missing > 0 {
 		t.Errorf("%d of %d files without their time in the replay", missing, files)
+	}
+}
+
+// warcioPath is warcio.js's command: $GOFER_WARCIO, else where
+// integration/test installs it, "" when it is in neither.
+func warcioPath() string {
+	if w := os.Getenv("GOFER_WARCIO"); w != "" {
+		return w
+	}
+	w := filepath.Join(itest.StateDir(), "npm", "node_modules", ".bin", "warcio")
+	if _, err := os.Stat(w); err != nil {
+		return ""
+	}
+	return w
+}
+
+// listed is one line of gofer warc list.
+type listed struct{ typ, uri, digest string }
+
+func parseList(t *testing.T, out string) []listed {
+	t.Helper()
+	var recs []listed
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 3 {
+			t.Fatalf("list line %q", l)
+		}
+		r := listed{typ: f[0]}
+		for _, x := range f[3:] {
+			if strings.Contains(x, "://") {
+				r.uri = x
+			} else {
+				r.digest = x
+			}
+		}
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+// TestWARCOthersCorpus reads WARCs wget writes (gzipped per record,
+// uncompressed, deduplicated against the first: revisits of records in
+// another file), the uncompressed one gzipped whole, and gofer's own,
+// with every reading command: list agrees with warcio.js record by record
+// (type, target URI, payload digest), check finds nothing wrong (but
+// wget's revisits' block digests, which are of an empty block), cat and
+// replay give every file's payload (a revisit resolved to the record it
+// refers to), merge indexes every record but the warcinfo, pack packs.
+// A file that holds no WARC record is an error for list and merge.
+func TestWARCOthersCorpus(t *testing.T) {
+	itest.Parallel(t)
+	itest.Require(t, itest.HTTPHost+":80")
+	wget, err := exec.LookPath("wget")
+	if err != nil {
+		t.Fatal("wget is not installed (integration/lib/http.sh installs it)")
+	}
+	work := t.TempDir()
+	url := "http://" + itest.HTTPHost + "/archive/text/"
+	names := []string{"crlf.txt", "dots.txt", "plain.txt", "no-final-newline.txt"}
+	runWget := func(name string, args ...string) {
+		args = append([]string{"-q", "-r", "-l", "1", "--no-parent", "-e", "robots=off", "--warc-file=" + filepath.Join(work, name),
+			"-P", filepath.Join(work, "tree-"+name)}, args...)
+		if out, err := exec.CommandContext(itest.Context(t), wget, append(args, url)...).CombinedOutput(); err != nil {
+			t.Fatalf("wget %s: %v: %s", name, err, out)
+		}
+	}
+	runWget("wget-gz", "--warc-cdx")
+	runWget("wget-plain", "--no-warc-compression")
+	runWget("wget-dedup", "--warc-dedup="+filepath.Join(work, "wget-gz.cdx"))
+	plain, err := os.ReadFile(filepath.Join(work, "wget-plain.warc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var whole bytes.Buffer
+	zw := gzip.NewWriter(&whole)
+	zw.Write(plain)
+	zw.Close()
+	if err := os.WriteFile(filepath.Join(work, "whole.warc.gz"), whole.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res := itest.Run(t, nil, nil, "get", "-q", "-o", "/dev/null", "--warc", filepath.Join(work, "gofer.warc.gz"), url+names[0]); res.Code != 0 {
+		t.Fatalf("gofer get --warc: exit %d: %s", res.Code, res.Stderr)
+	}
+
+	type file struct {
+		name  string
+		with  []string // read beside it: what its revisits refer to
+		dedup bool
+	}
+	files := []file{{name: "wget-gz.warc.gz"}, {name: "wget-plain.warc"}, {name: "whole.warc.gz"},
+		{name: "wget-dedup.warc.gz", with: []string{"wget-gz.warc.gz"}, dedup: true}, {name: "gofer.warc.gz"}}
+	warcio := warcioPath()
+	if warcio == "" {
+		t.Log("warcio.js is not installed: list is not compared with it")
+	}
+	for _, f := range files {
+		path := filepath.Join(work, f.name)
+		set := []string{path}
+		for _, w := range f.with {
+			set = append(set, filepath.Join(work, w))
+		}
+		res := itest.Run(t, nil, nil, "warc", "list", path)
+		if res.Code != 0 {
+			t.Fatalf("list %s: exit %d: %s", f.name, res.Code, res.Stderr)
+		}
+		recs := parseList(t, res.Stdout)
+		if warcio != "" {
+			out, err := exec.CommandContext(itest.Context(t), warcio, "index", path, "-f", "warc-type,warc-target-uri,warc-payload-digest").Output()
+			if err != nil {
+				t.Fatalf("warcio index %s: %v", f.name, err)
+			}
+			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+			if len(lines) != len(recs) {
+				t.Errorf("%s: gofer lists %d records, warcio.js %d", f.name, len(recs), len(lines))
+			}
+			for i := range min(len(lines), len(recs)) {
+				var w map[string]string
+				if err := json.Unmarshal([]byte(lines[i]), &w); err != nil {
+					t.Fatalf("warcio index %s: %q: %v", f.name, lines[i], err)
+				}
+				g := recs[i]
+				if g.typ != w["warc-type"] || g.uri != w["warc-target-uri"] || w["warc-payload-digest"] != "" && g.digest != w["warc-payload-digest"] {
+					t.Errorf("%s: record %d: gofer %+v, warcio.js %v", f.name, i+1, g, w)
+				}
+			}
+		}
+		res = itest.Run(t, nil, nil, append([]string{"warc", "check"}, set...)...)
+		if f.dedup {
+			for _, l := range strings.Split(strings.TrimSpace(res.Stderr), "\n") {
+				if !strings.Contains(l, "WARC-Block-Digest sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ does not match the block") &&
+					!strings.HasPrefix(l, "gofer: warc check: ") {
+					t.Errorf("check %s: %s", f.name, l)
+				}
+			}
+		} else if res.Code != 0 {
+			t.Errorf("check %s: exit %d: %s", f.name, res.Code, res.Stderr)
+		}
+		n := 0
+		for _, r := range recs {
+			if r.typ != "warcinfo" {
+				n++
+			}
+		}
+		res = itest.Run(t, nil, nil, "warc", "merge", path)
+		if got := strings.Count(res.Stdout, "\n"); res.Code != 0 || got != n {
+			t.Errorf("merge %s: exit %d, %d lines, want %d: %s", f.name, res.Code, got, n, res.Stderr)
+		}
+		if res := itest.Run(t, nil, nil, "warc", "pack", path, "-o", filepath.Join(work, f.name+".wacz")); res.Code != 0 {
+			t.Errorf("pack %s: exit %d: %s", f.name, res.Code, res.Stderr)
+		}
+		a, err := replay.Open(set, replay.Options{Warn: func(s string) {
+			if !strings.Contains(s, "no index beside it") {
+				t.Errorf("replay %s: %s", f.name, s)
+			}
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range names {
+			if f.name == "gofer.warc.gz" && name != names[0] {
+				continue
+			}
+			want, err := os.ReadFile(filepath.Join(itest.StateDir(), "archive", "text", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := itest.Run(t, nil, nil, append(append([]string{"warc", "cat"}, set...), url+name)...)
+			if res.Code != 0 || res.Stdout != string(want) {
+				t.Errorf("cat %s %s: exit %d %.60q, want %.60q: %s", f.name, name, res.Code, res.Stdout, want, res.Stderr)
+			}
+			p, err := a.Lookup(url+name, "response", "resource")
+			if err != nil {
+				t.Errorf("replay %s %s: %v", f.name, name, err)
+				continue
+			}
+			var b bytes.Buffer
+			b.ReadFrom(p)
+			p.Close()
+			if b.String() != string(want) {
+				t.Errorf("replay %s %s: %.60q, want %.60q", f.name, name, b.String(), want)
+			}
+		}
+	}
+	// No record at all: an error, not an empty success.
+	readme := filepath.Join(itest.StateDir(), "archive", "README.txt")
+	for _, cmd := range [][]string{{"warc", "list", readme}, {"warc", "merge", readme}} {
+		if res := itest.Run(t, nil, nil, cmd...); res.Code != 1 || !strings.Contains(res.Stderr, "no WARC record") {
+			t.Errorf("%s of a text file: exit %d: %s", cmd[1], res.Code, res.Stderr)
+		}
 	}
 }

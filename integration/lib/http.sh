@@ -2,7 +2,7 @@
 # the archive, big/ and scratch/, and a set of redirects. Sourced by
 # integration/up; integration/LAYOUT.md lists every path.
 
-HTTP_PACKAGES=(nginx openssl)
+HTTP_PACKAGES=(nginx openssl wget) # wget: the WARCs TestWARCOthersCorpus reads
 
 nginx_conf() {
 	local www=$STATE/srv/www tmp=$STATE/srv/nginx i
