@@ -106,3 +106,67 @@ func TestFTPProxyDown(t *testing.T) {
 		}
 	}
 }
+
+// squidProxy is the harness's squid (integration/lib/proxy.sh), an HTTP
+// proxy that fetches ftp:// URLs itself.
+const squidProxy = "127.0.0.89:3128"
+
+// TestFTPThroughSquid: with an http:// proxy and no --proxy-tunnel, gofer
+// asks the proxy for the ftp:// URL (GET ftp://...), as curl does: squid
+// speaks FTP to vsftpd. A file comes byte-exact, a directory's HTML page
+// is read as a listing, and a mirror walks those listings; squid's access
+// log has a GET of each URL.
+func TestFTPThroughSquid(t *testing.T) {
+	itest.Parallel(t)
+	itest.Require(t, ftpServer)
+	itest.Require(t, squidProxy)
+	manifest := itest.Manifest(t)
+	since := itest.LogSince(t, "squid-access.log")
+	proxy := []string{"--proxy", "http://" + squidProxy}
+	base := "ftp://" + itest.FTPHost + "/archive"
+	dir := t.TempDir()
+	out := filepath.Join(dir, "random-1m.bin")
+	res := itest.RunIn(t, dir, nil, noProxyEnv(), append(append([]string{"get"}, proxy...), "-o", out, base+"/binary/random-1m.bin")...)
+	if res.Code != 0 {
+		t.Fatalf("get: exit %d: %s", res.Code, res.Stderr)
+	}
+	if got := sha256File(t, out); got != manifest["binary/random-1m.bin"] {
+		t.Errorf("get: sha256 %s", got)
+	}
+	res = itest.RunIn(t, dir, nil, noProxyEnv(), append(append([]string{"get", "--json"}, proxy...), base+"/text/")...)
+	if res.Code != 0 {
+		t.Fatalf("listing: exit %d: %s", res.Code, res.Stderr)
+	}
+	for _, name := range listDir(t, "text") {
+		if !strings.Contains(res.Stdout, `"url":"`+base+"/text/"+name+`"`) {
+			t.Errorf("listing: no entry for %s in %s", name, res.Stdout)
+		}
+	}
+	mdir := filepath.Join(dir, "m")
+	res = itest.RunIn(t, dir, nil, noProxyEnv(), append(append([]string{"mirror"}, proxy...), "-j", "2", base+"/text/", mdir)...)
+	if res.Code != 0 {
+		t.Fatalf("mirror: exit %d: %s", res.Code, res.Stderr)
+	}
+	if d := itest.DiffSubtree(t, mdir, "text/", ".gofer"); len(d) != 0 {
+		t.Errorf("mirror differs from the archive: %q", d)
+	}
+	log := since()
+	for _, p := range append([]string{"binary/random-1m.bin", "text/"}, prefixed("text/", listDir(t, "text"))...) {
+		if !regexp.MustCompile(`GET ` + regexp.QuoteMeta(base+"/"+p) + `(;type=i)? `).MatchString(log) {
+			t.Errorf("squid's log has no GET of %s:\n%s", p, log)
+		}
+	}
+	// A missing file is the server's refusal, as squid reports it.
+	res = itest.RunIn(t, dir, nil, noProxyEnv(), append(append([]string{"get"}, proxy...), base+"/no-such-file")...)
+	if res.Code != 5 || !strings.Contains(res.Reason(), squidProxy) {
+		t.Errorf("missing file: exit %d, %q: want 5, the proxy named", res.Code, res.Reason())
+	}
+}
+
+func prefixed(prefix string, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = prefix + n
+	}
+	return out
+}

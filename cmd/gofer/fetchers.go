@@ -37,7 +37,7 @@ func (c *cli) configureFetchers(opts *fetch.Options) error {
 		envMail = &mailto.Fetcher{}
 	}
 	email := flagOr(c.email, envFTP.Email)
-	opts.SetFetcher(&ftp.Fetcher{Email: email, RequireTLS: c.ftpSSL, VerifyListing: c.verifyListing, ActivePort: c.ftpPort}, ftp.Schemes()...)
+	opts.SetFetcher(&ftp.Fetcher{Email: email, RequireTLS: c.ftpSSL, VerifyListing: c.verifyListing, ActivePort: c.ftpPort, ProxyTunnel: c.proxyTunnel}, ftp.Schemes()...)
 	opts.SetFetcher(&nntp.Fetcher{Server: flagOr(c.nntpServer, envNews.Server), RequireTLS: c.ftpSSL}, nntp.Schemes()...)
 	opts.SetFetcher(&mailto.Fetcher{
 		SMTPServer: flagOr(c.smtpServer, envMail.SMTPServer),

@@ -63,6 +63,7 @@ func (c *cli) sharedFlags() *pflag.FlagSet {
 		fs.DurationVar(&c.timeout, "timeout", 0, "give up after this long in all (e.g. 30s); also bounds connecting and each operation")
 		fs.DurationVar(&c.idleTimeout, "idle-timeout", 0, "fail an operation that makes no progress for this long (default 60s)")
 		fs.StringVar(&c.proxy, "proxy", "", "connect through this proxy `URL` (socks5://, socks5h://, http:// CONNECT); default from ALL_PROXY and <scheme>_proxy")
+		fs.BoolVarP(&c.proxyTunnel, "proxy-tunnel", "p", false, "ftp through an http:// proxy: tunnel every connection with CONNECT instead of asking the proxy for the ftp:// URL")
 		fs.IntSliceVar(&c.allowPorts, "allow-port", nil, "lift the guard's port refusal for `PORT`")
 		fs.IntVar(&c.maxRedirects, "max-redirects", fetch.DefaultMaxRedirects, "follow at most `N` redirects (http, https, gemini); 0 follows none")
 		fs.StringVar(&c.maxSize, "max-size", "", "stop a transfer past `BYTES` (suffixes K, M, G)")

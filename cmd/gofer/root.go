@@ -52,6 +52,7 @@ type cli struct {
 	ftpSSL        bool
 	verifyListing bool
 	ftpPort       string
+	proxyTunnel   bool
 	cacert        string
 	insecure      bool
 	head, body    bool
