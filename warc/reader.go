@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // DefaultMaxHeader is the longest header a Reader accepts by default, its
@@ -111,6 +113,9 @@ type Reader struct {
 	cr      countReader
 	br      *bufio.Reader // the file
 	zr      *gzip.Reader
+	zd      *zstd.Decoder
+	zf      frameReader
+	zdict   []byte        // a zstd file's dictionary
 	dc      countReader   // the current member, decompressed
 	dr      *bufio.Reader // what records are read from: dc's, or br in a plain file
 	member  int64         // where the current gzip member starts; -1 outside one
@@ -204,14 +209,22 @@ func (r *Reader) next() (*Record, error) {
 	if r.dr == nil {
 		// Between members, or at the start of an uncompressed stretch.
 		start := r.pos()
-		magic, err := r.br.Peek(2)
+		magic, err := r.br.Peek(4)
 		if len(magic) == 0 {
 			if err == nil || errors.Is(err, io.EOF) {
 				return nil, io.EOF
 			}
 			return nil, fmt.Errorf("warc: %w", err)
 		}
-		if bytes.Equal(magic, gzipMagic[:2]) {
+		switch {
+		case isSkippable(magic):
+			r.readSkippable(start)
+			return nil, nil
+		case bytes.Equal(magic, zstdMagic):
+			r.startZstd(start)
+			return nil, nil
+		}
+		if len(magic) >= 2 && bytes.Equal(magic[:2], gzipMagic[:2]) {
 			if r.zr == nil {
 				r.zr, err = gzip.NewReader(r.br)
 			} else {
@@ -340,6 +353,9 @@ func (r *Reader) skipGarbage(start, from int64, what string) {
 // "WARC/" at a line's start, -1 when there is none.
 func nextStart(buf []byte) int {
 	g := bytes.Index(buf, gzipMagic)
+	if z := bytes.Index(buf, zstdMagic); z >= 0 && (g < 0 || z < g) {
+		g = z
+	}
 	w := bytes.Index(buf, []byte("\nWARC/"))
 	if w >= 0 {
 		w++

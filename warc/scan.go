@@ -2,6 +2,7 @@ package warc
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -84,8 +85,19 @@ func ScanFile(path string, fn func(line string, e IndexEntry), problem func(erro
 func OpenRecord(ra io.ReaderAt, offset, length, inner int64) (*Record, *Reader, error) {
 	r := NewReader(io.NewSectionReader(ra, offset, length), ReadOptions{})
 	r.cr.n, r.base = offset, offset
-	magic, _ := r.br.Peek(2)
-	if inner > 0 && len(magic) == 2 && magic[0] == gzipMagic[0] && magic[1] == gzipMagic[1] {
+	magic, _ := r.br.Peek(4)
+	if bytes.Equal(magic, zstdMagic) {
+		// A zstd file's dictionary, if any, is its first frame.
+		if err := r.loadDict(ra); err != nil {
+			return nil, nil, err
+		}
+		if !r.startZstd(offset) {
+			return nil, nil, fmt.Errorf("zstd frame at offset %d cannot be read", offset)
+		}
+		if _, err := r.dr.Discard(int(min(inner, 1<<62))); err != nil {
+			return nil, nil, fmt.Errorf("zstd frame at offset %d: %d bytes into it: %w", offset, inner, err)
+		}
+	} else if inner > 0 && len(magic) >= 2 && magic[0] == gzipMagic[0] && magic[1] == gzipMagic[1] {
 		zr, err := gzip.NewReader(r.br)
 		if err != nil {
 			return nil, nil, fmt.Errorf("gzip member at offset %d: %w", offset, err)
