@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/goferurl/gofer/schemes"
@@ -27,6 +28,7 @@ func ParseListing(r io.Reader, base *schemes.URL, mlsd bool, now time.Time, req 
 	}
 	lines := lineproto.NewReader(bufio.NewReader(r), req.LineLimit())
 	list := newListParser(now)
+	list.dir = strings.Join(dir, "/")
 	var out []schemes.Entry
 	add := func(es ...schemes.Entry) error {
 		for _, e := range es {
@@ -56,7 +58,7 @@ func ParseListing(r io.Reader, base *schemes.URL, mlsd bool, now time.Time, req 
 			return out, err
 		}
 		if mlsd {
-			if e, ok := mlsdEntry(line); ok {
+			if e, ok := mlsdEntry(line, list.dir); ok {
 				if err := add(e); err != nil {
 					return out, err
 				}

@@ -28,6 +28,8 @@ import (
 //	@now 2026-03-10T12:00:00Z    the server's clock for the cases after it
 //	@dialect unix                the dialect the cases after it are counted
 //	                             under; "mlsd" reads them as MLSD lines
+//	@dir DRV/DOCS                the listed directory of the cases after it
+//	                             ("@dir" alone: not known)
 //	> RAW LINE                   a listing line, verbatim
 //	>q "RAW\tLINE "              a listing line, Go-quoted
 //	= file "name" size=1 time=2024-01-02T15:04 target="t" version=2 prec=ambiguous
@@ -49,6 +51,7 @@ type corpusLine struct {
 type corpusCase struct {
 	now     time.Time
 	dialect string
+	dir     string // the listed directory (@dir), "" when not known
 	lines   []corpusLine
 }
 
@@ -59,7 +62,7 @@ func readCorpus(t testing.TB, path string) (source string, cases []corpusCase) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	now, dialect := fixtureNow, ""
+	now, dialect, dir := fixtureNow, "", ""
 	var cur *corpusCase
 	flush := func() {
 		if cur != nil && len(cur.lines) > 0 {
@@ -85,6 +88,8 @@ func readCorpus(t testing.TB, path string) (source string, cases []corpusCase) {
 			}
 		case strings.HasPrefix(line, "@dialect "):
 			dialect = strings.TrimPrefix(line, "@dialect ")
+		case strings.HasPrefix(line, "@dir"):
+			dir = strings.TrimSpace(strings.TrimPrefix(line, "@dir"))
 		case strings.HasPrefix(line, "> ") || strings.HasPrefix(line, ">q "):
 			raw := strings.TrimPrefix(line, "> ")
 			if q, ok := strings.CutPrefix(line, ">q "); ok {
@@ -93,7 +98,7 @@ func readCorpus(t testing.TB, path string) (source string, cases []corpusCase) {
 				}
 			}
 			if cur == nil {
-				cur = &corpusCase{now: now, dialect: dialect}
+				cur = &corpusCase{now: now, dialect: dialect, dir: dir}
 			}
 			cur.lines = append(cur.lines, corpusLine{raw: raw, pos: pos})
 		case strings.HasPrefix(line, "= "):
@@ -108,6 +113,9 @@ func readCorpus(t testing.TB, path string) (source string, cases []corpusCase) {
 		case strings.HasPrefix(line, "! "):
 			if cur == nil || len(cur.lines) == 0 {
 				t.Fatalf("%s: a reason without its line", pos)
+			}
+			if cur.lines[len(cur.lines)-1].differs != "" {
+				t.Fatalf("%s: a second reason for one line", pos)
 			}
 			cur.lines[len(cur.lines)-1].differs = strings.TrimPrefix(line, "! ")
 		default:
@@ -210,13 +218,19 @@ func (c corpusCase) want() []schemes.Entry {
 
 // runCorpusCase reads a case's lines as one listing: MLSD lines (dialect
 // "mlsd") as an MLSD listing, every other one as a LIST listing.
-func runCorpusCase(dialect string, lines []string, now time.Time) []schemes.Entry {
+func runCorpusCase(dialect, dir string, lines []string, now time.Time) []schemes.Entry {
 	if dialect != "mlsd" {
-		return runParser(lines, now)
+		p := newListParser(now)
+		p.dir = dir
+		var out []schemes.Entry
+		for _, l := range lines {
+			out = p.feed(out, l)
+		}
+		return p.end(out)
 	}
 	var out []schemes.Entry
 	for _, l := range lines {
-		if e, ok := mlsdEntry(l); ok {
+		if e, ok := mlsdEntry(l, dir); ok {
 			out = append(out, e)
 		}
 	}
@@ -298,7 +312,7 @@ func checkCorpusFile(t *testing.T, path string, counts map[string]*corpusCount) 
 						k.differs++
 					}
 				}
-				got, want := runCorpusCase(c.dialect, lines, c.now), c.want()
+				got, want := runCorpusCase(c.dialect, c.dir, lines, c.now), c.want()
 				for i := 0; i < len(got) || i < len(want); i++ {
 					switch {
 					case i >= len(got):

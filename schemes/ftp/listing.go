@@ -255,7 +255,7 @@ func (l *listing) Next() (schemes.Entry, error) {
 		case l.nlst:
 			e, ok = l.fromName(line), line != "" && line != "." && line != ".."
 		case l.mlsd:
-			e, ok = mlsdEntry(line)
+			e, ok = mlsdEntry(line, strings.Join(l.dir, "/"))
 			if ok && e.Type == schemes.TypeLink && e.Target == "" && !l.nested && len(l.links) < maxHeldLinks {
 				// ProFTPD's "type=OS.unix=symlink": the target is read
 				// from LIST once the listing ends.
@@ -265,6 +265,7 @@ func (l *listing) Next() (schemes.Entry, error) {
 		default:
 			if l.list == nil {
 				l.list = newListParser(l.now)
+				l.list.dir = strings.Join(l.dir, "/")
 			}
 			n := len(l.queue)
 			l.queue = l.list.feed(l.queue, line)

@@ -12,11 +12,11 @@ import (
 // a LIST reply in any of the forms servers still answer with (RFC 959
 // leaves LIST's format to the server), into entries without their URL.
 
-// mlsdEntry reads one MLSD line: an entry, nothing for notation (a blank
-// line, the listed directory and its parent), or an unparsed entry holding
-// a line in no form of MLSD's.
-func mlsdEntry(line string) (schemes.Entry, bool) {
-	e, r := parseMLSD(line)
+// mlsdEntry reads one MLSD line of the directory dir (finish): an entry,
+// nothing for notation (a blank line, the listed directory and its
+// parent), or an unparsed entry holding a line in no form of MLSD's.
+func mlsdEntry(line, dir string) (schemes.Entry, bool) {
+	e, r := parseMLSD(line, dir)
 	switch r {
 	case entry:
 		return e, true
@@ -33,7 +33,7 @@ func mlsdEntry(line string) (schemes.Entry, bool) {
 // TAB. A fact with no "=", a Modify that is no time, or facts that do not
 // end in ";" make the line one of no known form (notMine): what they say
 // is not read, so nothing is misread.
-func parseMLSD(line string) (e schemes.Entry, r result) {
+func parseMLSD(line, dir string) (e schemes.Entry, r result) {
 	if line == "" {
 		return e, notation
 	}
@@ -94,7 +94,7 @@ func parseMLSD(line string) (e schemes.Entry, r result) {
 	if e.Type == schemes.TypeDir || e.Type == schemes.TypeOther && e.Size < 0 {
 		e.Size = -1
 	}
-	return finish(e)
+	return finish(e, dir)
 }
 
 // mlsdTime reads RFC 3659's time-val: YYYYMMDDHHMMSS, then maybe "." and
@@ -117,6 +117,10 @@ func mlsdTime(v string) (time.Time, bool) {
 // lines after it.
 type listParser struct {
 	now time.Time
+	// dir is the listed directory's path segments joined by "/" ("" when
+	// not known): a full path given as a name names an entry only in it
+	// (finish).
+	dir string
 	// pending is a VMS name line whose record goes on in the next line.
 	pending string
 	// members: an MVS PDS member header was seen, so a line holding one
@@ -254,7 +258,7 @@ func (p *listParser) one(line string) (e schemes.Entry, ok, bad bool) {
 			var d os400Date
 			e, d, r = parseOS400(line)
 			if r == entry {
-				if e, r = finish(e); r == entry && d.set {
+				if e, r = finish(e, p.dir); r == entry && d.set {
 					p.holdOS400(e, d)
 					return schemes.Entry{}, false, false
 				}
@@ -267,7 +271,7 @@ func (p *listParser) one(line string) (e schemes.Entry, ok, bad bool) {
 			e, r = p.parseNonStop(line)
 		}
 		if r == entry && i != 6 {
-			e, r = finish(e)
+			e, r = finish(e, p.dir)
 		}
 		switch r {
 		case entry:
@@ -288,19 +292,41 @@ const (
 	notation               // in this dialect's form, but naming nothing ("." or "..")
 )
 
-// finish gives an entry its last word on its name: a full path given as
+// finish gives an entry its last word on its name. A full path given as
 // the name ("/DRV/DIR/FILE.PDF" of OS/400, "/pub/a" of MLSD) names its
-// last segment, a "/" that ends a directory's name ("dir/" of OS/400 and
-// of ls -F) is dropped, and the entry is notation when what is left is
-// "." or "..", and in no form when nothing is left.
-func finish(e schemes.Entry) (schemes.Entry, result) {
-	if strings.IndexByte(e.Name, '/') >= 0 {
-		name := strings.TrimRight(e.Name, "/")
-		if len(name) < len(e.Name) && e.Type != schemes.TypeDir && e.Type != schemes.TypeLink {
-			return e, notMine // "file/": a file that says it is a directory
-		}
-		e.Name = name[strings.LastIndexByte(name, '/')+1:]
+// last segment when the path's directory is the one listed (dir, the
+// listed directory's path segments joined by "/", which the path ends
+// with; "" when it is not known); and a "/" that ends a directory's name
+// ("dir/" of OS/400 and of ls -F) is dropped. Any other name that holds
+// a "/" ("a/b", "../escape", "/etc/x" in a listing of /pub) names no
+// entry of this directory: the line is in no form (notMine), reported
+// unparsed, never fetched under another name. What is left is notation
+// when it is "." or "..".
+func finish(e schemes.Entry, dir string) (schemes.Entry, result) {
+	if strings.IndexByte(e.Name, '/') < 0 {
+		return e, named(e.Name)
 	}
+	name := e.Name
+	if e.Type == schemes.TypeDir || e.Type == schemes.TypeLink {
+		name = strings.TrimRight(name, "/")
+	}
+	if name == "" || strings.HasSuffix(name, "/") {
+		return e, notMine
+	}
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		parent := strings.Trim(name[:i], "/")
+		dir = strings.Trim(dir, "/")
+		if name[0] != '/' || dir == "" || parent != dir && !strings.HasSuffix(parent, "/"+dir) {
+			return e, notMine
+		}
+		for _, seg := range strings.Split(name[1:], "/") {
+			if seg == "" || seg == "." || seg == ".." {
+				return e, notMine
+			}
+		}
+		name = name[i+1:]
+	}
+	e.Name = name
 	return e, named(e.Name)
 }
 

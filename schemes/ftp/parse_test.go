@@ -83,7 +83,7 @@ func TestParseMLSD(t *testing.T) {
 		{"no facts here", false, schemes.Entry{}},
 	}
 	for _, tc := range tests {
-		got, r := parseMLSD(tc.line)
+		got, r := parseMLSD(tc.line, "")
 		ok := r == entry
 		if ok != tc.ok || (ok && got != tc.want) {
 			t.Errorf("parseMLSD(%q) = %+v, %v\nwant %+v, %v", tc.line, got, ok, tc.want, tc.ok)
@@ -121,7 +121,7 @@ func FuzzParseList(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line string) {
 		for _, p := range []func(string) (schemes.Entry, bool){
 			func(s string) (schemes.Entry, bool) { return parseLine(s, now) },
-			func(s string) (schemes.Entry, bool) { e, r := parseMLSD(s); return e, r == entry },
+			func(s string) (schemes.Entry, bool) { e, r := parseMLSD(s, "pub"); return e, r == entry },
 		} {
 			e, ok := p(line)
 			if !ok {
