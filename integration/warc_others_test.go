@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -315,6 +316,81 @@ func TestWARCOthersCorpus(t *testing.T) {
 	for _, cmd := range [][]string{{"warc", "list", readme}, {"warc", "merge", readme}} {
 		if res := itest.Run(t, nil, nil, cmd...); res.Code != 1 || !strings.Contains(res.Stderr, "no WARC record") {
 			t.Errorf("%s of a text file: exit %d: %s", cmd[1], res.Code, res.Stderr)
+		}
+	}
+}
+
+// hostileRecord is a small WARC record of uri.
+func hostileRecord(uri, body string) string {
+	return "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:x:" + uri + ">\r\nWARC-Date: 2026-01-02T03:04:05Z\r\n" +
+		"WARC-Target-URI: " + uri + "\r\nContent-Type: text/plain\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body + "\r\n\r\n"
+}
+
+func gzipString(s string) string {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(s))
+	zw.Close()
+	return b.String()
+}
+
+// TestWARCHostileFiles runs list and check on hostile WARCs written
+// here: a header line that never ends (512 MiB from a gzip member of
+// half a megabyte), a gzip member cut short, a Content-Length past the
+// end of the file, garbage between records. Each is a one-line error and
+// exit 1, the records around it are still listed, and gofer's peak RSS
+// stays under 64 MiB.
+func TestWARCHostileFiles(t *testing.T) {
+	itest.Parallel(t)
+	work := t.TempDir()
+	before, after := hostileRecord("http://example.org/before", "before"), hostileRecord("http://example.org/after", "after")
+	var bomb bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&bomb, gzip.BestCompression)
+	zw.Write([]byte("WARC/1.1\r\nWARC-Type: resource\r\nX-Endless: "))
+	line := bytes.Repeat([]byte("a"), 1<<20)
+	for range 512 {
+		zw.Write(line)
+	}
+	zw.Close()
+	cut := gzipString(hostileRecord("http://example.org/cut", strings.Repeat("cut ", 1000)))
+	long := strings.Replace(hostileRecord("http://example.org/long", "long"), "Content-Length: 4", "Content-Length: 4000000", 1)
+	cases := []struct {
+		name, data, want string
+		after            bool // the record after the hostile stretch is listed
+	}{
+		{"endless-header.warc.gz", gzipString(before) + bomb.String() + gzipString(after), "record header longer than 1048576 bytes", true},
+		{"member-cut.warc.gz", gzipString(before) + cut[:len(cut)/2] + gzipString(after), "not a whole record", true},
+		{"length-past-end.warc", before + long, "Content-Length 4000000, but the block ends after", false},
+		{"garbage.warc", before + "<html>not a record</html>\r\n" + after, "not a WARC record", true},
+	}
+	for _, c := range cases {
+		path := filepath.Join(work, c.name)
+		if err := os.WriteFile(path, []byte(c.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, cmd := range []string{"list", "check"} {
+			run, peak := itest.MeasuredCommand(t, nil, "warc", cmd, path)
+			var stdout, stderr bytes.Buffer
+			run.Stdout, run.Stderr = &stdout, &stderr
+			err := run.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			rss, ok := peak()
+			t.Logf("%s %s: exit %d, peak RSS %d MiB", cmd, c.name, code, rss>>20)
+			if code != 1 || strings.Count(stderr.String(), c.want) != 1 {
+				t.Errorf("%s %s: exit %d, stderr %q, want one %q", cmd, c.name, code, stderr.String(), c.want)
+			}
+			if !ok || rss > 64<<20 {
+				t.Errorf("%s %s: peak RSS %d MiB (measured: %v)", cmd, c.name, rss>>20, ok)
+			}
+			if cmd == "list" && (!strings.Contains(stdout.String(), "http://example.org/before") ||
+				c.after && !strings.Contains(stdout.String(), "http://example.org/after")) {
+				t.Errorf("list %s: %q", c.name, stdout.String())
+			}
 		}
 	}
 }
