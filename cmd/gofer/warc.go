@@ -127,8 +127,11 @@ func (c *cli) warcCommand() *cobra.Command {
 					tw.Flush()
 					c.errorf("%s", printable(err.Error()))
 				}}, func(e warc.Entry, _ gowarc.WarcRecord) error {
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", e.Type, e.Date.UTC().Format("2006-01-02T15:04:05Z"),
-						e.Length, e.Digest, printable(e.URI))
+					date := "-" // none the file gives
+					if !e.Date.IsZero() {
+						date = e.Date.UTC().Format("2006-01-02T15:04:05Z")
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", e.Type, date, e.Length, e.Digest, printable(e.URI))
 					// Printed as it is read: columns line up a block
 					// of lines at a time.
 					if n++; n%1024 == 0 {
@@ -147,7 +150,7 @@ func (c *cli) warcCommand() *cobra.Command {
 				return failed
 			}
 			if problems > 0 {
-				return fmt.Errorf("warc list: %d records could not be read", problems)
+				return fmt.Errorf("warc list: %d stretches of the files hold no readable record", problems)
 			}
 			return nil
 		},

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -102,5 +103,40 @@ func TestWarcCheckCommand(t *testing.T) {
 	}
 	if code, _, errs := gofer(t, "", "warc", "cat", "--at", "yesterday", good, "gopher://127.0.0.1/0/hello.txt"); code != 2 {
 		t.Errorf("warc cat --at yesterday: exit %d (%s), want 2", code, errs)
+	}
+}
+
+// TestWarcOthers reads a WARC as other tools write it: uncompressed,
+// WARC/1.0, target URIs in angle brackets, a record without digests, a
+// revisit; and a file without records.
+func TestWarcOthers(t *testing.T) {
+	dir := t.TempDir()
+	rec := func(typ, id, uri, body string, fields ...string) string {
+		h := "WARC/1.0\r\nWARC-Type: " + typ + "\r\nWARC-Record-ID: <urn:x:" + id + ">\r\nWARC-Date: 2026-01-02T03:04:05Z\r\n" +
+			"WARC-Target-URI: <" + uri + ">\r\n"
+		for _, f := range fields {
+			h += f + "\r\n"
+		}
+		return h + "Content-Type: text/plain\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body + "\r\n\r\n"
+	}
+	path := filepath.Join(dir, "other.warc")
+	os.WriteFile(path, []byte(rec("resource", "1", "gopher://example.org/0/a", "first")+
+		rec("revisit", "2", "gopher://example.org/0/b", "", "WARC-Refers-To: <urn:x:1>")), 0o644)
+	code, out, errs := gofer(t, "", "warc", "list", path)
+	if code != 0 || !strings.Contains(out, " gopher://example.org/0/a\n") || strings.Contains(out, "sha1:") {
+		t.Errorf("warc list: %d %q %q", code, out, errs)
+	}
+	if code, out, errs := gofer(t, "", "warc", "cat", path, "gopher://example.org/0/b"); code != 0 || out != "first" {
+		t.Errorf("warc cat of a revisit: %d %q %q", code, out, errs)
+	}
+	if code, out, errs := gofer(t, "", "warc", "merge", path); code != 0 || strings.Count(out, "\n") != 2 || strings.Contains(out, "<gopher") {
+		t.Errorf("warc merge: %d %q %q", code, out, errs)
+	}
+	text := filepath.Join(dir, "text.warc")
+	os.WriteFile(text, []byte("not a WARC file\n"), 0o644)
+	for _, cmd := range []string{"list", "merge"} {
+		if code, _, errs := gofer(t, "", "warc", cmd, text); code != 1 || !strings.Contains(errs, "no WARC record") {
+			t.Errorf("warc %s of a text file: %d %q", cmd, code, errs)
+		}
 	}
 }
