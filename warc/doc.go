@@ -2,6 +2,17 @@
 // WARC File Format 1.1"): what gofer fetches, captured as the exact bytes
 // the server sent, in records standard web archive tools read.
 //
+// Every reading (Walk, ScanFile and Index, Check, CatArchives, Pack, and
+// replay through OpenRecord) goes through one Reader (reader.go), which
+// reads what other tools write as well: WARC/1.0 and 1.1; gzip (RFC 1952)
+// members of one record each or of many (a file gzipped whole); zstd
+// (RFC 8878) frames likewise, with the warc-zstd dictionary frame;
+// uncompressed records; ARC files; target URIs with or without angle
+// brackets. It shows each header as the file has it (no digest made up,
+// no length repaired), bounds a header to a settable limit (1 MiB), and
+// reports a stretch that holds no readable record once and goes on after
+// it, in memory that does not grow with the file.
+//
 // Records are built and read with github.com/nlnwa/gowarc. Its record
 // builder needs a block's length and digests before the record header is
 // written, so a block is spooled while it streams in: the first MiB in
