@@ -30,6 +30,9 @@ func htmlArchive(t *testing.T) *Gateway {
 			"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>the other page</p>"},
 		{"gopher://127.0.0.1/h/doc.html", "text/html", first, `<body><a href="gopher://127.0.0.1/0/t.txt">t</a></body>`},
 		{"gopher://127.0.0.1/0/t.txt", "text/plain", first, "the text\r\n.\r\n"},
+		{"gemini://127.0.0.1/", "application/gemini;msgtype=response", first,
+			"20 text/gemini\r\n=> gemini://127.0.0.1/a.gmi A page\n=> never.gmi Never captured\n"},
+		{"gemini://127.0.0.1/a.gmi", "application/gemini;msgtype=response", first, "20 text/gemini\r\nA\n"},
 	}
 	return New(Config{Archive: writeArchive(t, "gofer get --warc a http://127.0.0.1/dir/page.html", recs)})
 }
@@ -87,6 +90,12 @@ func TestCapturedHTMLLinksStayInTheArchive(t *testing.T) {
 	if resp, page := get(t, srv, ts+"gopher://127.0.0.1/h/doc.html"); resp.StatusCode != 200 || resp.Header.Get("Content-Security-Policy") != sandboxCSP ||
 		!strings.Contains(page, `<a href="`+ts+`gopher://127.0.0.1/0/t.txt">t</a>`) {
 		t.Errorf("h item: %d\n%s", resp.StatusCode, page)
+	}
+	// A captured gemtext page says which of its links were never
+	// captured, the live link beside.
+	if _, page := get(t, srv, ts+"gemini://127.0.0.1/"); !strings.Contains(page, `<p><a href="`+ts+`gemini://127.0.0.1/a.gmi">A page</a></p>`) ||
+		!strings.Contains(page, `<a href="`+ts+`gemini://127.0.0.1/never.gmi">Never captured</a> <span class="type">(not captured: <a href="/live/gemini://127.0.0.1/never.gmi">live</a>)</span>`) {
+		t.Errorf("gemtext capture:\n%s", page)
 	}
 	if len(f.calls()) != 0 {
 		t.Errorf("the archive's pages fetched live: %q", f.calls())

@@ -95,6 +95,11 @@ type row struct {
 	Time   string
 	Target string
 	From   string
+	// Missing says that the archive holds no capture of what a link of a
+	// capture leads to; Live is then its live page ("" when the gateway
+	// fetches nothing live).
+	Missing bool
+	Live    string
 	// msgID and refs are an article's message-id and References, for
 	// threading a group.
 	msgID, refs string
@@ -102,12 +107,29 @@ type row struct {
 
 // gemLine is one line of a gemtext page as the page shows it.
 type gemLine struct {
-	Kind  string // schemes.Gemini* kinds; "pre" lines come grouped in Pre
-	Level int
-	Text  string
-	Href  string
-	URL   string
-	Pre   []string
+	Kind    string // schemes.Gemini* kinds; "pre" lines come grouped in Pre
+	Level   int
+	Text    string
+	Href    string
+	URL     string
+	Pre     []string
+	Missing bool   // as row's
+	Live    string // as row's
+}
+
+// uncaptured reports whether href, a link of a capture's page made by l
+// under its banner b, leads to what the archive never captured, and then
+// the live page of it ("" when the gateway fetches nothing live): the
+// page says so beside the link. A live page's links are never missing.
+func (g *Gateway) uncaptured(href string, l linker, b *banner) (bool, string) {
+	raw, ok := strings.CutPrefix(href, string(l))
+	if b == nil || b.captured == nil || href == "" || !ok || b.captured(raw) {
+		return false, ""
+	}
+	if g.cfg.Client != nil {
+		return true, live.to(raw)
+	}
+	return true, ""
 }
 
 // page renders a page of the gateway about pageURL ("" for none) with
@@ -175,6 +197,9 @@ func (g *Gateway) listing(w http.ResponseWriter, u *schemes.URL, resp *fetch.Res
 			break
 		}
 		r := entryRow(e, l)
+		if r.Kind == "link" {
+			r.Missing, r.Live = g.uncaptured(r.Href, l, b)
+		}
 		p.Table = p.Table || r.Size != "" || r.Time != ""
 		p.Rows = append(p.Rows, r)
 	}
@@ -281,7 +306,9 @@ func (g *Gateway) gemtext(w http.ResponseWriter, u *schemes.URL, resp *fetch.Res
 			p.Lines = append(p.Lines, gemLine{Kind: schemes.GeminiPreOpen, Pre: []string{e.Name}})
 		case schemes.GeminiPreEnd:
 		case schemes.GeminiLink:
-			p.Lines = append(p.Lines, gemLine{Kind: kind, Text: e.Name, Href: lk.to(e.URL), URL: e.URL})
+			gl := gemLine{Kind: kind, Text: e.Name, Href: lk.to(e.URL), URL: e.URL}
+			gl.Missing, gl.Live = g.uncaptured(gl.Href, lk, b)
+			p.Lines = append(p.Lines, gl)
 		default:
 			p.Lines = append(p.Lines, gemLine{Kind: kind, Level: level, Text: e.Name})
 		}

@@ -48,6 +48,9 @@ type banner struct {
 	Live  string // "" when the gateway fetches nothing live
 	Raw   string // the captured bytes (the identity form)
 	Count int
+	// captured reports whether the archive holds a capture of a URL the
+	// page links to, nil for a live page.
+	captured func(raw string) bool
 }
 
 // offlineDialer refuses every connection: what the gateway shows of an
@@ -150,7 +153,8 @@ func (g *Gateway) memento(w http.ResponseWriter, r *http.Request, ts string, ide
 // bannerFor is the banner of raw's capture made at when.
 func (g *Gateway) bannerFor(f *replay.Fetcher, raw string, when time.Time) *banner {
 	b := &banner{Time: when.UTC().Format(time.DateTime) + " UTC", All: "/web/*/" + raw,
-		Raw: "/web/" + when.UTC().Format(stamp) + "id_/" + raw}
+		Raw:      "/web/" + when.UTC().Format(stamp) + "id_/" + raw,
+		captured: func(raw string) bool { _, ok := f.CaptureTime(raw); return ok }}
 	if g.cfg.Client != nil && live.to(raw) != "" {
 		b.Live = live.to(raw)
 	}

@@ -45,8 +45,8 @@ type record struct {
 }
 
 // writeArchive writes a WARC file of records, its warcinfo naming
-// command, and opens it. A record of Content-Type application/http is an
-// HTTP response record.
+// command, and opens it. A record of Content-Type application/http or
+// application/gemini is a response record.
 func writeArchive(t *testing.T, command string, records []record) *replay.Archive {
 	t.Helper()
 	name := filepath.Join(t.TempDir(), "a.warc.gz")
@@ -56,7 +56,7 @@ func writeArchive(t *testing.T, command string, records []record) *replay.Archiv
 	}
 	for _, r := range records {
 		typ := gowarc.Resource
-		if strings.HasPrefix(r.ct, "application/http") {
+		if strings.HasPrefix(r.ct, "application/http") || strings.HasPrefix(r.ct, "application/gemini") {
 			typ = gowarc.Response
 		}
 		b := gowarc.NewRecordBuilder(typ, gowarc.WithVersion(gowarc.V1_1))
@@ -109,6 +109,18 @@ func TestTimeTravel(t *testing.T) {
 		t.Errorf("second capture:\n%s", page)
 	}
 	checkOwnTags(t, page)
+	// A link to what the archive never captured says so beside it; one
+	// to a capture does not.
+	if !strings.Contains(page, `<a href="/web/20261127120000/gopher://127.0.0.1/1/gone">Never captured</a> <span class="type">(not captured)</span>`) ||
+		strings.Count(page, "not captured") != 1 {
+		t.Errorf("the uncaptured link:\n%s", page)
+	}
+	// With live fetches, the live link beside it.
+	withLive := newGateway(t, &fake{}, Config{Archive: archive(t)})
+	if _, page := get(t, withLive, "/web/20261127120000/gopher://127.0.0.1/1/"); !strings.Contains(page,
+		`Never captured</a> <span class="type">(not captured: <a href="/live/gopher://127.0.0.1/1/gone">live</a>)</span>`) {
+		t.Errorf("the uncaptured link, live beside it:\n%s", page)
+	}
 	// A short or inexact timestamp is answered by a redirect to the
 	// capture nearest it.
 	for path, want := range map[string]string{
