@@ -263,7 +263,8 @@ func TestServeTimeTravel(t *testing.T) {
 	}
 	// The directory at the first time links to the files at that time.
 	code, body := page(t, base, "/web/"+first+"/"+url+"sub0/")
-	if code != 200 || !strings.Contains(body, `href="/web/`+first+`/`+url+`sub0/file2.txt"`) || !strings.Contains(body, "Captured ") {
+	if code != 200 || !strings.Contains(body, `href="/web/`+first+`/`+url+`sub0/file2.txt"`) || !strings.Contains(body, "Captured ") ||
+		strings.Contains(body, "not captured") {
 		t.Errorf("the first capture of sub0/: %d\n%s", code, body)
 	}
 	// The TimeGate picks by Accept-Datetime; the TimeMap lists both.
