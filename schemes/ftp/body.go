@@ -197,6 +197,9 @@ func (b *body) finish() error {
 		// RFC 959 §4.2: 426 and 451 mean the transfer was aborted.
 		var te *textproto.Error
 		errors.As(err, &te)
+		if reuseRefusal(te.Code, te.Msg) {
+			return endError(te.Code, te.Msg)
+		}
 		return replyError(schemes.ErrInterrupted, te.Code, "%d %s", te.Code, lineproto.ServerText(te.Msg))
 	}
 	if !b.ascii && b.size >= 0 && b.start+b.n != b.size {

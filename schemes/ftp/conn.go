@@ -199,6 +199,11 @@ type conn struct {
 	// command that the server refused while the transfer ran (readEnd);
 	// readAhead takes them as answered.
 	behindRefused int
+	// endCode and endMsg are the reply that ended the last transfer
+	// (readEnd): a server that refused it for TLS session reuse may end
+	// the session at once, and that refusal, not the end, is the error.
+	endCode int
+	endMsg  string
 	// dialAhead, set during a fetch and a login, starts dialling a data
 	// address read ahead (dataahead.go); nextConn is that dial, under mu.
 	dialAhead func(addr string) *aheadConn

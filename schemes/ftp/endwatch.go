@@ -2,6 +2,7 @@ package ftp
 
 import (
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -70,9 +71,15 @@ func (w *endWatch) wait() (int, string, error) {
 // nil otherwise.
 func (w *endWatch) refused() error {
 	w.dataDone()
+	// A server that refuses a transfer closes its data connection and
+	// then says why (vsftpd's "522 SSL connection failed: session reuse
+	// required" comes after it ends the TLS handshake): its word, if it
+	// comes soon, says more than the broken read.
+	t := time.NewTimer(refusalWait)
+	defer t.Stop()
 	select {
 	case <-w.done:
-	default:
+	case <-t.C:
 		return nil
 	}
 	if w.err != nil || w.code/100 == 2 {
@@ -99,6 +106,7 @@ func (x *exchange) readEnd(behind int) (int, string, error) {
 		case refused < behind && inTransfer(code):
 			refused++
 		default:
+			x.c.endCode, x.c.endMsg = code, msg
 			return code, msg, nil
 		}
 	}
@@ -114,12 +122,35 @@ func (x *exchange) readEnd(behind int) (int, string, error) {
 // 450 comes instead of one, so it cannot be the transfer's end.
 func inTransfer(code int) bool { return code == 450 }
 
+// refusalWait is how long a broken data connection waits for the
+// server's reply that says why.
+const refusalWait = time.Second
+
 // endError is the error of a reply that ended a transfer without
-// completing it.
+// completing it. A refusal of a TLS data connection that did not resume
+// the control connection's session (RFC 4217 §10.2 lets a server demand
+// it: vsftpd's require_ssl_reuse, ProFTPD's default) says so: gofer's
+// TLS resumes a session from a ticket (TLS 1.2, RFC 5077) or a
+// pre-shared key (TLS 1.3), never from a TLS 1.2 session ID alone.
 func endError(code int, msg string) error {
 	kind := schemes.ErrRefused
 	if code/100 == 4 {
 		kind = schemes.ErrInterrupted
 	}
+	if reuseRefusal(code, msg) {
+		return replyError(kind, code, "ftp: the server refused the TLS data connection because it did not resume the control connection's TLS session (%d %s); gofer resumes TLS 1.3 sessions and TLS 1.2 sessions with tickets, and this server offers neither", code, lineproto.ServerText(msg))
+	}
 	return replyError(kind, code, "%d %s", code, lineproto.ServerText(msg))
+}
+
+// reuseRefusal reports whether a reply refuses a data connection for
+// not resuming the TLS session: vsftpd answers 522, ProFTPD 425 or 450
+// ("Unable to build data connection: Operation not permitted" with its
+// log naming the reuse), other servers 425 or 522 naming it.
+func reuseRefusal(code int, msg string) bool {
+	if code != 522 && code != 425 && code != 450 {
+		return false
+	}
+	m := strings.ToLower(msg)
+	return code == 522 || strings.Contains(m, "reuse") || strings.Contains(m, "resum")
 }

@@ -72,3 +72,25 @@ func TestCommandsRefusedDuringTransfer(t *testing.T) {
 		t.Errorf("refusals during transfers were taken for a server that mishandles commands sent behind them")
 	}
 }
+
+// A data connection refused for not resuming the TLS session is said to
+// be that, whatever the server's code for it.
+func TestReuseRefusal(t *testing.T) {
+	for _, tc := range []struct {
+		code int
+		msg  string
+		want bool
+	}{
+		{522, "SSL connection failed: session reuse required", true},
+		{425, "Unable to build data connection: TLS session reuse required", true},
+		{450, "TLS session not resumed", true},
+		{425, "Can't open data connection.", false},
+		{450, "EPSV: data transfer in progress", false},
+		{550, "session reuse required", false},
+	} {
+		err := endError(tc.code, tc.msg)
+		if got := strings.Contains(err.Error(), "did not resume the control connection's TLS session"); got != tc.want {
+			t.Errorf("%d %s: %v", tc.code, tc.msg, err)
+		}
+	}
+}

@@ -341,11 +341,16 @@ func (f *Fetcher) distrustAhead(c *conn, err error) {
 // whose address it keeps. Those the server refused while the transfer ran
 // (behindRefused, counted by readEnd) were answered already, in the order
 // they were sent: the next transfer asks for its data connection again.
-func (c *conn) readAhead() (time.Time, error) {
+func (c *conn) readAhead() (after time.Time, err error) {
+	defer func() {
+		if err != nil && reuseRefusal(c.endCode, c.endMsg) {
+			// vsftpd ends the session after its 522: that is the error.
+			err = endError(c.endCode, c.endMsg)
+		}
+	}()
 	x := c.exchange()
 	refused := c.behindRefused
 	c.behindRefused = 0
-	var after time.Time
 	if c.afterMDTM && refused > 0 {
 		c.afterMDTM = false
 		refused--
