@@ -23,17 +23,24 @@ import (
 // without a dot, and German's in full), and "3月" of Chinese and
 // Japanese, "3월" of Korean.
 func monthName(s string) int {
-	s = strings.TrimRight(s, ".,")
-	for _, suffix := range [...]string{"月", "월"} {
-		if n, ok := strings.CutSuffix(s, suffix); ok {
-			if m, err := strconv.Atoi(n); err == nil && m >= 1 && m <= 12 && len(n) <= 2 {
-				return m
-			}
-			return 0
-		}
+	for len(s) > 0 && (s[len(s)-1] == '.' || s[len(s)-1] == ',') {
+		s = s[:len(s)-1]
 	}
 	if len(s) < 3 || len(s) > 18 {
 		return 0
+	}
+	if s[len(s)-1] >= 0x80 {
+		for _, suffix := range [...]string{"月", "월"} {
+			if n, ok := strings.CutSuffix(s, suffix); ok {
+				if m, err := strconv.Atoi(n); err == nil && m >= 1 && m <= 12 && len(n) <= 2 {
+					return m
+				}
+				return 0
+			}
+		}
+	}
+	if c := s[0]; c >= '0' && c <= '9' || c == '-' || c == '[' || c == '*' {
+		return 0 // sizes, days, times, modes: no month begins so
 	}
 	// ASCII letters to lower case without allocating (this runs for
 	// several words of every line); other letters through unicode.
@@ -99,20 +106,24 @@ func unixMode(s string) bool {
 		return true
 	}
 	for i := 1; i < 10; i++ {
-		var ok string
+		c := s[i]
+		if c == '-' {
+			continue
+		}
+		var ok bool
 		switch i {
 		case 1, 4, 7:
-			ok = "r-"
+			ok = c == 'r'
 		case 2, 5, 8:
-			ok = "w-"
+			ok = c == 'w'
 		case 3:
-			ok = "xsS-"
+			ok = c == 'x' || c == 's' || c == 'S'
 		case 6:
-			ok = "xsSlL-"
+			ok = c == 'x' || c == 's' || c == 'S' || c == 'l' || c == 'L'
 		case 9:
-			ok = "xtT-"
+			ok = c == 'x' || c == 't' || c == 'T'
 		}
-		if strings.IndexByte(ok, s[i]) < 0 {
+		if !ok {
 			return false
 		}
 	}
@@ -127,7 +138,7 @@ func (p *listParser) parseUnix(line string) (schemes.Entry, result) {
 	}
 	// Owner and group names may hold blanks ("Domain Users"): the date is
 	// looked for as far as the words go.
-	var buf [48]field
+	var buf [32]field
 	fs := fields(buf[:0], line)
 	if !unixMode(fs[0].s) {
 		return e, notMine
@@ -232,6 +243,9 @@ func yearFirst(fs []field, i int) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	yw := fs[i].s
+	if yw == "" || yw[len(yw)-1] != '.' && yw[len(yw)-1] < 0x80 {
+		return time.Time{}, false
+	}
 	for _, mark := range [...]string{".", "年", "년"} {
 		if y, ok := strings.CutSuffix(yw, mark); ok {
 			yw = y

@@ -346,7 +346,7 @@ func named(name string) result {
 // 12", "итого 12", "合計 12" ...), VMS's "Directory DISK$X:[DIR]" header
 // and "Total of N files" trailer.
 func isNotation(s string) bool {
-	if word, n, ok := strings.Cut(s, " "); ok && totalWords[strings.ToLower(word)] {
+	if word, n, ok := strings.Cut(s, " "); ok && (word[0] >= 0x80 || word[0]|0x20 >= 'a' && word[0]|0x20 <= 'z') && totalWords[strings.ToLower(word)] {
 		n = strings.TrimSpace(n)
 		if i := len(n) - 1; i > 0 && strings.IndexByte("KMGTkmgt", n[i]) >= 0 {
 			n = n[:i] // ls -h: "total 1.5M"
