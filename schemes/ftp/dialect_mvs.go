@@ -19,7 +19,11 @@ import (
 // A partitioned dataset (Dsorg PO, PO-E) holds members and is listed like
 // a directory; every other dataset is a file. Sizes are in tracks, not
 // bytes: Size is -1. A migrated dataset is a file of which nothing else
-// is known until it is recalled.
+// is known until it is recalled. Under the header, a line whose columns
+// overflowed ("1+++++" for a large dataset's extents and tracks) or ran
+// together, or are blank (a VSAM cluster, "VSAM USER.KSDS"; a dataset on
+// tape) is read by its Dsorg and name, and its date where one stands
+// alone.
 //
 // Members of a partitioned dataset:
 //
@@ -29,7 +33,9 @@ import (
 //
 // Members are files; the Size column counts lines (records), not bytes,
 // so Size is -1. A member saved without statistics is its name alone,
-// read as one only under a member header.
+// read as one only under a member header; a line with ISPF statistics is
+// a member with or without the header, since no other listing has its
+// form.
 
 // isMVSDatasetHeader reports the header of a dataset listing.
 func isMVSDatasetHeader(s string) bool {

@@ -8,7 +8,8 @@ import (
 )
 
 // OS/2 lines: the size, "DIR" for a directory and attribute letters
-// (A, R, H, S), the date MM-DD-YY, the time, the name:
+// (A, R, H, S), the date MM-DD-YY (the year in two digits, three for
+// years since 1900, or four), the time, the name:
 //
 //	     0           DIR   12-30-97   12:32  jbrekke
 //	   825      A          05-09-97   10:32  README.TXT

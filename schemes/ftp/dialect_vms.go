@@ -12,7 +12,11 @@ import (
 //	NAME.EXT;VERSION  used[/allocated]  DD-MON-YYYY HH:MM[:SS]  [owner]  (RWED,RWED,RE,)
 //
 // A name too long for its column stands alone on its line and the rest of
-// the record follows on the next. "NAME.DIR;1" is the directory NAME.
+// the record follows on the next. A size too wide for its column runs
+// into the date ("1234567/12345672-JUN-1998": day 2); where the day could
+// be one digit or two, the line is reported. The time may be missing (the
+// owner follows the date: known to the day) or on a twelve-hour clock
+// ("12:45:27 PM"). "NAME.DIR;1" is the directory NAME.
 //
 // Sizes are counts of 512-byte blocks: the byte size of a file is
 // anywhere in the last block, and for record-structured files (variable
