@@ -4,8 +4,8 @@
 # (require_ssl_reuse=YES), on 127.0.0.1 (an address the harness
 # certificate names): port 2221 with OpenSSL's defaults (TLS 1.3), 2222
 # with TLS 1.2 at most and session tickets, 2223 with TLS 1.2 at most and
-# no session tickets (OpenSSL configured through OPENSSL_CONF). Sourced by
-# integration/up.
+# no session tickets (OpenSSL configured through OPENSSL_CONF); and one on
+# [::1]:21 (IPv6). Sourced by integration/up.
 
 FTP_PACKAGES=(vsftpd openssl)
 
@@ -103,6 +103,13 @@ up_ftp() {
 	start vsftpd /usr/sbin/vsftpd "$STATE/etc/vsftpd.conf"
 	start vsftpd-ftps /usr/sbin/vsftpd "$STATE/etc/vsftpd-ftps.conf"
 	up_ftp_reuse
+	# IPv6: the same server on [::1]:21, passive ports 48400-48499.
+	vsftpd_conf ::1 21 48400 48499 vsftpd-v6.log |
+		sed 's/^listen=YES/listen=NO/; s/^listen_ipv6=NO/listen_ipv6=YES/; s/^listen_address=/listen_address6=/' |
+		put "$STATE/etc/vsftpd-v6.conf"
+	fresh_logs vsftpd-v6 vsftpd-v6.log
+	start vsftpd-v6 /usr/sbin/vsftpd "$STATE/etc/vsftpd-v6.conf"
+	wait_port vsftpd-v6 ::1 21
 	wait_port vsftpd "$FTP_ADDR" 21
 	wait_port vsftpd-ftps "$FTPS_ADDR" 990
 	say "ftp: vsftpd on $FTP_ADDR:21 (AUTH TLS optional) and $FTPS_ADDR:990 (implicit TLS)"
@@ -149,4 +156,5 @@ down_ftp() {
 	for n in 13 12t 12; do
 		stop "vsftpd-reuse$n"
 	done
+	stop vsftpd-v6
 }
