@@ -10,12 +10,17 @@ import (
 )
 
 // Unix "ls -l" lines: mode, links, owner, [group,] size (or "major, minor"
-// for a device), a date, the name. The date is "Jan 2 15:04" or "Jan 2
+// for a device), a date, the name. The mode's letters are checked, each
+// in its place. Owner and group may be several words ("Domain Users"):
+// the date is looked for after them. The date is "Jan 2 15:04" or "Jan 2
 // 2006" (with the month name in the server's language, before or after
-// the day), or ISO "2006-01-02 15:04" or "2006-01-02". The name is
-// everything after the single blank that follows the date, so names with
-// spaces (even leading ones) survive; a symlink's "name -> target" is split
-// at the first " -> ".
+// the day, "3月 2日" and "2006年" in Chinese, Japanese and Korean, and
+// year first in Hungarian, "2006. márc. 2."), or ISO "2006-01-02 15:04",
+// "2006-01-02", "2006/01/02" or "2006.01.02"; busybox writes "9:5" for
+// 09:05. The name is everything after the single blank that follows the
+// date, so names with spaces (even leading ones) survive, except where
+// the year was padded to a time's width in the column the listing's
+// times take; a symlink's "name -> target" is split at the first " -> ".
 
 // monthName reads a month as ls prints it in the languages servers are set
 // to: English, German, French, Spanish, Italian, Dutch, Portuguese,
