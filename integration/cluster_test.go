@@ -314,15 +314,22 @@ func jobStatus(t *testing.T, server, job string) map[string]any {
 // clusterKill9 runs three workers on url, kills one with SIGKILL after a
 // random number of its files, lets the others finish, checks the merged
 // index and the trees, then reruns the job with two workers: nothing new.
-func clusterKill9(t *testing.T, what, url, sub string, path func(warcRecord) string) {
+func clusterKill9(t *testing.T, what, url, sub string, path func(warcRecord) string, withBoard bool) {
 	work := t.TempDir()
 	os.MkdirAll(filepath.Join(work, "warc"), 0o755)
 	alone := aloneTime(t, natsURL, what, url, 3)
 	job := newJob(t, what)
 	k := 20 + rand.IntN(200)
 	began := time.Now()
+	var b *board
+	if withBoard {
+		b = startBoard(t)
+	}
 	victim := startWorker(t, natsURL, job, "w1", work, url, k)
 	others := []*worker{startWorker(t, natsURL, job, "w2", work, url, 0), startWorker(t, natsURL, job, "w3", work, url, 0)}
+	if b != nil {
+		b.steer(t, job)
+	}
 	if !victim.waitFiles() {
 		t.Fatalf("w1 ended before its %d files, before the kill: %v: %s", k, victim.wait(), victim.stderr())
 	}
@@ -340,6 +347,9 @@ func clusterKill9(t *testing.T, what, url, sub string, path func(warcRecord) str
 		ended.Sub(began).Round(time.Millisecond), alone.Round(time.Millisecond),
 		longestPause(others, killed, ended).Round(time.Millisecond))
 	checkPause(t, "the kill", longestPause(others, killed, ended))
+	if b != nil {
+		b.reassigned(t, job)
+	}
 	st := jobStatus(t, natsURL, job)
 	if st["state"] != "done" || st["queued"] != float64(0) || st["in_flight"] != float64(0) {
 		t.Errorf("status after the run: %v", st)
@@ -394,11 +404,13 @@ func aloneTime(t *testing.T, server, what, url string, workers int, extra ...str
 }
 
 // TestClusterMirrorFTPKill9: three workers mirror the archive from
-// vsftpd; one is killed with SIGKILL; the merged index lists every file once.
+// vsftpd; one is killed with SIGKILL; the merged index lists every file
+// once. gofer serve --cluster shows the three, pauses and resumes them
+// all, and counts the items reassigned after the kill.
 func TestClusterMirrorFTPKill9(t *testing.T) {
 	itest.Require(t, itest.FTPHost+":21")
 	itest.Require(t, itest.NATSHost+":4222")
-	clusterKill9(t, "ftp", "ftp://"+itest.FTPHost+"/archive/", "", ftpPath)
+	clusterKill9(t, "ftp", "ftp://"+itest.FTPHost+"/archive/", "", ftpPath, true)
 }
 
 // TestClusterMirrorGopherKill9: the same over Gopher+ (pygopherd), whose
@@ -406,7 +418,7 @@ func TestClusterMirrorFTPKill9(t *testing.T) {
 func TestClusterMirrorGopherKill9(t *testing.T) {
 	itest.Require(t, itest.GopherPlusHost+":70")
 	itest.Require(t, itest.NATSHost+":4222")
-	clusterKill9(t, "gopher", "gopher://"+itest.GopherPlusHost+"/1/archive", "archive", gopherPath)
+	clusterKill9(t, "gopher", "gopher://"+itest.GopherPlusHost+"/1/archive", "archive", gopherPath, false)
 }
 
 // TestClusterJobsIsolated runs two jobs at once on one server: each

@@ -106,9 +106,21 @@ func (c *cli) joinCluster(ctx context.Context, opts *mirror.Options) error {
 	}
 	c.cl.crawl = crawl
 	opts.Shared, opts.Worker = crawl, c.cl.worker
+	// The job's control (gofer serve --cluster) steers every worker.
+	if opts.Control == nil {
+		opts.Control = mirror.NewControl()
+	}
+	crawl.Steer(ctx, opts.Control)
 	progress := opts.Progress
 	opts.Progress = func(p mirror.Progress) {
 		crawl.Progress(0, p.Bytes)
+		holding := []string{}
+		for _, w := range p.Workers {
+			if w != "" {
+				holding = append(holding, w)
+			}
+		}
+		crawl.Holding(holding, p.Paused)
 		if progress != nil {
 			progress(p)
 		}

@@ -167,16 +167,19 @@ func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
 		opts.Log = func(format string, args ...any) { fmt.Fprintf(c.stderr, format+"\n", args...) }
 	}
 	opts.StateOnly = c.warc.only
-	if c.clustered() {
-		if err := c.joinCluster(ctx, &opts); err != nil {
-			return err
-		}
-	}
 	dir, clean := c.warcOnlyDir(args[1])
 	w, err := c.startWatch([]string{args[0], dir}, &opts)
 	if err != nil {
 		clean()
 		return err
+	}
+	if c.clustered() {
+		// After the watch: the worker's status wraps what it set.
+		if err := c.joinCluster(ctx, &opts); err != nil {
+			w.end(nil, exitCode(err))
+			clean()
+			return err
+		}
 	}
 	sum, err := mirror.Run(ctx, client, args[0], dir, opts)
 	c.leaveCluster(sum, err)

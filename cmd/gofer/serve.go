@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/goferurl/gofer/fetch/mirror/cluster"
+	"github.com/goferurl/gofer/fetch/mirror/watch"
 	"github.com/goferurl/gofer/gateway"
 	"github.com/goferurl/gofer/replay"
 )
@@ -20,6 +22,7 @@ func (c *cli) serveCommand() *cobra.Command {
 	var allowHosts []string
 	var noLive bool
 	var maxEntries, maxPerHost int
+	var clusterURL, clusterCreds string
 	cmd := &cobra.Command{
 		Use:   "serve [flags] [ARCHIVE...]",
 		Short: "Serve a web gateway: FTP, Gopher, Gemini, news and WAIS shown to a web browser",
@@ -86,8 +89,19 @@ target, which is checked again.`,
 			if err != nil {
 				return fmt.Errorf("--listen %s: %w", listen, err)
 			}
-			srv := &http.Server{Handler: gateway.New(cfg), ReadHeaderTimeout: 30 * time.Second}
+			var handler http.Handler = gateway.New(cfg)
+			token := ""
+			if clusterURL != "" {
+				token = watch.NewToken()
+				board := watch.NewBoard(cluster.Options{URL: clusterURL, Creds: clusterCreds}, token)
+				go board.Run(cmd.Context())
+				handler = withBoard(handler, board.Handler(), noLive && len(archives) == 0)
+			}
+			srv := &http.Server{Handler: handler, ReadHeaderTimeout: 30 * time.Second}
 			fmt.Fprintf(c.stdout, "gofer serve: listening on http://%s/\n", ln.Addr())
+			if token != "" {
+				fmt.Fprintf(c.stdout, "gofer serve: shared crawls at http://%s/jobs/?token=%s (token %s)\n", ln.Addr(), token, token)
+			}
 			done := make(chan error, 1)
 			go func() { done <- srv.Serve(ln) }()
 			select {
@@ -108,10 +122,27 @@ target, which is checked again.`,
 	f.StringArrayVar(&allowHosts, "allow-hosts", nil, "fetch only from hosts matching `PATTERN` (a host glob such as *.example.org or 192.0.2.*, or [IPv6], each with an optional :PORT; repeatable)")
 	f.BoolVar(&noLive, "no-live", false, "fetch nothing live")
 	f.IntVar(&maxPerHost, "max-per-host", gateway.DefaultMaxPerHost, "fetch from one upstream host and port at most `N` at once, or as many as the server was found to allow when fewer (the rest wait)")
+	f.StringVar(&clusterURL, "cluster", "", "also show the shared crawls (gofer mirror --cluster) on the NATS server `URL` at /jobs/, and steer them with the token printed on start")
+	f.StringVar(&clusterCreds, "cluster-creds", "", "with --cluster: a NATS credentials `FILE`")
 	f.IntVar(&maxEntries, "max-entries", gateway.DefaultMaxEntries, "show at most `N` entries of a listing on a page (the rest at /raw/)")
 	c.addFlags(cmd, []string{groupGemini}, "idle-timeout", "proxy", "allow-port", "max-size", "remote-charset",
 		"ssl-reqd", "cacert", "insecure", "email", "ftp-ssl", "nntp-server")
 	return cmd
+}
+
+// withBoard serves the shared crawls' board at /jobs/ and /api/jobs, and
+// the gateway elsewhere; alone (nothing live, no archive), the start
+// page leads to the board.
+func withBoard(gw, board http.Handler, alone bool) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/jobs/", board)
+	mux.Handle("/api/jobs", board)
+	mux.Handle("/api/jobs/", board)
+	if alone {
+		mux.Handle("GET /{$}", http.RedirectHandler("/jobs/", http.StatusFound))
+	}
+	mux.Handle("/", gw)
+	return mux
 }
 
 // loopbackListen reports whether a listen address is on loopback only: a

@@ -154,6 +154,7 @@ type Crawl struct {
 	run    uint64
 	runMu  sync.Mutex
 	work   chan *pending
+	bg     context.Context // ends when the crawl is closed
 	stop   context.CancelFunc
 	wg     sync.WaitGroup
 	pendMu sync.Mutex
@@ -209,7 +210,7 @@ func Open(ctx context.Context, opts Options) (*Crawl, error) {
 	}
 	c.stat = WorkerStatus{Worker: opts.Worker, Host: c.host, PID: os.Getpid(), State: "running"}
 	bg, stop := context.WithCancel(context.Background())
-	c.stop = stop
+	c.bg, c.stop = bg, stop
 	for range 8 {
 		c.wg.Go(func() { c.storer(bg) })
 	}

@@ -152,6 +152,15 @@ func (c *Crawl) claim(ctx context.Context, m jetstream.Msg) *task {
 		}
 		mine.takes = cl.takes + 1
 		rev, err = c.kv.Update(cctx, key, mine.value(), e.Revision())
+		if err == nil && cl.state == "take" && cl.worker != c.opts.Worker {
+			// Its holder went silent: the item is reassigned, after the
+			// time since the holder's last word.
+			waited := time.Since(e.Created()).Seconds()
+			c.statMu.Lock()
+			c.stat.Reassigned++
+			c.stat.ReassignSeconds = max(c.stat.ReassignSeconds, waited)
+			c.statMu.Unlock()
+		}
 	}
 	if err != nil {
 		m.Nak()

@@ -45,11 +45,14 @@ var dashboardHTML string
 //go:embed dashboard.js
 var dashboardJS string
 
+//go:embed board.html
+var boardHTML string
+
 var pageTmpl = template.Must(template.New("dashboard").Funcs(template.FuncMap{
 	"bytes":    func(n int64) string { return Bytes(float64(n)) },
 	"rate":     func(r float64) string { return Bytes(r) + "/s" },
 	"duration": func(s *float64) string { return Duration(*s) },
-}).Parse(dashboardHTML))
+}).Parse(dashboardHTML + boardHTML))
 
 // pageCSP lets the page run its own script and nothing else.
 const pageCSP = "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
