@@ -57,7 +57,7 @@ func (c *cli) startWatch(args []string, opts *mirror.Options) (*watching, error)
 	}
 	if c.wf.serve != "" {
 		if err := watch.CheckListen(c.wf.serve); err != nil {
-			return nil, &usageError{msg: err.Error()}
+			return nil, &usageError{msg: "--serve: " + err.Error()}
 		}
 	}
 	w := &watching{c: c, dir: args[1], dryRun: opts.DryRun, rules: opts.Filters, started: time.Now()}

@@ -132,17 +132,20 @@ target, which is checked again.`,
 
 // withBoard serves the shared crawls' board at /jobs/ and /api/jobs, and
 // the gateway elsewhere; alone (nothing live, no archive), the start
-// page leads to the board.
+// page leads to the board. Paths are routed as they come: the gateway's
+// hold whole URLs ("/live/gopher://..."), which a ServeMux would clean.
 func withBoard(gw, board http.Handler, alone bool) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("/jobs/", board)
-	mux.Handle("/api/jobs", board)
-	mux.Handle("/api/jobs/", board)
-	if alone {
-		mux.Handle("GET /{$}", http.RedirectHandler("/jobs/", http.StatusFound))
-	}
-	mux.Handle("/", gw)
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		switch {
+		case strings.HasPrefix(p, "/jobs/"), p == "/api/jobs", strings.HasPrefix(p, "/api/jobs/"):
+			board.ServeHTTP(w, r)
+		case alone && p == "/" && r.Method == http.MethodGet:
+			http.Redirect(w, r, "/jobs/", http.StatusFound)
+		default:
+			gw.ServeHTTP(w, r)
+		}
+	})
 }
 
 // loopbackListen reports whether a listen address is on loopback only: a

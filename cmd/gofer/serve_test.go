@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -76,5 +77,26 @@ func TestServeListensAndEnds(t *testing.T) {
 	cancel()
 	if code := <-done; code != exitOK {
 		t.Errorf("exit %d after the interrupt: %s", code, errb.String())
+	}
+}
+
+// With --cluster the board takes /jobs/ and /api/jobs; every other path
+// reaches the gateway as the browser sent it (no ServeMux cleaning of the
+// "//" in /live/gopher://...).
+func TestWithBoardRoutesPathsAsSent(t *testing.T) {
+	var got []string
+	gw := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = append(got, "gw "+r.URL.Path) })
+	board := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = append(got, "board "+r.URL.Path) })
+	h := withBoard(gw, board, true)
+	for _, p := range []string{"/live/gopher://127.0.0.1/1/", "/jobs/", "/api/jobs", "/api/jobs/j/pause", "/"} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", p, nil))
+		if p == "/" && (rec.Code != 302 || rec.Header().Get("Location") != "/jobs/") {
+			t.Errorf("/ alone: %d %q, want a redirect to /jobs/", rec.Code, rec.Header().Get("Location"))
+		}
+	}
+	want := "gw /live/gopher://127.0.0.1/1/|board /jobs/|board /api/jobs|board /api/jobs/j/pause"
+	if s := strings.Join(got, "|"); s != want {
+		t.Errorf("routes %q\nwant   %q", s, want)
 	}
 }

@@ -275,12 +275,12 @@ func (e *engine) loadKeptFilters(fs filters) filters {
 	return fs
 }
 
-// String is the rule as the command line writes it.
+// String is the rule as "exclude GLOB" or "include GLOB".
 func (f Filter) String() string {
 	if f.Exclude {
-		return "--exclude " + f.Glob
+		return "exclude " + f.Glob
 	}
-	return "--include " + f.Glob
+	return "include " + f.Glob
 }
 
 // setCeiling changes the most streams the gate lets work at once: a

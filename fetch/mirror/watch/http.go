@@ -72,14 +72,14 @@ func NewToken() string {
 func CheckListen(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("--serve %q: want HOST:PORT", addr)
+		return fmt.Errorf("dashboard address %q: want HOST:PORT", addr)
 	}
 	if host == "localhost" {
 		return nil
 	}
 	ip, err := netip.ParseAddr(host)
 	if err != nil || !ip.IsLoopback() {
-		return fmt.Errorf("--serve %q: %w (the dashboard steers the run: it listens on 127.0.0.1 or [::1] only)", addr, ErrNotLoopback)
+		return fmt.Errorf("dashboard address %q: %w (the dashboard steers the run: it listens on 127.0.0.1, [::1] or localhost only)", addr, ErrNotLoopback)
 	}
 	return nil
 }

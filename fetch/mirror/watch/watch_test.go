@@ -361,7 +361,7 @@ func TestPageEventsAndReport(t *testing.T) {
 			t.Errorf("the report has %s", bad)
 		}
 	}
-	for _, want := range []string{"Mirrored", `<td class="n" id="done">3</td>`, "--exclude *.iso", "<svg"} {
+	for _, want := range []string{"Mirrored", `<td class="n" id="done">3</td>`, "exclude *.iso", "<svg"} {
 		if !strings.Contains(rep.String(), want) {
 			t.Errorf("the report lacks %s", want)
 		}
