@@ -61,6 +61,16 @@ func Walk(path string, strict bool, fn func(Entry, gowarc.WarcRecord) error) err
 // record's header show is what the file says: nothing is added or
 // repaired. A file without any record is ErrNoRecords.
 func WalkWith(path string, opt WalkOptions, fn func(Entry, gowarc.WarcRecord) error) error {
+	return walk(path, opt, true, fn)
+}
+
+// Entries is WalkWith for a listing: fn gets each record's Entry, and no
+// block is parsed.
+func Entries(path string, opt WalkOptions, fn func(Entry) error) error {
+	return walk(path, opt, false, func(e Entry, _ gowarc.WarcRecord) error { return fn(e) })
+}
+
+func walk(path string, opt WalkOptions, parse bool, fn func(Entry, gowarc.WarcRecord) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("warc: %w", err)
@@ -90,6 +100,12 @@ func WalkWith(path string, opt WalkOptions, fn func(Entry, gowarc.WarcRecord) er
 		}
 		if err != nil {
 			return fmt.Errorf("warc: %s: %w", path, err)
+		}
+		if !parse {
+			if err := fn(EntryOf(rec), nil); err != nil {
+				return err
+			}
+			continue
 		}
 		wr, err := rec.parse(opt.Strict)
 		if err != nil {

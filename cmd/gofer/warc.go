@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/nlnwa/gowarc"
 	"github.com/spf13/cobra"
 
 	"github.com/goferurl/gofer/fetch"
@@ -108,8 +107,17 @@ func (c *cli) warcCommand() *cobra.Command {
 	}
 	var maxHeader int
 	list := &cobra.Command{
-		Use:   "list FILE...",
-		Short: "List the records of WARC files: type, date, length, digest, target URI",
+		Use:   "list ARCHIVE...",
+		Short: "List the records of WARC files or segment prefixes: type, date, length, digest, target URI",
+		Long: `list prints one line per record of the ARCHIVEs (WARC or ARC files, or
+segment prefixes standing for all their segments), as the file has it:
+type, WARC-Date ("-" when none), Content-Length, the payload digest else
+the block digest (nothing when the record names neither), target URI.
+Records are read however the file is compressed (gzip per record or
+whole, zstd, none). A stretch of a file that holds no readable record (a
+header longer than --max-header, a member cut short, bytes between
+records) is reported on stderr and listing goes on; the exit status is
+then 1, as for a file without any record.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return &usageError{msg: "warc list needs at least one WARC file"}
@@ -117,16 +125,20 @@ func (c *cli) warcCommand() *cobra.Command {
 			return nil
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
+			files, err := warc.Archives(args)
+			if err != nil {
+				return err
+			}
 			tw := tabwriter.NewWriter(c.stdout, 0, 0, 1, ' ', 0)
 			problems := 0
 			var failed error
-			for _, f := range args {
+			for _, f := range files {
 				n := 0
-				err := warc.WalkWith(f, warc.WalkOptions{MaxHeader: maxHeader, Problem: func(err error) {
+				err := warc.Entries(f, warc.WalkOptions{MaxHeader: maxHeader, Problem: func(err error) {
 					problems++
 					tw.Flush()
 					c.errorf("%s", printable(err.Error()))
-				}}, func(e warc.Entry, _ gowarc.WarcRecord) error {
+				}}, func(e warc.Entry) error {
 					date := "-" // none the file gives
 					if !e.Date.IsZero() {
 						date = e.Date.UTC().Format("2006-01-02T15:04:05Z")
