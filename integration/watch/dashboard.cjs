@@ -40,6 +40,9 @@ async function main() {
     out.done1 = await done();
     out.points1 = await points();
     await page.screenshot({ path: path.join(shots, 'running.png'), fullPage: true });
+    // The README's picture: the top of the page, as a browser window shows it.
+    await page.setViewport({ width: 900, height: 1100 });
+    await page.screenshot({ path: path.join(shots, 'dashboard.png'), clip: { x: 0, y: 0, width: 900, height: 1100 } });
     await Promise.all([page.waitForNavigation({ waitUntil: 'load', timeout: 60000 }), page.click('#pause')]);
     out.paused = await page.$eval('#state', (e) => e.textContent);
     await page.screenshot({ path: path.join(shots, 'paused.png'), fullPage: true });
