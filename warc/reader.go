@@ -121,6 +121,7 @@ type Reader struct {
 	member  int64         // where the current gzip member starts; -1 outside one
 	plain   bool          // reading an uncompressed stretch
 	arc     int           // 0: not known yet, 1: WARC, 2: ARC
+	anyARC  bool          // an ARC record may come without the file's first (OpenRecord)
 	cur     *Record
 	block   *io.LimitedReader
 	pending []error
@@ -267,7 +268,7 @@ func (r *Reader) next() (*Record, error) {
 			r.arc = 1
 		}
 		return r.readWARC(off, inner)
-	case r.arc != 1 && r.looksARC(r.arc == 2):
+	case r.arc != 1 && r.looksARC(r.arc == 2 || r.anyARC):
 		r.arc = 2
 		return r.readARC(off, inner)
 	}

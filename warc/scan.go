@@ -84,7 +84,7 @@ func ScanFile(path string, fn func(line string, e IndexEntry), problem func(erro
 // The Reader returned reads on from it.
 func OpenRecord(ra io.ReaderAt, offset, length, inner int64) (*Record, *Reader, error) {
 	r := NewReader(io.NewSectionReader(ra, offset, length), ReadOptions{})
-	r.cr.n, r.base = offset, offset
+	r.cr.n, r.base, r.anyARC = offset, offset, true
 	magic, _ := r.br.Peek(4)
 	if bytes.Equal(magic, zstdMagic) {
 		// A zstd file's dictionary, if any, is its first frame.
