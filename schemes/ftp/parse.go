@@ -141,6 +141,13 @@ type listParser struct {
 	// once the listing decides, or at its end, or at maxHeld.
 	orders int
 	held   []heldEntry
+	// bare holds the lines of one word in MVS's member-name form read
+	// while the listing showed nothing else: a PDS listed without ISPF
+	// statistics and without a header. They are its members if no other
+	// line comes (end), or once maxHeld of them have; another line makes
+	// them unparsed. other: a line that is no notation has been read.
+	bare  []string
+	other bool
 }
 
 // maxHeld bounds the entries held for an undecided date order, so that
@@ -159,6 +166,20 @@ func newListParser(now time.Time) *listParser { return &listParser{now: now} }
 // Lines that name nothing but are legitimate notation ("total 12", blank
 // lines, headers and trailers, "." and "..") give nothing.
 func (p *listParser) feed(out []schemes.Entry, line string) []schemes.Entry {
+	if !p.members && !p.other && isMemberName(strings.TrimRight(line, " ")) {
+		p.bare = append(p.bare, line)
+		if len(p.bare) >= maxHeld {
+			out = p.giveBare(out, true)
+			p.members = true
+		}
+		return out
+	}
+	if trimmed := strings.TrimSpace(line); trimmed != "" && !isNotation(trimmed) {
+		if len(p.bare) > 0 {
+			out = p.giveBare(out, false)
+		}
+		p.other = true
+	}
 	if p.pending != "" {
 		name := p.pending
 		p.pending = ""
@@ -191,12 +212,44 @@ func (p *listParser) feed(out []schemes.Entry, line string) []schemes.Entry {
 // end appends what is left at the end of the listing: held entries, and
 // a VMS name whose record never came, unparsed.
 func (p *listParser) end(out []schemes.Entry) []schemes.Entry {
+	if len(p.bare) > 0 {
+		out = p.giveBare(out, !p.other)
+	}
 	out = p.release(out)
 	if p.pending != "" {
 		out = append(out, unparsed(p.pending))
 		p.pending = ""
 	}
 	return out
+}
+
+// giveBare gives out the bare lines held: as members (files named by
+// them), or as unparsed lines.
+func (p *listParser) giveBare(out []schemes.Entry, members bool) []schemes.Entry {
+	for _, l := range p.bare {
+		if members {
+			out = p.give(out, schemes.Entry{Name: strings.TrimRight(l, " "), Type: schemes.TypeFile, Size: -1})
+		} else {
+			out = p.give(out, unparsed(l))
+		}
+	}
+	clear(p.bare)
+	p.bare = p.bare[:0]
+	return out
+}
+
+// isMemberName reports a PDS member's name: one to eight of A-Z, 0-9 and
+// the national characters $ # @, not beginning with a digit.
+func isMemberName(s string) bool {
+	if s == "" || len(s) > 8 || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '$' || c == '#' || c == '@') {
+			return false
+		}
+	}
+	return true
 }
 
 // give appends es to out, or holds them behind entries already held.
