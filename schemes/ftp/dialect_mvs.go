@@ -33,9 +33,11 @@ import (
 //
 // Members are files; the Size column counts lines (records), not bytes,
 // so Size is -1. A member saved without statistics is its name alone,
-// read as one only under a member header; a line with ISPF statistics is
-// a member with or without the header, since no other listing has its
-// form.
+// read as one under a member header, or without one when every line of
+// the listing is a name in a member's form (a PDS none of whose members
+// has statistics, which z/OS lists so: listParser.bare); a line with ISPF
+// statistics is a member with or without the header, since no other
+// listing has its form.
 
 // isMVSDatasetHeader reports the header of a dataset listing.
 func isMVSDatasetHeader(s string) bool {
