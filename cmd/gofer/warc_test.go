@@ -117,7 +117,10 @@ func TestWarcOthers(t *testing.T) {
 		for _, f := range fields {
 			h += f + "\r\n"
 		}
-		return h + "Content-Type: text/plain\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body + "\r\n\r\n"
+		if body != "" {
+			h += "Content-Type: text/plain\r\n"
+		}
+		return h + "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body + "\r\n\r\n"
 	}
 	path := filepath.Join(dir, "other.warc")
 	os.WriteFile(path, []byte(rec("resource", "1", "gopher://example.org/0/a", "first")+
@@ -131,6 +134,14 @@ func TestWarcOthers(t *testing.T) {
 	}
 	if code, out, errs := gofer(t, "", "warc", "merge", path); code != 0 || strings.Count(out, "\n") != 2 || strings.Contains(out, "<gopher") {
 		t.Errorf("warc merge: %d %q %q", code, out, errs)
+	}
+	// No warcinfo first, a WARC-Concurrent-To into another file: warnings,
+	// failures only with --strict.
+	if code, _, errs := gofer(t, "", "warc", "check", path); code != 0 || strings.Count(errs, "warning: ") != 1 {
+		t.Errorf("warc check: %d %q", code, errs)
+	}
+	if code, _, errs := gofer(t, "", "warc", "check", "--strict", path); code != 1 || !strings.Contains(errs, "1 problems") {
+		t.Errorf("warc check --strict: %d %q", code, errs)
 	}
 	text := filepath.Join(dir, "text.warc")
 	os.WriteFile(text, []byte("not a WARC file\n"), 0o644)
