@@ -135,7 +135,7 @@ refused, 6 authentication failed, 7 timed out, 8 transfer interrupted.`,
 		return nil
 	}
 	root.SetUsageFunc(usage)
-	root.AddCommand(c.getCommand(), c.mirrorCommand(), c.parseCommand(), c.extractCommand(), c.versionCommand(), c.warcCommand(), c.replayCommand(), c.browseCommand(), c.serveCommand(), c.manCommand())
+	root.AddCommand(c.getCommand(), c.mirrorCommand(), c.parseCommand(), c.extractCommand(), c.versionCommand(), c.warcCommand(), c.replayCommand(), c.browseCommand(), c.serveCommand(), c.manCommand(), c.bagCommand())
 	return root
 }
 
