@@ -9,6 +9,7 @@ import (
 	"encoding/base32"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -145,11 +146,15 @@ func checkFile(path string, l *links, report func(Problem)) error {
 		return fmt.Errorf("warc: %w", err)
 	}
 	defer f.Close()
-	// The records are held only to compare them with an index beside
-	// the file.
+	// A segment with an index beside it: its records' entries are
+	// sorted with the index's lines (on disk past a bound) to compare.
 	_, err = os.Stat(IndexName(path))
-	indexed := err == nil && strings.HasSuffix(path, ".warc.gz")
-	var read []fileRecord
+	hasIndex := err == nil && strings.HasSuffix(path, ".warc.gz")
+	var read *links
+	if hasIndex {
+		read = newLinks()
+		defer read.close()
+	}
 	var last fileRecord
 	var linkErr error
 	gofer := false
@@ -215,8 +220,10 @@ func checkFile(path string, l *links, report func(Problem)) error {
 		if checkedRecord != nil {
 			checkedRecord()
 		}
-		if indexed {
-			read = append(read, fr)
+		if read != nil {
+			if err := indexed(read, path, fr); err != nil && linkErr == nil {
+				linkErr = err
+			}
 		}
 	}
 	readRecords(f, onRecord, func(e *RecordError) {
@@ -232,7 +239,7 @@ func checkFile(path string, l *links, report func(Problem)) error {
 	if last.n == 0 {
 		report(Problem{File: path, Text: "no WARC records"})
 	}
-	if indexed {
+	if read != nil {
 		checkIndex(path, read, report)
 	}
 	return linkErr
@@ -244,18 +251,11 @@ var checkedRecord func()
 
 // checkIndex compares the index beside a segment, if there is one, with
 // the records read from it.
-func checkIndex(path string, read []fileRecord, report func(Problem)) {
-	if !strings.HasSuffix(path, ".warc.gz") {
-		return
-	}
+func checkIndex(path string, read *links, report func(Problem)) {
 	name := IndexName(path)
-	byOffset := map[int64]IndexEntry{}
-	var dup []int64
 	err := readIndex(name, func(_ string, e IndexEntry) {
-		if _, ok := byOffset[e.Offset]; ok {
-			dup = append(dup, e.Offset)
-		}
-		byOffset[e.Offset] = e
+		j, _ := json.Marshal(e)
+		read.add(fmt.Sprintf("%020d", e.Offset), "0", string(j))
 	})
 	if errors.Is(err, os.ErrNotExist) {
 		return
@@ -264,32 +264,61 @@ func checkIndex(path string, read []fileRecord, report func(Problem)) {
 		report(Problem{File: path, Text: "index: " + err.Error()})
 		return
 	}
-	for _, o := range dup {
-		report(Problem{File: path, Text: fmt.Sprintf("index %s lists offset %d twice", fileBase(name), o)})
+	// The index's lines and the records, sorted by offset together: an
+	// index line comes before the record at its offset.
+	var listed *IndexEntry
+	listedAt := ""
+	flush := func() {
+		if listed != nil {
+			report(Problem{File: path, Text: fmt.Sprintf("index %s lists a record at offset %d (%s) that is not there",
+				fileBase(name), listed.Offset, printableURI(listed.URL))})
+		}
+		listed = nil
 	}
-	for _, fr := range read {
-		h := fr.h
-		p := Problem{File: path, Record: fr.n, Offset: fr.offset, URI: h.Get("WARC-Target-URI")}
+	err = read.each(func(line string) {
+		f := strings.SplitN(line, "\t", 5)
+		if len(f) < 3 {
+			return
+		}
+		if f[1] == "0" {
+			var e IndexEntry
+			json.Unmarshal([]byte(f[2]), &e)
+			if listedAt == f[0] {
+				report(Problem{File: path, Text: fmt.Sprintf("index %s lists offset %d twice", fileBase(name), e.Offset)})
+				return
+			}
+			flush()
+			listed, listedAt = &e, f[0]
+			return
+		}
+		if len(f) < 5 {
+			return
+		}
+		var want IndexEntry
+		json.Unmarshal([]byte(f[4]), &want)
+		n, _ := strconv.Atoi(f[2])
+		p := Problem{File: path, Record: n, Offset: want.Offset, URI: f[3]}
 		bad := func(format string, args ...any) {
 			q := p
 			q.Text = fmt.Sprintf("index %s: ", fileBase(name)) + fmt.Sprintf(format, args...)
 			report(q)
 		}
-		e, ok := byOffset[fr.offset]
-		delete(byOffset, fr.offset)
-		if h.Get("WARC-Type") == "warcinfo" {
-			if ok {
+		e := listed
+		if listedAt != f[0] {
+			flush()
+			e = nil
+		}
+		listed = nil
+		if want.Type == "warcinfo" {
+			if e != nil {
 				bad("lists the warcinfo record")
 			}
-			continue
+			return
 		}
-		if !ok {
+		if e == nil {
 			bad("does not list the record")
-			continue
+			return
 		}
-		want := IndexEntry{URL: h.Get("WARC-Target-URI"), Type: h.Get("WARC-Type"), Mime: h.Get("Content-Type"),
-			Digest: digestOf(h), Offset: fr.offset, Length: fr.length, Filename: fileBase(path),
-			ID: h.Get("WARC-Record-ID"), Date: h.Get("WARC-Date")}
 		for _, d := range []struct{ field, got, want string }{
 			{"url", e.URL, want.URL}, {"type", e.Type, want.Type}, {"mime", e.Mime, want.Mime},
 			{"digest", e.Digest, want.Digest}, {"filename", e.Filename, want.Filename},
@@ -300,11 +329,22 @@ func checkIndex(path string, read []fileRecord, report func(Problem)) {
 				bad("%s is %q, the record's is %q", d.field, d.got, d.want)
 			}
 		}
+	})
+	if err != nil {
+		report(Problem{File: path, Text: "index: " + err.Error()})
+		return
 	}
-	for o, e := range byOffset {
-		report(Problem{File: path, Text: fmt.Sprintf("index %s lists a record at offset %d (%s) that is not there",
-			fileBase(name), o, printableURI(e.URL))})
-	}
+	flush()
+}
+
+// indexed notes a record for checkIndex: the index entry it should have.
+func indexed(read *links, path string, fr fileRecord) error {
+	h := fr.h
+	want := IndexEntry{URL: h.Get("WARC-Target-URI"), Type: h.Get("WARC-Type"), Mime: h.Get("Content-Type"),
+		Digest: digestOf(h), Offset: fr.offset, Length: fr.length, Filename: fileBase(path),
+		ID: h.Get("WARC-Record-ID"), Date: h.Get("WARC-Date")}
+	j, _ := json.Marshal(want)
+	return read.add(fmt.Sprintf("%020d", fr.offset), "1", strconv.Itoa(fr.n), field(h.Get("WARC-Target-URI")), string(j))
 }
 
 // readRecords reads the records of r, however compressed (Reader), and
