@@ -4,6 +4,8 @@
 #   127.0.0.33 inetutils ftpd 2.4 (BSD, LIST only, under socat)
 #   127.0.0.34 pyftpdlib 1.5.7                  127.0.0.35 Twisted 22.4 FTP
 #   127.0.0.36 ProFTPD, MaxClientsPerHost 2     127.0.0.37 Pure-FTPd, -C 2
+#   127.0.0.31:2121 and :2122, ProFTPD requiring TLS session reuse on data
+#   connections (mod_tls's default), TLS 1.2 only and TLS 1.3 only
 # Sourced by integration/up; integration/LAYOUT.md describes each.
 #
 # proftpd-core, pure-ftpd and inetutils-ftpd each conflict with vsftpd
@@ -181,11 +183,24 @@ up_ftpmore() {
 	proftpd_conf proftpd-limited "$PROFTPD_LIMITED_ADDR" 47000 47999 "MaxClientsPerHost 2" |
 		put "$STATE/etc/proftpd-limited.conf"
 	twisted_tac "$TWISTEDFTP_ADDR" 49000 49999 | put "$STATE/etc/twisted-ftp.tac"
+	# Session reuse required (no NoSessionReuseRequired), session tickets
+	# off (mod_tls's default), one TLS version each.
+	local v
+	for v in 12:2121:TLSv1.2:48500 13:2122:TLSv1.3:48600; do
+		IFS=: read -r v port proto pmin <<<"$v"
+		proftpd_conf "proftpd-reuse$v" "$PROFTPD_ADDR" "$pmin" "$((pmin + 99))" |
+			sed "s/^Port 21\$/Port $port/; /^TLSOptions NoSessionReuseRequired\$/d; s/^TLSProtocol .*/TLSProtocol $proto/" |
+			put "$STATE/etc/proftpd-reuse$v.conf"
+	done
 
 	fresh_logs proftpd proftpd.log proftpd-system.log proftpd-tls.log
 	fresh_logs proftpd-limited proftpd-limited.log proftpd-limited-system.log proftpd-limited-tls.log
 	start proftpd env LD_LIBRARY_PATH="$lib" "$root/usr/sbin/proftpd" -n -c "$STATE/etc/proftpd.conf"
 	start proftpd-limited env LD_LIBRARY_PATH="$lib" "$root/usr/sbin/proftpd" -n -c "$STATE/etc/proftpd-limited.conf"
+	for v in 12 13; do
+		fresh_logs "proftpd-reuse$v" "proftpd-reuse$v.log" "proftpd-reuse$v-system.log" "proftpd-reuse$v-tls.log"
+		start "proftpd-reuse$v" env LD_LIBRARY_PATH="$lib" "$root/usr/sbin/proftpd" -n -c "$STATE/etc/proftpd-reuse$v.conf"
+	done
 
 	# Pure-FTPd: anonymous only, no uploads, TLS offered. Its commands go
 	# to syslog only (there is none); its transfers go to an altlog.
@@ -210,6 +225,8 @@ up_ftpmore() {
 
 	wait_port proftpd "$PROFTPD_ADDR" 21
 	wait_port proftpd-limited "$PROFTPD_LIMITED_ADDR" 21
+	wait_port proftpd-reuse12 "$PROFTPD_ADDR" 2121
+	wait_port proftpd-reuse13 "$PROFTPD_ADDR" 2122
 	wait_port pure-ftpd "$PUREFTPD_ADDR" 21
 	wait_port pure-ftpd-limited "$PUREFTPD_LIMITED_ADDR" 21
 	wait_port bsd-ftpd "$BSDFTPD_ADDR" 21
@@ -222,7 +239,7 @@ up_ftpmore() {
 
 down_ftpmore() {
 	local n
-	for n in proftpd proftpd-limited pure-ftpd pure-ftpd-limited bsd-ftpd pyftpdlib twisted-ftp; do
+	for n in proftpd proftpd-limited proftpd-reuse12 proftpd-reuse13 pure-ftpd pure-ftpd-limited bsd-ftpd pyftpdlib twisted-ftp; do
 		stop "$n"
 	done
 }

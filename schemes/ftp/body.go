@@ -197,8 +197,8 @@ func (b *body) finish() error {
 		// RFC 959 §4.2: 426 and 451 mean the transfer was aborted.
 		var te *textproto.Error
 		errors.As(err, &te)
-		if reuseRefusal(te.Code, te.Msg) {
-			return endError(te.Code, te.Msg)
+		if tls := b.c.tlsData != nil; reuseRefusal(te.Code, te.Msg, tls) {
+			return endError(te.Code, te.Msg, tls)
 		}
 		return replyError(schemes.ErrInterrupted, te.Code, "%d %s", te.Code, lineproto.ServerText(te.Msg))
 	}

@@ -26,6 +26,8 @@ type endWatch struct {
 	err  error
 	// ended is closed once the reader of the data is done with it.
 	ended chan struct{}
+	// tls: the data connection is a TLS one.
+	tls bool
 	once  sync.Once
 }
 
@@ -35,7 +37,7 @@ const endGrace = 2 * time.Second
 
 // watchEnd starts reading the reply to the transfer on data from x.
 func watchEnd(x *exchange, data net.Conn) *endWatch {
-	w := &endWatch{done: make(chan struct{}), ended: make(chan struct{})}
+	w := &endWatch{done: make(chan struct{}), ended: make(chan struct{}), tls: x.c.tlsData != nil}
 	behind := x.c.behindPending()
 	go func() {
 		code, msg, err := x.readEnd(behind)
@@ -85,7 +87,7 @@ func (w *endWatch) refused() error {
 	if w.err != nil || w.code/100 == 2 {
 		return nil
 	}
-	return endError(w.code, w.msg)
+	return endError(w.code, w.msg, w.tls)
 }
 
 // readEnd reads the reply that ends a transfer whose preliminary reply
@@ -132,25 +134,28 @@ const refusalWait = time.Second
 // it: vsftpd's require_ssl_reuse, ProFTPD's default) says so: gofer's
 // TLS resumes a session from a ticket (TLS 1.2, RFC 5077) or a
 // pre-shared key (TLS 1.3), never from a TLS 1.2 session ID alone.
-func endError(code int, msg string) error {
+func endError(code int, msg string, tls bool) error {
 	kind := schemes.ErrRefused
 	if code/100 == 4 {
 		kind = schemes.ErrInterrupted
 	}
-	if reuseRefusal(code, msg) {
-		return replyError(kind, code, "ftp: the server refused the TLS data connection because it did not resume the control connection's TLS session (%d %s); gofer resumes TLS 1.3 sessions and TLS 1.2 sessions with tickets, and this server offers neither", code, lineproto.ServerText(msg))
+	if reuseRefusal(code, msg, tls) {
+		// Not transient: another try meets the same refusal.
+		return schemes.ReplyErrorf(schemes.ErrRefused, &schemes.ReplyError{Code: code}, "ftp: the server refused the TLS data connection because it did not resume the control connection's TLS session (%d %s); gofer resumes TLS 1.3 sessions and TLS 1.2 sessions with tickets, and this server offers neither", code, lineproto.ServerText(msg))
 	}
 	return replyError(kind, code, "%d %s", code, lineproto.ServerText(msg))
 }
 
 // reuseRefusal reports whether a reply refuses a data connection for
-// not resuming the TLS session: vsftpd answers 522, ProFTPD 425 or 450
-// ("Unable to build data connection: Operation not permitted" with its
-// log naming the reuse), other servers 425 or 522 naming it.
-func reuseRefusal(code int, msg string) bool {
+// not resuming the TLS session: vsftpd answers 522; ProFTPD 425 "Unable
+// to build data connection: Operation not permitted" (its TLS log names
+// the reuse) on a TLS data connection; other servers 425 or 450 naming
+// it.
+func reuseRefusal(code int, msg string, tls bool) bool {
 	if code != 522 && code != 425 && code != 450 {
 		return false
 	}
 	m := strings.ToLower(msg)
-	return code == 522 || strings.Contains(m, "reuse") || strings.Contains(m, "resum")
+	return code == 522 || strings.Contains(m, "reuse") || strings.Contains(m, "resum") ||
+		(tls && code == 425 && strings.Contains(m, "operation not permitted"))
 }

@@ -87,10 +87,14 @@ func TestReuseRefusal(t *testing.T) {
 		{425, "Can't open data connection.", false},
 		{450, "EPSV: data transfer in progress", false},
 		{550, "session reuse required", false},
+		{425, "Unable to build data connection: Operation not permitted", true},
 	} {
-		err := endError(tc.code, tc.msg)
+		err := endError(tc.code, tc.msg, true)
 		if got := strings.Contains(err.Error(), "did not resume the control connection's TLS session"); got != tc.want {
 			t.Errorf("%d %s: %v", tc.code, tc.msg, err)
 		}
+	}
+	if err := endError(425, "Unable to build data connection: Operation not permitted", false); strings.Contains(err.Error(), "TLS") {
+		t.Errorf("a plain data connection's refusal named TLS: %v", err)
 	}
 }

@@ -343,9 +343,9 @@ func (f *Fetcher) distrustAhead(c *conn, err error) {
 // they were sent: the next transfer asks for its data connection again.
 func (c *conn) readAhead() (after time.Time, err error) {
 	defer func() {
-		if err != nil && reuseRefusal(c.endCode, c.endMsg) {
+		if tls := c.tlsData != nil; err != nil && reuseRefusal(c.endCode, c.endMsg, tls) {
 			// vsftpd ends the session after its 522: that is the error.
-			err = endError(c.endCode, c.endMsg)
+			err = endError(c.endCode, c.endMsg, tls)
 		}
 	}()
 	x := c.exchange()
