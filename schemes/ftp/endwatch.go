@@ -27,8 +27,8 @@ type endWatch struct {
 	// ended is closed once the reader of the data is done with it.
 	ended chan struct{}
 	// tls: the data connection is a TLS one.
-	tls bool
-	once  sync.Once
+	tls  bool
+	once sync.Once
 }
 
 // endGrace is how long the data of a transfer the server refused may
