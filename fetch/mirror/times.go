@@ -85,7 +85,9 @@ func sameListTime(a time.Time, aPrec string, b time.Time, bPrec string) bool {
 	}
 	coarse := func(p string) int {
 		switch p {
-		case schemes.PrecisionDay:
+		case schemes.PrecisionDay, schemes.PrecisionAmbiguous:
+			// An ambiguous date (day and month order undecided) is
+			// known to the day at best.
 			return 2
 		case schemes.PrecisionMinute:
 			return 1

@@ -23,6 +23,9 @@ func TestSameListTimeAsFarAsKnown(t *testing.T) {
 		// "Jun  1 10:20" became "Jun  1  2026" six months on: no change.
 		{minute, schemes.PrecisionMinute, day, schemes.PrecisionDay, true},
 		{minute, schemes.PrecisionMinute, day.AddDate(0, 0, 1), schemes.PrecisionDay, false},
+		// An OS/400 date whose order nothing decided: known to the day.
+		{day, schemes.PrecisionAmbiguous, minute, schemes.PrecisionMinute, true},
+		{day, schemes.PrecisionAmbiguous, day.AddDate(0, 0, 1), schemes.PrecisionAmbiguous, false},
 		{minute, schemes.PrecisionMinute, minute.Add(time.Minute), schemes.PrecisionMinute, false},
 		{minute.Add(5 * time.Second), "", minute, schemes.PrecisionMinute, true},
 		{minute.Add(5 * time.Second), "", minute, "", false},
