@@ -5,9 +5,12 @@ package integration_test
 // host the URL names, never to the proxy's own address.
 
 import (
+	"io"
 	"net"
+	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -169,4 +172,69 @@ func prefixed(prefix string, names []string) []string {
 		out[i] = prefix + n
 	}
 	return out
+}
+
+// TestFTPSOCKSDropsData: a SOCKS5 proxy that lets the control connection
+// through but closes every data connection as soon as it is made. The
+// transfer fails at once, as an interrupted one (exit 8), with nothing
+// left at the output path, and no hang.
+func TestFTPSOCKSDropsData(t *testing.T) {
+	itest.Parallel(t)
+	itest.Require(t, ftpServer)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go droppingSOCKS(c)
+		}
+	}()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	res := itest.RunIn(t, dir, nil, noProxyEnv(), "get", "--proxy", "socks5://"+ln.Addr().String(), "-o", out,
+		"ftp://"+itest.FTPHost+"/archive/binary/random-64k.bin")
+	t.Logf("exit %d: %s", res.Code, res.Reason())
+	if res.Code != 8 {
+		t.Errorf("exit %d (%s), want 8", res.Code, res.Reason())
+	}
+	if fi, err := os.Stat(out); err == nil && fi.Size() == 64<<10 {
+		t.Errorf("the whole file arrived through a proxy that drops data connections")
+	}
+}
+
+// droppingSOCKS serves one SOCKS5 client (RFC 1928, no authentication,
+// CONNECT to an IPv4 address): port 21 is relayed, any other target
+// connected to and then closed at once, both sides.
+func droppingSOCKS(c net.Conn) {
+	defer c.Close()
+	buf := make([]byte, 262)
+	if _, err := io.ReadFull(c, buf[:2]); err != nil {
+		return
+	}
+	if _, err := io.ReadFull(c, buf[:buf[1]]); err != nil {
+		return
+	}
+	c.Write([]byte{5, 0})
+	if _, err := io.ReadFull(c, buf[:10]); err != nil || buf[3] != 1 {
+		return
+	}
+	target := net.JoinHostPort(net.IP(buf[4:8]).String(), strconv.Itoa(int(buf[8])<<8|int(buf[9])))
+	s, err := net.Dial("tcp", target)
+	if err != nil {
+		c.Write([]byte{5, 5, 0, 1, 0, 0, 0, 0, 0, 0})
+		return
+	}
+	defer s.Close()
+	c.Write([]byte{5, 0, 0, 1, 0, 0, 0, 0, 0, 0})
+	if buf[8] != 0 || buf[9] != 21 {
+		return // a data connection: dropped
+	}
+	go io.Copy(s, c)
+	io.Copy(c, s)
 }
