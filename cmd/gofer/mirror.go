@@ -25,6 +25,12 @@ could not safely become local names are listed and never written (exit 3).`,
   gofer mirror gopher://gopher.example.org/1/archive ./archive
   gofer mirror --dry-run --delete http://www.example.org/docs/ ./docs`,
 		Args: func(_ *cobra.Command, args []string) error {
+			if c.mf.check {
+				if len(args) != 1 {
+					return &usageError{msg: "mirror --check takes the mirror's directory alone"}
+				}
+				return nil
+			}
 			if len(args) != 2 && !c.statusArgs(args) {
 				return &usageError{msg: "mirror takes a URL and a directory"}
 			}
@@ -33,6 +39,9 @@ could not safely become local names are listed and never written (exit 3).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := c.checkCluster(); err != nil {
 				return err
+			}
+			if c.mf.check {
+				return c.runCheck(cmd, args[0])
 			}
 			if c.cl.status {
 				if len(args) != 0 {
@@ -60,6 +69,7 @@ could not safely become local names are listed and never written (exit 3).`,
 	f.IntVar(&c.mf.maxPerHost, "max-per-host", mirror.DefaultMaxPerHost, "open at most `N` connections to the server, whatever --jobs says")
 	f.StringVar(&c.mf.symlinks, "symlinks", mirror.SymlinksKeep, "what to do with symlinks a listing names: `MODE` keep (made as relative links when inside DIR), follow (fetch what they name) or skip")
 	f.IntVar(&c.mf.maxDepth, "max-depth", mirror.DefaultMaxDepth, "fetch nothing more than `N` levels below the start, so that a loop a server hides ends (negative: no limit)")
+	f.BoolVar(&c.mf.check, "check", false, "re-read the mirror in DIR (no URL) against its state, without the network: one line per file changed, missing or added; exit 1 when any")
 	f.BoolVar(&c.mf.allVersions, "all-versions", false, "keep every version a VMS listing numbers, as NAME;N (default: the highest, as NAME)")
 	f.StringVar(&c.warc.prefix, "warc", "", "also capture every fetch into WARC/1.1 segments `PREFIX`-NNNNN.warc.gz")
 	f.BoolVar(&c.warc.only, "warc-only", false, "with --warc: write no tree, DIR holds only the state")
@@ -84,6 +94,8 @@ type mirrorFlags struct {
 	symlinks    string
 	maxDepth    int
 	allVersions bool
+	// check re-reads a mirror instead of running one.
+	check bool
 }
 
 // parseRate reads --limit-rate: bytes per second, with an optional k or m
@@ -201,6 +213,43 @@ func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
 	}
 	c.code = mirrorExitCode(sum)
 	if c.code != exitOK {
+		return errReported
+	}
+	return nil
+}
+
+// runCheck is "mirror --check DIR": each difference on stdout, as
+// "changed PATH (DETAIL)", "missing PATH" or "added PATH", then a summary
+// line (with --json each difference and then the summary as a JSON
+// object, one a line); exit 1 when anything
+// differs.
+func (c *cli) runCheck(cmd *cobra.Command, dir string) error {
+	enc := json.NewEncoder(c.stdout)
+	sum, err := mirror.Check(cmd.Context(), dir, func(d mirror.Difference) {
+		if c.json {
+			enc.Encode(d)
+			return
+		}
+		if d.Detail != "" {
+			fmt.Fprintf(c.stdout, "%s %s (%s)\n", d.Change, printable(d.Path), d.Detail)
+			return
+		}
+		fmt.Fprintf(c.stdout, "%s %s\n", d.Change, printable(d.Path))
+	})
+	if err != nil {
+		return fmt.Errorf("mirror --check: %w", err)
+	}
+	switch {
+	case c.json:
+		if err := enc.Encode(sum); err != nil {
+			return err
+		}
+	case !c.quiet:
+		fmt.Fprintf(c.stdout, "checked %s: %d files, %d bytes, %d links: %d changed, %d missing, %d added\n",
+			printable(sum.Dir), sum.Files, sum.Bytes, sum.Links, sum.Changed, sum.Missing, sum.Added)
+	}
+	if sum.Differs() {
+		c.code = exitFailure
 		return errReported
 	}
 	return nil

@@ -1,0 +1,203 @@
+package mirror
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Kinds of Difference.
+const (
+	DiffChanged = "changed" // the bytes differ from those the mirror wrote
+	DiffMissing = "missing" // the state records it, DIR lacks it
+	DiffAdded   = "added"   // DIR holds it, the state does not record it
+)
+
+// Difference is one local path whose content is not what the mirror's
+// state records.
+type Difference struct {
+	Change string `json:"change"` // DiffChanged, DiffMissing, DiffAdded
+	Path   string `json:"path"`   // relative to DIR, slash-separated
+	// Detail says what differs for a changed path: the sizes or the sha256s.
+	Detail string `json:"detail,omitempty"`
+}
+
+// CheckSummary counts what Check read and found.
+type CheckSummary struct {
+	Dir     string `json:"dir"`
+	Files   int64  `json:"files"` // recorded files read and hashed
+	Bytes   int64  `json:"bytes"`
+	Links   int64  `json:"links"` // recorded symlinks looked at
+	Changed int64  `json:"changed"`
+	Missing int64  `json:"missing"`
+	Added   int64  `json:"added"`
+}
+
+// Differs reports whether Check found any difference.
+func (s CheckSummary) Differs() bool { return s.Changed+s.Missing+s.Added > 0 }
+
+// Check re-reads the mirror in dir against its state, without the
+// network: every file the state records complete is hashed again (sha256,
+// streamed) and compared, every symlink the mirror made is read again, and
+// every file in DIR the state does not record is reported as added. The
+// state directory (and in a bag the tag files beside data/) is not part of
+// the tree. report receives each difference, the state's paths first (in
+// their order), then the added ones (in the order of a walk of DIR). The
+// error is for a DIR that holds no readable state, or a walk that ends
+// early (ctx).
+func Check(ctx context.Context, dir string, report func(Difference)) (CheckSummary, error) {
+	sum := CheckSummary{Dir: dir}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return sum, err
+	}
+	defer root.Close()
+	if err := stateDirOK(root); err != nil {
+		return sum, fmt.Errorf("%s holds no mirror state: %w", dir, err)
+	}
+	db := filepath.Join(dir, stateDir, "state.db")
+	if fi, err := root.Lstat(stateDir + "/state.db"); err != nil || !fi.Mode().IsRegular() {
+		return sum, fmt.Errorf("%s holds no mirror state (%s)", dir, db)
+	}
+	st, err := openStore(db, true)
+	if err != nil {
+		return sum, fmt.Errorf("mirror state: %w", err)
+	}
+	defer st.close()
+	bag := isBag(st)
+	diff := func(d Difference) {
+		switch d.Change {
+		case DiffChanged:
+			sum.Changed++
+		case DiffMissing:
+			sum.Missing++
+		case DiffAdded:
+			sum.Added++
+		}
+		report(d)
+	}
+	buf := make([]byte, 256<<10)
+	err = st.scanFiles(func(p string, rec record) {
+		if ctx.Err() != nil || rec.Partial {
+			return
+		}
+		switch rec.Kind {
+		case kindLink:
+			if !rec.Created {
+				return
+			}
+			sum.Links++
+			fi, err := root.Lstat(p)
+			if err != nil {
+				diff(Difference{Change: DiffMissing, Path: p})
+				return
+			}
+			target, err := root.Readlink(p)
+			if fi.Mode()&fs.ModeSymlink == 0 || err != nil || target != rec.Target {
+				diff(Difference{Change: DiffChanged, Path: p, Detail: fmt.Sprintf("not the link to %q the mirror made", rec.Target)})
+			}
+			return
+		}
+		sum.Files++
+		n, got, err := hashLocal(root, p, buf)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			diff(Difference{Change: DiffMissing, Path: p})
+		case err != nil:
+			diff(Difference{Change: DiffChanged, Path: p, Detail: err.Error()})
+		case n != rec.Size:
+			sum.Bytes += n
+			diff(Difference{Change: DiffChanged, Path: p, Detail: fmt.Sprintf("%d bytes, the mirror wrote %d", n, rec.Size)})
+		case rec.SHA256 != "" && got != rec.SHA256:
+			sum.Bytes += n
+			diff(Difference{Change: DiffChanged, Path: p, Detail: fmt.Sprintf("sha256 %s, the mirror wrote %s", got, rec.SHA256)})
+		default:
+			sum.Bytes += n
+		}
+	})
+	if err != nil {
+		return sum, fmt.Errorf("mirror state: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return sum, err
+	}
+	err = fs.WalkDir(root.FS(), ".", func(p string, de fs.DirEntry, err error) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err != nil {
+			if p == "." {
+				return err
+			}
+			diff(Difference{Change: DiffChanged, Path: p, Detail: err.Error()})
+			return nil
+		}
+		if p == "." {
+			return nil
+		}
+		top := !strings.Contains(p, "/")
+		if top && p == stateDir {
+			return fs.SkipDir
+		}
+		if de.IsDir() {
+			return nil
+		}
+		if top && bag && bagTagFile(p) {
+			return nil
+		}
+		if _, ok := st.getFile(p); !ok {
+			diff(Difference{Change: DiffAdded, Path: p})
+		}
+		return nil
+	})
+	return sum, err
+}
+
+// hashLocal streams the file at p through sha256: its size and hex digest.
+func hashLocal(root *os.Root, p string, buf []byte) (int64, string, error) {
+	fi, err := root.Lstat(p)
+	if err != nil {
+		return 0, "", err
+	}
+	if !fi.Mode().IsRegular() {
+		return 0, "", fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
+	}
+	f, err := root.Open(p)
+	if err != nil {
+		return 0, "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.CopyBuffer(h, f, buf)
+	return n, hex.EncodeToString(h.Sum(nil)), err
+}
+
+// isBag reports whether the state says the mirror is kept as a bag.
+func isBag(st *store) bool {
+	v, _ := getJSON[bool](st, bucketMeta, keyBag)
+	return v
+}
+
+// keyBag marks a state whose mirror is kept as a BagIt bag.
+var keyBag = "bagit"
+
+// bagTagFile reports whether a top-level name is one of a bag's tag files
+// (bagit.txt, bag-info.txt, fetch.txt, manifests, their temporary files).
+func bagTagFile(name string) bool {
+	switch {
+	case name == "bagit.txt", name == "bag-info.txt", name == "fetch.txt":
+		return true
+	case strings.HasPrefix(name, "manifest-"), strings.HasPrefix(name, "tagmanifest-"):
+		return strings.HasSuffix(name, ".txt")
+	case strings.HasPrefix(name, ".") && strings.Contains(name, ".txt.tmp-"):
+		return true
+	}
+	return false
+}
