@@ -43,3 +43,28 @@ func TestMirrorCheck(t *testing.T) {
 		t.Errorf("--check without state: exit %d %q", code, errs)
 	}
 }
+
+// TestMirrorBagit: --bagit keeps the tree as a bag that gofer bag
+// validate accepts, naming gofer's version; --check reads it clean.
+func TestMirrorBagit(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(src, "a"), []byte("alpha"), 0o644)
+	os.Symlink("a", filepath.Join(src, "ln"))
+	if code, out, errs := gofer(t, "", "mirror", "-q", "--bagit", "file://"+filepath.ToSlash(src)+"/", dir); code != 0 {
+		t.Fatalf("mirror --bagit: exit %d %q %q", code, out, errs)
+	}
+	code, out, errs := gofer(t, "", "bag", "validate", dir)
+	if code != 0 || !strings.Contains(out, "valid bag: 2 files, 10 bytes (sha256)") {
+		t.Fatalf("bag validate: exit %d %q %q", code, out, errs)
+	}
+	info, _ := os.ReadFile(filepath.Join(dir, "bag-info.txt"))
+	if !strings.Contains(string(info), "Bag-Software-Agent: gofer ") {
+		t.Errorf("bag-info.txt:\n%s", info)
+	}
+	if code, out, _ := gofer(t, "", "mirror", "--check", dir); code != 0 {
+		t.Errorf("--check of a bag: exit %d %q", code, out)
+	}
+	if code, _, errs := gofer(t, "", "mirror", "--bagit", "--symlinks", "keep", "file://"+filepath.ToSlash(src)+"/", t.TempDir()); code != 2 || !strings.Contains(errs, "no symbolic links") {
+		t.Errorf("--bagit --symlinks keep: exit %d %q", code, errs)
+	}
+}

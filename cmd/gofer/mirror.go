@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,6 +70,7 @@ could not safely become local names are listed and never written (exit 3).`,
 	f.IntVar(&c.mf.maxPerHost, "max-per-host", mirror.DefaultMaxPerHost, "open at most `N` connections to the server, whatever --jobs says")
 	f.StringVar(&c.mf.symlinks, "symlinks", mirror.SymlinksKeep, "what to do with symlinks a listing names: `MODE` keep (made as relative links when inside DIR), follow (fetch what they name) or skip")
 	f.IntVar(&c.mf.maxDepth, "max-depth", mirror.DefaultMaxDepth, "fetch nothing more than `N` levels below the start, so that a loop a server hides ends (negative: no limit)")
+	f.BoolVar(&c.mf.bagit, "bagit", false, "keep DIR as a BagIt bag (RFC 8493): the tree in DIR/data/, manifest-sha256.txt, bag-info.txt and tagmanifest-sha256.txt rewritten from the state after each run; symlinks are followed unless --symlinks skip")
 	f.BoolVar(&c.mf.check, "check", false, "re-read the mirror in DIR (no URL) against its state, without the network: one line per file changed, missing or added; exit 1 when any")
 	f.BoolVar(&c.mf.allVersions, "all-versions", false, "keep every version a VMS listing numbers, as NAME;N (default: the highest, as NAME)")
 	f.StringVar(&c.warc.prefix, "warc", "", "also capture every fetch into WARC/1.1 segments `PREFIX`-NNNNN.warc.gz")
@@ -94,8 +96,9 @@ type mirrorFlags struct {
 	symlinks    string
 	maxDepth    int
 	allVersions bool
-	// check re-reads a mirror instead of running one.
+	// check re-reads a mirror instead of running one; bagit keeps it as a bag.
 	check bool
+	bagit bool
 }
 
 // parseRate reads --limit-rate: bytes per second, with an optional k or m
@@ -174,6 +177,13 @@ func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
 		Symlinks: c.mf.symlinks, MaxDepth: c.mf.maxDepth, AllVersions: c.mf.allVersions}
 	if c.mf.retries == 0 {
 		opts.Retries = -1
+	}
+	if c.mf.bagit {
+		opts.Bag = true
+		opts.BagAgent = "gofer " + versionLine(debug.ReadBuildInfo())
+		if !cmd.Flags().Changed("symlinks") {
+			opts.Symlinks = "" // a bag's default: followed
+		}
 	}
 	if c.verbose {
 		opts.Log = func(format string, args ...any) { fmt.Fprintf(c.stderr, format+"\n", args...) }

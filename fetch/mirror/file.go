@@ -31,7 +31,7 @@ func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
 			e.refuse(pre.Name, j.URL, err)
 			return
 		}
-		j.Path, j.Name = p, pre.Name
+		j.Path, j.Name = join(e.payload, p), pre.Name
 		e.filesTotal.Add(1)
 	}
 	rec, had := e.st.getFile(j.Path)

@@ -131,6 +131,14 @@ type Options struct {
 	Events func(Event)
 	// Control, if set, steers the run while it goes on (NewControl).
 	Control *Control
+	// Bag keeps the tree as a BagIt bag (RFC 8493): the payload in
+	// DIR/data, the tag files beside it written from the state at the end
+	// of each run (see bag.go). Symlinks then defaults to SymlinksFollow,
+	// and SymlinksKeep is refused: a bag holds no links. It is for FTP
+	// and file trees, not with StateOnly or Shared. BagAgent names the
+	// software in bag-info.txt's Bag-Software-Agent ("gofer" when empty).
+	Bag      bool
+	BagAgent string
 }
 
 // Symlink modes (Options.Symlinks).
@@ -316,6 +324,15 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 		e.sum.Duration = time.Since(start)
 		e.sum.Seconds = e.sum.Duration.Seconds()
 	}()
+	switch {
+	case opts.Bag && opts.Symlinks == "":
+		opts.Symlinks = SymlinksFollow
+		e.opts.Symlinks = SymlinksFollow
+	case opts.Bag && opts.Symlinks == SymlinksKeep:
+		return &e.sum, fmt.Errorf("mirror: a bag holds no symbolic links: follow them or skip them: %w", schemes.ErrUsage)
+	case opts.Bag && (opts.StateOnly || opts.Shared != nil):
+		return &e.sum, fmt.Errorf("mirror: a bag is kept of a tree in DIR, not of a capture alone or a shared crawl: %w", schemes.ErrUsage)
+	}
 	switch opts.Symlinks {
 	case "":
 		opts.Symlinks = SymlinksKeep
@@ -347,6 +364,9 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 		return &e.sum, err
 	}
 	defer e.close()
+	if err := e.prepareBag(); err != nil {
+		return &e.sum, err
+	}
 	if !opts.DryRun {
 		fs := e.loadKeptFilters(filt)
 		e.filt.Store(&fs)
@@ -401,6 +421,16 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 		resp.Close()
 		return &e.sum, err
 	}
+	if opts.Bag {
+		if e.site.mode != modeListing {
+			resp.Close()
+			return &e.sum, fmt.Errorf("mirror: a bag is kept of FTP and file trees, not of %s: %w", e.site.scheme, schemes.ErrUsage)
+		}
+		e.payload = bagPayload
+		if e.site.rootOp(resp) == opList {
+			e.site.rootPath = bagPayload
+		}
+	}
 	if e.site.mode == modeGopher || e.site.scheme == "gemini" {
 		e.robots = e.fetchRobots(ctx)
 	}
@@ -449,6 +479,11 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 	if err := e.st.flush(); err != nil {
 		return &e.sum, fmt.Errorf("mirror state in %s: %w", filepath.Join(dir, stateDir), err)
 	}
+	if opts.Bag && !opts.DryRun {
+		if err := e.writeBag(rawURL); err != nil {
+			return &e.sum, fmt.Errorf("mirror bag in %s: %w", dir, err)
+		}
+	}
 	return &e.sum, nil
 }
 
@@ -489,9 +524,12 @@ type engine struct {
 	// SymlinksFollow (links leading out of it are not followed with
 	// Options.NoParent).
 	rootRemote string
-	limiter    *rate.Limiter // the run's byte budget, nil for none
-	rootResp   atomic.Pointer[fetch.Response]
-	streams    *streamGate
+	// payload is the local directory the tree goes into: "" (DIR
+	// itself), or a bag's data directory.
+	payload  string
+	limiter  *rate.Limiter // the run's byte budget, nil for none
+	rootResp atomic.Pointer[fetch.Response]
+	streams  *streamGate
 
 	mu        sync.Mutex // guards sum, visited, dirs, workers, listFailed
 	sum       Summary
