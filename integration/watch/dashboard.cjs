@@ -43,10 +43,12 @@ async function main() {
     // The README's picture: the top of the page, as a browser window shows it.
     await page.setViewport({ width: 900, height: 1100 });
     await page.screenshot({ path: path.join(shots, 'dashboard.png'), clip: { x: 0, y: 0, width: 900, height: 1100 } });
-    await Promise.all([page.waitForNavigation({ waitUntil: 'load', timeout: 60000 }), page.click('#pause')]);
+    // Clicked in the page, where the element is found and pressed at once:
+    // a redraw between finding and pressing would detach it.
+    await Promise.all([page.waitForNavigation({ waitUntil: 'load', timeout: 60000 }), page.$eval('#pause', (b) => b.click())]);
     out.paused = await page.$eval('#state', (e) => e.textContent);
     await page.screenshot({ path: path.join(shots, 'paused.png'), fullPage: true });
-    await Promise.all([page.waitForNavigation({ waitUntil: 'load', timeout: 60000 }), page.click('#resume')]);
+    await Promise.all([page.waitForNavigation({ waitUntil: 'load', timeout: 60000 }), page.$eval('#resume', (b) => b.click())]);
     out.resumed = await page.$eval('#state', (e) => e.textContent);
   } finally {
     await browser.close();
