@@ -129,7 +129,7 @@ func (c *conn) listenIP() (net.IP, error) {
 	case local != nil:
 		return local.IP, nil
 	}
-	return nil, schemes.Errorf(schemes.ErrUsage, "ftp: active mode: the control connection's own address is unknown; give --ftp-port an address")
+	return nil, schemes.Errorf(schemes.ErrUsage, "ftp: active mode: the control connection's own address is unknown; name an address to listen on")
 }
 
 // checkActiveRoute refuses active mode on a connection that goes through
