@@ -139,6 +139,9 @@ type Request struct {
 	// SkipSize says the caller knows the size but not the exact time (see
 	// schemes.Request.SkipSize).
 	SkipSize bool
+	// Hash asks for the server's checksum of the file alongside it (see
+	// schemes.Request.Hash).
+	Hash bool
 	// Spare asks for up to this many more connections to the server,
 	// opened alongside this fetch and kept for the fetches that follow
 	// (see schemes.Request.Spare).
@@ -348,6 +351,7 @@ func (c *Client) schemeRequest(r *Request, u *schemes.URL, g *security.Guard) (*
 		IfModifiedSince: r.IfModifiedSince,
 		SkipMetadata:    r.SkipMetadata,
 		SkipSize:        r.SkipSize,
+		Hash:            r.Hash,
 		Spare:           r.Spare,
 		MaxBytes:        o.MaxBytes,
 		MaxLineLength:   o.MaxLineLength,

@@ -89,6 +89,10 @@ type Request struct {
 	// time to the second: only the size's round trip (FTP SIZE) is left
 	// out, and the time is still asked for (FTP MDTM).
 	SkipSize bool
+	// Hash asks a fetcher that can have the server hash the file (FTP
+	// HASH, XSHA256 and its kin) to ask for the strongest hash the server
+	// offers, alongside the transfer; Response.Hash holds the answer.
+	Hash bool
 	// Spare asks a fetcher that keeps connections for reuse to open up to
 	// this many more to the server, at once and alongside this fetch, and
 	// keep them for the fetches that follow (a mirror's workers, whose
@@ -253,6 +257,9 @@ type Response struct {
 	Modified time.Time
 	// NotModified reports that Request.IfModifiedSince held: Body is empty.
 	NotModified bool
+	// Hash is the server's own checksum of the whole file, when
+	// Request.Hash asked for it and the server gave one; zero otherwise.
+	Hash ServerHash
 
 	// Listing yields entries (KindListing).
 	Listing Listing
@@ -327,4 +334,12 @@ type Session interface {
 	// mode and restores it on every exit path.
 	Interact(ctx context.Context, in io.Reader, out io.Writer) error
 	Close() error
+}
+
+// ServerHash is a checksum a server computed of a file: Alg is "SHA-512",
+// "SHA-256", "SHA-1", "MD5" or "CRC32", Hex the digest in lower-case
+// hexadecimal.
+type ServerHash struct {
+	Alg string `json:"alg"`
+	Hex string `json:"hex"`
 }

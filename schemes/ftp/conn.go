@@ -176,6 +176,8 @@ type conn struct {
 	// mlsd: the server has MLSD (RFC 3659 §7); mdtm: it has MDTM (RFC 3659
 	// §3); noEPSV: it refused EPSV.
 	mlsd, mdtm, noEPSV bool
+	// hashes: the checksums FEAT offered (hash.go).
+	hashes hashFeatures
 	// x reads the control connection after the greeting (and AUTH TLS):
 	// every command, from the login on, is sent and answered through it
 	// (pipe.go).

@@ -125,6 +125,12 @@ type fakeFTP struct {
 	dropNth     int
 	nData       int
 
+	// moreFeats are FEAT lines added to the usual ones (" HASH ...\r\n");
+	// answer, when set, answers a verb the server does not know (its
+	// reply line and true), as a server with extensions would.
+	moreFeats string
+	answer    func(verb, arg string) (string, bool)
+
 	mu     sync.Mutex
 	active int // sessions open now
 	conns  []net.Conn
@@ -424,6 +430,7 @@ func (s *fakeSession) handle(verb, arg string) bool {
 		if f.utf8 {
 			feats += " UTF8\r\n"
 		}
+		feats += f.moreFeats
 		fmt.Fprintf(s.w, "211-Features:\r\n%s211 End\r\n", feats)
 		s.w.Flush()
 	case "TYPE":
@@ -612,6 +619,12 @@ func (s *fakeSession) handle(verb, arg string) bool {
 		s.reply("221 Goodbye.")
 		return false
 	default:
+		if f.answer != nil {
+			if line, ok := f.answer(verb, arg); ok {
+				s.reply("%s", line)
+				return true
+			}
+		}
 		s.reply("500 Unknown command.")
 	}
 	return true

@@ -428,6 +428,8 @@ func (c *conn) login(who login, to landing) error {
 					c.mdtm = true
 				case "UTF8":
 					utf8 = true
+				default:
+					c.hashes.note(f)
 				}
 			}
 		}

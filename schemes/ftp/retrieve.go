@@ -48,7 +48,8 @@ type retrieval struct {
 	started    bool // the RETR's preliminary reply came
 	retrCode   int
 	retrMsg    string
-	afterK     string // the key of the MDTM sent behind the RETR, if any
+	afterK     string             // the key of the MDTM sent behind the RETR, if any
+	hash       schemes.ServerHash // the server's checksum (hash.go)
 }
 
 // fetchOn performs the fetch on c. On failure c is back in the pool when
@@ -172,6 +173,7 @@ func (r *retrieval) listing() (*schemes.Response, error) {
 // its replies allow, the RETR, and the response that streams the data.
 func (r *retrieval) file() (*schemes.Response, error) {
 	r.metadataSteps()
+	r.hashSteps()
 	r.passiveSteps()
 	r.retr = step{line: "RETR " + r.name, then: func(code int, msg string) error {
 		r.retrCode, r.retrMsg = code, msg
@@ -526,5 +528,6 @@ func (r *retrieval) response() (*schemes.Response, error) {
 		Name:     r.name,
 		Type:     typeWord(r.v),
 		Modified: r.modified,
+		Hash:     r.hash,
 	}, nil
 }

@@ -1,0 +1,168 @@
+package ftp
+
+import (
+	"encoding/hex"
+	"strings"
+
+	"github.com/goferurl/gofer/schemes"
+)
+
+// Server-side checksums. Many servers hash a file for the client, so that
+// a copy can be proved without reading it back:
+//
+//   - HASH (the IETF draft draft-bryan-ftp-hash), announced in FEAT as
+//     "HASH SHA-256;SHA-1*;MD5" (the '*' marks the algorithm in use,
+//     changed with "OPTS HASH ALG"), answered "213 ALG START-END HEX NAME";
+//   - XSHA512, XSHA256, XSHA1, XMD5 and XCRC (ProFTPD's mod_digest,
+//     FileZilla Server, Serv-U), answered "250 HEX" or "213 HEX";
+//   - MD5 (the draft draft-twine-ftpmd5), answered "251 NAME HEX".
+//
+// When Request.Hash asks for it, the strongest hash the server offers is
+// asked for with the file's other metadata, before the RETR, so that with
+// pipelining it costs no round trip: SHA-512, then SHA-256, SHA-1, MD5 and
+// CRC32; at one strength HASH before the X-commands, and no X-command for
+// a name holding a space (some servers take only its first word). A reply
+// in no form above leaves the hash unknown; the transfer goes on.
+
+// hashFeatures is what FEAT said of checksums.
+type hashFeatures struct {
+	hash []string        // algorithms HASH offers, upper case
+	cur  string          // the one HASH uses now
+	cmds map[string]bool // XSHA512, XSHA256, XSHA1, XMD5, XCRC, MD5
+}
+
+// hashAlgs are the algorithms, strongest first, with the X-command for
+// each and its digest length in hexadecimal digits.
+var hashAlgs = []struct {
+	alg, cmd string
+	digits   int
+}{
+	{"SHA-512", "XSHA512", 128},
+	{"SHA-256", "XSHA256", 64},
+	{"SHA-1", "XSHA1", 40},
+	{"MD5", "XMD5", 32},
+	{"CRC32", "XCRC", 8},
+}
+
+// note reads one FEAT line's words.
+func (h *hashFeatures) note(f []string) {
+	name := strings.ToUpper(f[0])
+	switch name {
+	case "HASH":
+		if len(f) < 2 {
+			return
+		}
+		h.hash = nil
+		for a := range strings.SplitSeq(f[1], ";") {
+			a = strings.ToUpper(strings.TrimSpace(a))
+			if cur, ok := strings.CutSuffix(a, "*"); ok {
+				a, h.cur = cur, cur
+			}
+			if a != "" {
+				h.hash = append(h.hash, a)
+			}
+		}
+	case "XSHA512", "XSHA256", "XSHA1", "XMD5", "XCRC", "MD5":
+		if h.cmds == nil {
+			h.cmds = map[string]bool{}
+		}
+		h.cmds[name] = true
+	}
+}
+
+// hashSteps adds the commands that ask the server for the file's hash.
+func (r *retrieval) hashSteps() {
+	if !r.req.Hash || r.offset > 0 {
+		return
+	}
+	h := &r.c.hashes
+	for _, a := range hashAlgs {
+		switch {
+		case contains(h.hash, a.alg):
+			if h.cur != a.alg {
+				alg := a.alg
+				r.steps = append(r.steps, step{line: "OPTS HASH " + alg, then: func(code int, _ string) error {
+					if code/100 == 2 {
+						h.cur = alg
+					}
+					return nil
+				}})
+			}
+			r.steps = append(r.steps, step{line: "HASH " + r.name, then: func(code int, msg string) error {
+				if code/100 == 2 {
+					r.hash = parseHASH(msg)
+				}
+				return nil
+			}})
+			return
+		case strings.Contains(r.name, " "):
+			// An X-command's argument may be cut at its first space.
+		case h.cmds[a.cmd] || (a.alg == "MD5" && h.cmds["MD5"]):
+			cmd, alg, digits := a.cmd, a.alg, a.digits
+			if !h.cmds[cmd] {
+				cmd = "MD5"
+			}
+			r.steps = append(r.steps, step{line: cmd + " " + r.name, then: func(code int, msg string) error {
+				if code/100 == 2 {
+					if d := lastDigest(msg, digits); d != "" {
+						r.hash = schemes.ServerHash{Alg: alg, Hex: d}
+					}
+				}
+				return nil
+			}})
+			return
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// parseHASH reads "ALG START-END HEX NAME": the hash of the whole file
+// only (START 0; a range HASH could be asked for does not prove a file).
+func parseHASH(msg string) schemes.ServerHash {
+	f := strings.Fields(msg)
+	if len(f) < 3 || !strings.HasPrefix(f[1], "0-") {
+		return schemes.ServerHash{}
+	}
+	alg := strings.ToUpper(f[0])
+	for _, a := range hashAlgs {
+		if a.alg == alg {
+			if d := digest(f[2], a.digits); d != "" {
+				return schemes.ServerHash{Alg: alg, Hex: d}
+			}
+		}
+	}
+	return schemes.ServerHash{}
+}
+
+// lastDigest finds the digest in an X-command's or MD5's reply: the last
+// word that is one.
+func lastDigest(msg string, digits int) string {
+	f := strings.Fields(msg)
+	for i := len(f) - 1; i >= 0; i-- {
+		if d := digest(f[i], digits); d != "" {
+			return d
+		}
+	}
+	return ""
+}
+
+// digest is w in lower case when it is a digest of that many hex digits
+// (a CRC of fewer: its leading zeros left out, put back).
+func digest(w string, digits int) string {
+	if len(w) > digits || (len(w) != digits && digits != 8) || len(w) == 0 {
+		return ""
+	}
+	w = strings.Repeat("0", digits-len(w)) + w
+	if _, err := hex.DecodeString(w); err != nil {
+		return ""
+	}
+	return strings.ToLower(w)
+}
