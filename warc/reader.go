@@ -256,6 +256,13 @@ func (r *Reader) next() (*Record, error) {
 		r.dr.Discard(1)
 	}
 	off, inner := r.recordOffset()
+	if r.plain {
+		// A compressed stretch may follow an uncompressed one.
+		if m, _ := r.dr.Peek(4); bytes.HasPrefix(m, gzipMagic) || bytes.Equal(m, zstdMagic) || isSkippable(m) {
+			r.dr, r.plain = nil, false
+			return nil, nil
+		}
+	}
 	head, err := r.dr.Peek(5)
 	if len(head) < 5 && err != nil {
 		r.fail(off, "%d bytes that are not a WARC record at the end", len(head))

@@ -79,6 +79,7 @@ func TestReaderLayouts(t *testing.T) {
 		"whole.warc.gz":      gz(three[0] + three[1] + three[2]),
 		"mixed.warc.gz":      gz(three[0]) + gz(three[1]+three[2]),
 		"plain.warc":         three[0] + three[1] + three[2],
+		"plain then gzip":    three[0] + gz(three[1]) + three[2],
 	}
 	for name, data := range layouts {
 		path := writeFile(t, name, data)
