@@ -102,9 +102,12 @@ func waczIndex(path string, pages *pageList) ([]string, error) {
 		return nil, fmt.Errorf("warc: pack: %w", err)
 	}
 	defer f.Close()
-	var magic [2]byte
+	// An uncompressed WARC's line leaves out the CR LF CR LF after each
+	// record, as warcio.js's does; a compressed file's spans its member
+	// or frame.
+	var magic [5]byte
 	f.ReadAt(magic[:], 0)
-	plain := magic != [2]byte{0x1f, 0x8b}
+	plain := string(magic[:]) == "WARC/"
 	var lines []string
 	var pending *cdxPending // a record's line waits for where the next starts
 	flush := func(end int64) {
