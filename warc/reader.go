@@ -127,6 +127,7 @@ type Reader struct {
 	pending []error
 	records int
 
+	kind       string       // "gzip member" or "zstd frame"
 	memberErr  *RecordError // the first problem found in the current member
 	memberRecs int          // records read from it
 }
@@ -236,7 +237,7 @@ func (r *Reader) next() (*Record, error) {
 				return nil, nil
 			}
 			r.zr.Multistream(false)
-			r.member, r.memberErr, r.memberRecs = start, nil, 0
+			r.member, r.memberErr, r.memberRecs, r.kind = start, nil, 0, "gzip member"
 			r.dc = countReader{r: r.zr}
 			r.dr = bufio.NewReaderSize(&r.dc, 64<<10)
 			return nil, nil
@@ -301,7 +302,7 @@ func (r *Reader) endStream(err error) error {
 	r.dr, r.member, r.memberErr = nil, -1, nil
 	if err != nil && !errors.Is(err, io.EOF) {
 		if e == nil {
-			e = &RecordError{Offset: start, Msg: "gzip member damaged: " + err.Error()}
+			e = &RecordError{Offset: start, Msg: r.kind + " damaged: " + err.Error()}
 		}
 		r.skipGarbage(start, 1, "")
 	}
@@ -527,9 +528,8 @@ func (r *Reader) resync() {
 func (r *Reader) finish() {
 	rec := r.cur
 	r.cur = nil
-	n, err := io.Copy(io.Discard, r.block)
+	_, err := io.Copy(io.Discard, r.block)
 	got := rec.ContentLength - r.block.N
-	_ = n
 	if err != nil || r.block.N > 0 {
 		r.memberRecs--
 		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {

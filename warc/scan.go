@@ -103,7 +103,7 @@ func OpenRecord(ra io.ReaderAt, offset, length, inner int64) (*Record, *Reader, 
 			return nil, nil, fmt.Errorf("gzip member at offset %d: %w", offset, err)
 		}
 		zr.Multistream(false)
-		r.zr, r.member = zr, offset
+		r.zr, r.member, r.kind = zr, offset, "gzip member"
 		r.dc = countReader{r: zr}
 		r.dr = bufio.NewReaderSize(&r.dc, 64<<10)
 		if _, err := r.dr.Discard(int(min(inner, 1<<62))); err != nil {

@@ -100,7 +100,7 @@ func (r *Reader) startZstd(start int64) bool {
 		r.skipGarbage(start, 1, "a damaged zstd frame ("+err.Error()+")")
 		return false
 	}
-	r.member, r.memberErr, r.memberRecs = start, nil, 0
+	r.member, r.memberErr, r.memberRecs, r.kind = start, nil, 0, "zstd frame"
 	r.dc = countReader{r: r.zd}
 	r.dr = bufio.NewReaderSize(&r.dc, 64<<10)
 	return true
