@@ -70,6 +70,7 @@ could not safely become local names are listed and never written (exit 3).`,
 	f.IntVar(&c.mf.maxPerHost, "max-per-host", mirror.DefaultMaxPerHost, "open at most `N` connections to the server, whatever --jobs says")
 	f.StringVar(&c.mf.symlinks, "symlinks", mirror.SymlinksKeep, "what to do with symlinks a listing names: `MODE` keep (made as relative links when inside DIR), follow (fetch what they name) or skip")
 	f.IntVar(&c.mf.maxDepth, "max-depth", mirror.DefaultMaxDepth, "fetch nothing more than `N` levels below the start, so that a loop a server hides ends (negative: no limit)")
+	f.StringVar(&c.mf.verify, "verify", mirror.VerifyAuto, "prove each file by the server's own checksum (FTP HASH, XSHA256, XSHA1, XMD5, XCRC, MD5): `WHEN` auto (where the server offers one), always (a file without one fails, exit 5) or never; a file whose bytes never match is not kept (exit 5)")
 	f.BoolVar(&c.mf.bagit, "bagit", false, "keep DIR as a BagIt bag (RFC 8493): the tree in DIR/data/, manifest-sha256.txt, bag-info.txt and tagmanifest-sha256.txt rewritten from the state after each run; symlinks are followed unless --symlinks skip")
 	f.BoolVar(&c.mf.check, "check", false, "re-read the mirror in DIR (no URL) against its state, without the network: one line per file changed, missing or added; exit 1 when any")
 	f.BoolVar(&c.mf.allVersions, "all-versions", false, "keep every version a VMS listing numbers, as NAME;N (default: the highest, as NAME)")
@@ -99,6 +100,8 @@ type mirrorFlags struct {
 	// check re-reads a mirror instead of running one; bagit keeps it as a bag.
 	check bool
 	bagit bool
+	// verify is when files are proven by the server's checksum.
+	verify string
 }
 
 // parseRate reads --limit-rate: bytes per second, with an optional k or m
@@ -177,6 +180,12 @@ func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
 		Symlinks: c.mf.symlinks, MaxDepth: c.mf.maxDepth, AllVersions: c.mf.allVersions}
 	if c.mf.retries == 0 {
 		opts.Retries = -1
+	}
+	switch c.mf.verify {
+	case mirror.VerifyAuto, mirror.VerifyAlways, mirror.VerifyNever:
+		opts.Verify = c.mf.verify
+	default:
+		return &usageError{msg: fmt.Sprintf("--verify %q: want auto, always or never", c.mf.verify)}
 	}
 	if c.mf.bagit {
 		opts.Bag = true
@@ -336,6 +345,19 @@ func (c *cli) writeSummary(sum *mirror.Summary) error {
 	}
 	if sum.Excluded > 0 {
 		fmt.Fprintf(w, "left out by --include/--exclude: %d\n", sum.Excluded)
+	}
+	if sum.Verified > 0 || sum.Unverified > 0 {
+		algs := make([]string, 0, len(sum.VerifyAlgorithms))
+		for a, n := range sum.VerifyAlgorithms {
+			algs = append(algs, fmt.Sprintf("%s %d", a, n))
+		}
+		sort.Strings(algs)
+		switch {
+		case sum.Verified == 0:
+			fmt.Fprintf(w, "proven by the server's checksum: none (the server gave none); unverified: %d\n", sum.Unverified)
+		default:
+			fmt.Fprintf(w, "proven by the server's checksum: %d (%s); unverified: %d\n", sum.Verified, strings.Join(algs, ", "), sum.Unverified)
+		}
 	}
 	if c.wf.progress == "json" && c.wf.progressFile == "" {
 		return nil // stderr carries the JSON lines, which said all this

@@ -62,6 +62,11 @@ type memFTP struct {
 	// listDay lists times to the day only (a LIST line of an old file),
 	// and noMDTM answers no time with a body (a server without MDTM).
 	listDay, noMDTM bool
+	// hash, if set, gives a body's Response.Hash when the request asks
+	// for one (n: the bodies of path served so far, this one included);
+	// hashAsked counts the requests that asked.
+	hash      func(path string, data []byte, n int) schemes.ServerHash
+	hashAsked int
 }
 
 func newMemFTP() *memFTP {
@@ -187,8 +192,15 @@ func (m *memFTP) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resp
 	if m.noMDTM {
 		mod = time.Time{}
 	}
+	var sh schemes.ServerHash
+	if req.Hash {
+		m.hashAsked++
+		if m.hash != nil {
+			sh = m.hash(path, node.data, m.bodies[path])
+		}
+	}
 	return &schemes.Response{URL: u, Kind: schemes.KindFile, Body: io.NopCloser(body), Offset: off,
-		Size: int64(len(node.data)), Name: segs[len(segs)-1], Type: schemes.TypeFile, Modified: mod}, nil
+		Size: int64(len(node.data)), Name: segs[len(segs)-1], Type: schemes.TypeFile, Modified: mod, Hash: sh}, nil
 }
 
 // listing snapshots the directory's entries (sorted) and generates count more.

@@ -70,7 +70,7 @@ func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
 	}
 	resp := pre
 	r := e.retrier()
-	refetched := 0
+	refetched, mismatches := 0, 0
 	for {
 		if resp == nil {
 			var err error
@@ -80,7 +80,7 @@ func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
 			// (MDTM), and both after the file was seen to change.
 			known := j.Size >= 0 && !j.Mod.IsZero() && refetched == 0
 			resp, err = e.get(ctx, r, &fetch.Request{URL: j.URL, Offset: offset,
-				SkipMetadata: known && exactTime(j.Prec), SkipSize: known})
+				SkipMetadata: known && exactTime(j.Prec), SkipSize: known, Hash: e.opts.Verify != VerifyNever})
 			if err != nil {
 				e.failed(j, err)
 				return
@@ -103,6 +103,19 @@ func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
 			e.count(&e.sum.Unstable)
 			e.failed(j, schemes.Errorf(schemes.ErrInterrupted,
 				"unstable: it changed during each of %d transfers, the last: %w", refetched+1, err))
+			return
+		}
+		if errors.Is(err, errMismatch) {
+			// Bytes the server's own checksum disowns: fetched again from
+			// the start, and never kept when no try matches.
+			if mismatches < e.maxRetries() && ctx.Err() == nil {
+				mismatches++
+				e.countRetryKind("verify")
+				e.logf("retry %d of %d: %s: %v", mismatches, e.maxRetries(), j.URL, err)
+				resp, offset = nil, 0
+				continue
+			}
+			e.failed(j, schemes.Errorf(schemes.ErrRefused, "%v, in each of %d transfers: not kept", err, mismatches+1))
 			return
 		}
 		if !r.again(ctx, err, j.URL) {
@@ -203,7 +216,8 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 		e.st.putFile(j.Path, partial)
 		e.st.putTemp(tmp, j.Path)
 	}
-	got, sum, err := e.receive(resp, tmp, offset, true, j.track)
+	vh := e.serverHash(resp)
+	got, sum, err := e.receive(resp, tmp, offset, true, j.track, vh)
 	if err == nil && size >= 0 && got != size {
 		// The transfer ended cleanly, with other bytes than announced.
 		err = schemes.Errorf(schemes.ErrInterrupted, "received %d of %d bytes: %w", got, size, errChanged)
@@ -211,8 +225,11 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 	if err == nil && check != nil {
 		err = check(resp)
 	}
+	if err == nil {
+		err = e.verify(j, resp, vh)
+	}
 	if err != nil {
-		if resumable && got > 0 && !errors.Is(err, errChanged) {
+		if resumable && got > 0 && !errors.Is(err, errChanged) && !errors.Is(err, errMismatch) && !errors.Is(err, errUnproven) {
 			e.st.putFile(j.Path, partial)
 			e.st.putTemp(tmp, j.Path)
 		} else {
@@ -226,6 +243,9 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 	}
 	done := record{URL: j.URL, Kind: kindFile, Size: got, Modified: mod, ModPrec: modPrec, SHA256: sum,
 		ListSize: j.Size, ListModified: j.Mod, ListPrec: j.Prec, HTML: resp.Page != nil, Run: e.run, From: j.From}
+	if vh != nil {
+		done.ServerHash = resp.Hash.Alg + ":" + resp.Hash.Hex
+	}
 	if complete && rec.SHA256 == sum && rec.Size == got {
 		// Same bytes (a plain Gopher item fetched again): keep the file.
 		e.root.Remove(e.tmpPath(tmp))

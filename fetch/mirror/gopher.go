@@ -238,7 +238,7 @@ func (e *engine) saveMenu(ctx context.Context, j job, key string, idx *index) {
 	}
 	path := join(j.Path, menuFile)
 	tmp := tmpName(path)
-	size, sum, err := e.receive(resp, tmp, 0, false, nil)
+	size, sum, err := e.receive(resp, tmp, 0, false, nil, nil)
 	if err != nil {
 		e.root.Remove(e.tmpPath(tmp))
 		e.fail(raw, path, err)

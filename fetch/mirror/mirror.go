@@ -139,6 +139,9 @@ type Options struct {
 	// software in bag-info.txt's Bag-Software-Agent ("gofer" when empty).
 	Bag      bool
 	BagAgent string
+	// Verify says when a file is proven by the server's own checksum
+	// (verify.go): VerifyAuto ("" too), VerifyAlways or VerifyNever.
+	Verify string
 }
 
 // Symlink modes (Options.Symlinks).
@@ -235,6 +238,12 @@ type Summary struct {
 	// greeting), "connect" (a connection that could not be made),
 	// "reply" (the server answered FTP 4yz, HTTP 5xx or 429).
 	RetriesByKind map[string]int64 `json:"retries_by_kind,omitempty"`
+	// Verified counts the files the server's own checksum proved, per
+	// algorithm in VerifyAlgorithms; Unverified those transferred without
+	// a checksum to prove them (Options.Verify).
+	Verified         int64            `json:"verified"`
+	VerifyAlgorithms map[string]int64 `json:"verify_algorithms"`
+	Unverified       int64            `json:"unverified"`
 	// HostConnections is how many connections at once the server was
 	// found to allow (it refused more), 0 when it refused none.
 	HostConnections int           `json:"host_connections,omitempty"`
@@ -332,6 +341,13 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 		return &e.sum, fmt.Errorf("mirror: a bag holds no symbolic links: follow them or skip them: %w", schemes.ErrUsage)
 	case opts.Bag && (opts.StateOnly || opts.Shared != nil):
 		return &e.sum, fmt.Errorf("mirror: a bag is kept of a tree in DIR, not of a capture alone or a shared crawl: %w", schemes.ErrUsage)
+	}
+	switch opts.Verify {
+	case "":
+		e.opts.Verify = VerifyAuto
+	case VerifyAuto, VerifyAlways, VerifyNever:
+	default:
+		return &e.sum, fmt.Errorf("mirror: verify %q: want auto, always or never: %w", opts.Verify, schemes.ErrUsage)
 	}
 	switch opts.Symlinks {
 	case "":

@@ -60,8 +60,11 @@ type record struct {
 	HTML    bool `json:"html,omitempty"`
 	// Partial marks a file whose bytes so far wait in .gofer/tmp/Tmp; only
 	// such a file is ever resumed.
-	Partial bool   `json:"partial,omitempty"`
-	Tmp     string `json:"tmp,omitempty"`
+	Partial bool `json:"partial,omitempty"`
+	// ServerHash is the server's own checksum of the file as written,
+	// "ALG:HEX" (schemes.ServerHash), when the server gave one and it matched.
+	ServerHash string `json:"server_hash,omitempty"`
+	Tmp        string `json:"tmp,omitempty"`
 	// Run is the generation that last saw the path; From the listing that named it.
 	Run  uint64 `json:"run"`
 	From string `json:"from"`

@@ -177,8 +177,14 @@ func (c counter) Write(p []byte) (int, error) {
 // receive writes resp's body into the temporary file tmp, appending to the
 // offset bytes already there when the server resumed at offset, and returns
 // the file's size and sha256.
-func (e *engine) receive(resp *fetch.Response, tmp string, offset int64, count bool, t *itemTrack) (int64, string, error) {
-	h := sha256.New()
+//
+// extra, when not nil, hashes the same bytes (the whole file, the prefix
+// of a resumed one included), for a server's checksum to be compared with.
+func (e *engine) receive(resp *fetch.Response, tmp string, offset int64, count bool, t *itemTrack, extra hash.Hash) (int64, string, error) {
+	h := hash.Hash(sha256.New())
+	if extra != nil {
+		h = &twoHashes{h, extra}
+	}
 	flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	have := int64(0)
 	if offset > 0 && resp.Offset == offset {
@@ -213,7 +219,21 @@ func (e *engine) receive(resp *fetch.Response, tmp string, offset int64, count b
 	if err != nil && !errors.Is(err, schemes.ErrInterrupted) {
 		err = schemes.Errorf(schemes.ErrInterrupted, "transfer broke off after %d bytes: %w", have+n, err)
 	}
+	if t, ok := h.(*twoHashes); ok {
+		h = t.Hash
+	}
 	return have + n, hex.EncodeToString(h.Sum(nil)), err
+}
+
+// twoHashes writes to both hashes; its Sum is the first's.
+type twoHashes struct {
+	hash.Hash
+	second hash.Hash
+}
+
+func (t *twoHashes) Write(p []byte) (int, error) {
+	t.second.Write(p)
+	return t.Hash.Write(p)
 }
 
 func hashPrefix(root *os.Root, name string, n int64, h hash.Hash) error {

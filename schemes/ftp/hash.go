@@ -17,7 +17,8 @@ import (
 //     FileZilla Server, Serv-U), answered "250 HEX" or "213 HEX";
 //   - MD5 (the draft draft-twine-ftpmd5), answered "251 NAME HEX".
 //
-// When Request.Hash asks for it, the strongest hash the server offers is
+// When Request.Hash asks for it (a resumed transfer too: the hash is of
+// the whole file), the strongest hash the server offers is
 // asked for with the file's other metadata, before the RETR, so that with
 // pipelining it costs no round trip: SHA-512, then SHA-256, SHA-1, MD5 and
 // CRC32; at one strength HASH before the X-commands, and no X-command for
@@ -72,7 +73,7 @@ func (h *hashFeatures) note(f []string) {
 
 // hashSteps adds the commands that ask the server for the file's hash.
 func (r *retrieval) hashSteps() {
-	if !r.req.Hash || r.offset > 0 {
+	if !r.req.Hash {
 		return
 	}
 	h := &r.c.hashes
