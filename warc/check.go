@@ -136,6 +136,7 @@ type fileRecord struct {
 	h      textproto.MIMEHeader
 	// version is the record's version line
 	version string
+	arc     bool // an ARC record, its fields mapped onto WARC's
 }
 
 // checkFile checks the records of one file and its index, and notes
@@ -161,6 +162,17 @@ func checkFile(path string, l *links, report func(Problem)) error {
 	onRecord := func(fr fileRecord, blockErr string, block *blockSums) {
 		h := fr.h
 		p := Problem{File: path, Record: fr.n, Offset: fr.offset, URI: TrimURI(h.Get("WARC-Target-URI"))}
+		if fr.arc {
+			// An ARC file has none of WARC's fields to check: it is
+			// read, its framing checked, and said to be one once.
+			if fr.n == 1 {
+				q := p
+				q.Record, q.Text, q.Warning = 0, "an ARC file: its records are read, not held to WARC's rules", true
+				report(q)
+			}
+			last = fr
+			return
+		}
 		bad := func(format string, args ...any) {
 			q := p
 			q.Text = fmt.Sprintf(format, args...)
@@ -384,7 +396,7 @@ func readRecords(r io.Reader, fn func(fileRecord, string, *blockSums), problem f
 		}
 		whole := got == rec.ContentLength
 		end, ended := rd.Finish()
-		fr := fileRecord{n: n, offset: rec.Offset, h: h, version: rec.Version}
+		fr := fileRecord{n: n, offset: rec.Offset, h: h, version: rec.Version, arc: rec.ARC}
 		if ended && rec.Inner == 0 {
 			fr.length = end - rec.Offset
 		}

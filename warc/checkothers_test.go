@@ -109,3 +109,20 @@ func readString(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// TestCheckARC reads an ARC file through, one warning for what it is, its
+// framing checked.
+func TestCheckARC(t *testing.T) {
+	desc := "1 0 Test\nURL IP-address Archive-date Content-type Archive-length\n"
+	body := "HTTP/1.0 200 OK\r\n\r\nhi"
+	arc := fmt.Sprintf("filedesc://t.arc 0.0.0.0 20050614070159 text/plain %d\n%s\n", len(desc), desc) +
+		fmt.Sprintf("http://example.org/ 192.0.2.1 20050614070144 text/html %d\n%s\n", len(body), body)
+	p := problems(t, writeFile(t, "t.arc", arc))
+	if len(p) != 1 || !strings.Contains(p[0], "warning: an ARC file") {
+		t.Errorf("an ARC file: %q", p)
+	}
+	cut := strings.Replace(arc, fmt.Sprintf("text/html %d", len(body)), "text/html 2400", 1)
+	if p := strings.Join(problems(t, writeFile(t, "cut.arc", cut)), "\n"); !strings.Contains(p, "Content-Length 2400, but the block ends after") {
+		t.Errorf("an ARC record cut short: %q", p)
+	}
+}
