@@ -9,7 +9,6 @@ package integration_test
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -39,9 +38,9 @@ func withEmail(o fetch.Options) fetch.Options {
 
 func mirrorRun(t *testing.T, c *fetch.Client, url, dir string, opts mirror.Options) *mirror.Summary {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	sum, err := mirror.Run(ctx, c, url, dir, opts)
+	// Bounded by the test's deadline, not a time of its own: under load
+	// a whole-archive mirror over pygopherd took more than five minutes.
+	sum, err := mirror.Run(itest.Context(t), c, url, dir, opts)
 	if err != nil {
 		t.Fatalf("mirror %s: %v", url, err)
 	}

@@ -9,7 +9,6 @@ package integration_test
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -386,8 +385,7 @@ func TestMirrorDashboardInChromium(t *testing.T) {
 	if err := os.MkdirAll(shots, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(itest.Context(t), 3*time.Minute)
-	defer cancel()
+	ctx := itest.Context(t) // the test's deadline bounds the browser
 	cmd := exec.CommandContext(ctx, node, filepath.Join("watch", "dashboard.cjs"), shots, d.base+"/?token="+d.token)
 	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(drv, "node_modules"))
 	var stdout, stderr strings.Builder

@@ -11,7 +11,6 @@ package integration_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -77,8 +76,7 @@ func TestReplayWebPage(t *testing.T) {
 	defer site.Close()
 
 	file := root + "plain.txt"
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx := itest.Context(t) // the test's deadline bounds the browser
 	cmd := exec.CommandContext(ctx, node, filepath.Join("replaywebpage", "replay.cjs"), site.URL, "/gofer.wacz", file, root)
 	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(rwp, "node_modules"))
 	var stdout, stderr bytes.Buffer

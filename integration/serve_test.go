@@ -352,8 +352,7 @@ func browse(t *testing.T, drv, shots string, steps []map[string]any) map[string]
 		t.Fatal(err)
 	}
 	js, _ := json.Marshal(steps)
-	ctx, cancel := context.WithTimeout(itest.Context(t), 3*time.Minute)
-	defer cancel()
+	ctx := itest.Context(t) // the test's deadline bounds the browser
 	cmd := exec.CommandContext(ctx, node, filepath.Join("gateway", "browse.cjs"), dir, string(js))
 	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(drv, "node_modules"))
 	var stdout, stderr strings.Builder
