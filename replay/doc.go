@@ -9,13 +9,16 @@
 //
 // An Archive is built from the CDXJ indexes beside the segments, never by
 // reading whole archives: each target URI maps to its captures (segment,
-// offset, length, date). A segment without an index is read once to list
-// its whole records, and what is not whole (a segment cut short, a
+// offset, length, date). A file without an index (a segment whose writer
+// was killed, or another tool's WARC: gzipped per record or whole, zstd,
+// uncompressed, or an ARC file) is read once through warc.ScanFile to
+// list its whole records, and what is not whole (a file cut short, a
 // damaged gzip member) is reported and left out. When a URI was captured
 // more than once, the capture nearest the chosen time is served (the
 // latest by default); a revisit record stands for the record it refers
-// to. A record is read by seeking to its gzip member and streaming its
-// block, so no payload is ever held in memory whole.
+// to. A record is read by seeking to its gzip member (and into it, for a
+// member of many records) or to the record itself (warc.OpenRecord) and
+// streaming its block, so no payload is ever held in memory whole.
 //
 // The Gopher server (GopherServer) answers a request line
 // "selector[TAB search][TAB Gopher+ string]" with the captured bytes of
