@@ -37,7 +37,10 @@
 // whose LIST was captured sends the captured bytes, every other listing
 // (MLSD, MLST, NLST, LIST) is generated from the capture, sizes from the
 // records, modification times from the MDTM replies in the captured
-// control conversations. Commands that would change the tree are refused.
+// control conversations, else from the captured listing of the file's
+// directory (an MLSD fact, a LIST time at its precision: a mirror that
+// had the time from the listing asked no MDTM). Commands that would
+// change the tree are refused.
 // Paths with a ".." segment name nothing.
 //
 // The HTTP server (HTTPServer) sends each captured response as it was
