@@ -114,6 +114,12 @@ type checked struct {
 // index beside them (another tool's WARCs) are checked without. The error
 // is for an archive that cannot be read at all.
 func Check(archives []string, report func(Problem)) error {
+	return CheckWith(archives, ReadOptions{}, report)
+}
+
+// CheckWith is Check reading with opt (a header limit other than
+// DefaultMaxHeader).
+func CheckWith(archives []string, opt ReadOptions, report func(Problem)) error {
 	files, err := Archives(archives)
 	if err != nil {
 		return err
@@ -121,7 +127,7 @@ func Check(archives []string, report func(Problem)) error {
 	l := newLinks()
 	defer l.close()
 	for _, f := range files {
-		if err := checkFile(f, l, report); err != nil {
+		if err := checkFile(f, opt, l, report); err != nil {
 			return err
 		}
 	}
@@ -141,7 +147,7 @@ type fileRecord struct {
 
 // checkFile checks the records of one file and its index, and notes
 // their links in l.
-func checkFile(path string, l *links, report func(Problem)) error {
+func checkFile(path string, opt ReadOptions, l *links, report func(Problem)) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("warc: %w", err)
@@ -238,7 +244,7 @@ func checkFile(path string, l *links, report func(Problem)) error {
 			}
 		}
 	}
-	readRecords(f, onRecord, func(e *RecordError) {
+	readRecords(f, opt, onRecord, func(e *RecordError) {
 		switch {
 		case e.Offset < 0:
 			report(Problem{File: path, Text: e.Msg})
@@ -363,8 +369,8 @@ func indexed(read *links, path string, fr fileRecord) error {
 // calls fn with each: its header and the digests of its block and
 // payload. A stretch that holds no readable record goes to problem, and
 // reading goes on after it.
-func readRecords(r io.Reader, fn func(fileRecord, string, *blockSums), problem func(*RecordError)) {
-	rd := NewReader(r, ReadOptions{})
+func readRecords(r io.Reader, opt ReadOptions, fn func(fileRecord, string, *blockSums), problem func(*RecordError)) {
+	rd := NewReader(r, opt)
 	n := 0
 	for {
 		rec, err := rd.Next()

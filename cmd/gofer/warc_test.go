@@ -143,6 +143,12 @@ func TestWarcOthers(t *testing.T) {
 	if code, _, errs := gofer(t, "", "warc", "check", "--strict", path); code != 1 || !strings.Contains(errs, "1 problems") {
 		t.Errorf("warc check --strict: %d %q", code, errs)
 	}
+	// A header past --max-header is an error of its record.
+	for _, cmd := range []string{"list", "check"} {
+		if code, _, errs := gofer(t, "", "warc", cmd, "--max-header", "100", path); code != 1 || !strings.Contains(errs, "record header longer than 100 bytes") {
+			t.Errorf("warc %s --max-header 100: %d %q", cmd, code, errs)
+		}
+	}
 	text := filepath.Join(dir, "text.warc")
 	os.WriteFile(text, []byte("not a WARC file\n"), 0o644)
 	for _, cmd := range []string{"list", "merge"} {

@@ -12,6 +12,7 @@ import (
 // standard and gofer's record conventions (warc/RECORDS.md).
 func (c *cli) warcCheckCommand() *cobra.Command {
 	var strict bool
+	var maxHeader int
 	cmd := &cobra.Command{
 		Use:   "check ARCHIVE...",
 		Short: "Validate WARC files or segment prefixes: digests, lengths, links, content types, indexes",
@@ -43,7 +44,7 @@ The exit status is 0 when nothing is wrong (warnings aside, unless
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
 			n := 0
-			err := warc.Check(args, func(p warc.Problem) {
+			err := warc.CheckWith(args, warc.ReadOptions{MaxHeader: maxHeader}, func(p warc.Problem) {
 				if !p.Warning || strict {
 					n++
 				}
@@ -59,5 +60,6 @@ The exit status is 0 when nothing is wrong (warnings aside, unless
 		},
 	}
 	cmd.Flags().BoolVar(&strict, "strict", false, "fail on warnings too")
+	cmd.Flags().IntVar(&maxHeader, "max-header", warc.DefaultMaxHeader, "the longest record header read, in `BYTES`")
 	return cmd
 }
