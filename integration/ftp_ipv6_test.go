@@ -3,7 +3,11 @@ package integration_test
 // FTP over IPv6: vsftpd on [::1]:21 (integration/lib/ftp.sh).
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,6 +63,20 @@ func TestFTPIPv6(t *testing.T) {
 			t.Errorf("entry %s: URL %q, want it under %s/text/", e.Name, e.URL, base)
 		}
 	}
+	// A WARC capture names the URL with its brackets and the address
+	// without (WARC 1.1: WARC-IP-Address is the address alone).
+	warc := filepath.Join(dir, "cap")
+	res = itest.RunIn(t, dir, nil, nil, "get", "-q", "--warc", warc, "-o", filepath.Join(dir, "dots.txt"), base+"/text/dots.txt")
+	if res.Code != 0 {
+		t.Fatalf("get --warc: exit %d: %s", res.Code, res.Reason())
+	}
+	res = itest.RunIn(t, dir, nil, nil, "warc", "list", warc)
+	if res.Code != 0 || !strings.Contains(res.Stdout, "resource ") || !strings.Contains(res.Stdout, " "+base+"/text/dots.txt") {
+		t.Errorf("warc list: exit %d, %q: want the resource record of %s/text/dots.txt", res.Code, res.Stdout, base)
+	}
+	if raw := readMaybeGzip(t, warc); !strings.Contains(raw, "WARC-IP-Address: ::1\r\n") {
+		t.Errorf("the capture has no WARC-IP-Address: ::1")
+	}
 	mdir := filepath.Join(dir, "m")
 	res = itest.RunIn(t, dir, nil, nil, "mirror", "-j", "2", base+"/tree/d01/", mdir)
 	if res.Code != 0 {
@@ -67,4 +85,20 @@ func TestFTPIPv6(t *testing.T) {
 	if d := itest.DiffSubtree(t, mdir, "tree/d01/", ".gofer"); len(d) != 0 {
 		t.Errorf("mirror differs from the archive (%d): %q", len(d), d[:min(len(d), 10)])
 	}
+}
+
+// readMaybeGzip reads a file, gunzipped when it is gzip.
+func readMaybeGzip(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if zr, err := gzip.NewReader(bytes.NewReader(b)); err == nil {
+		zr.Multistream(true)
+		if plain, err := io.ReadAll(zr); err == nil {
+			return string(plain)
+		}
+	}
+	return string(b)
 }
