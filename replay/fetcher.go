@@ -559,3 +559,9 @@ func (l *sliceListing) Next() (schemes.Entry, error) {
 }
 
 func (l *sliceListing) Close() error { return nil }
+
+// parseFTPListing reads a captured FTP listing (MLSD when mlsd) with the
+// FTP scheme's own reader, as the listing's time now dates its lines.
+func parseFTPListing(r io.Reader, base *schemes.URL, mlsd bool, now time.Time) ([]schemes.Entry, error) {
+	return ftp.ParseListing(r, base, mlsd, now, &schemes.Request{})
+}

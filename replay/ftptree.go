@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/goferurl/gofer/schemes"
-	"github.com/goferurl/gofer/schemes/ftp"
 	"github.com/goferurl/gofer/warc"
 )
 
@@ -193,7 +192,7 @@ func (t *ftpTree) listTime(p string) time.Time {
 		if err != nil {
 			continue
 		}
-		entries, _ := ftp.ParseListing(pl, base, kind == "mlsd", pl.Date, &schemes.Request{})
+		entries, _ := parseFTPListing(pl, base, kind == "mlsd", pl.Date)
 		pl.Close()
 		for _, e := range entries {
 			if e.Name == name && e.Type != schemes.TypeDir && !e.Modified.IsZero() {
