@@ -1,10 +1,14 @@
 package integration_test
 
-// Provable copies against vsftpd: a mirror kept as a BagIt bag validates
-// and survives an incremental rerun with --delete; mirror --check finds a
-// flipped byte, a removed and an added file without the network.
+// Provable copies: against vsftpd a mirror kept as a BagIt bag validates
+// and survives an incremental rerun with --delete, and mirror --check
+// finds a flipped byte, a removed and an added file without the network;
+// ProFTPD with mod_digest proves each file by its own checksum, vsftpd by
+// none.
 
 import (
+	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,5 +95,74 @@ func TestFixityBagitOverFTP(t *testing.T) {
 	}
 	if r.Code != 1 {
 		t.Errorf("bag validate of a changed bag: exit %d, want 1", r.Code)
+	}
+}
+
+// mirrorJSON runs gofer mirror --json with args and decodes its summary.
+func mirrorJSON(t *testing.T, args ...string) (itest.Result, map[string]any) {
+	t.Helper()
+	r := itest.Run(t, nil, nil, append([]string{"mirror", "--json"}, args...)...)
+	var sum map[string]any
+	if err := json.Unmarshal([]byte(r.Stdout), &sum); err != nil {
+		t.Fatalf("mirror %q: exit %d, no summary (%v): %s%s", args, r.Code, err, r.Stdout, r.Stderr)
+	}
+	return r, sum
+}
+
+// TestFixityProFTPDDigest: ProFTPD's mod_digest proves every file of a
+// mirror, by the strongest hash it offers (SHA-512, through HASH), asked
+// with the file; the state keeps it and the rerun fetches nothing.
+func TestFixityProFTPDDigest(t *testing.T) {
+	itest.Parallel(t)
+	itest.Require(t, itest.ProFTPDHost+":2123")
+	src := filepath.Join(itest.FTPMoreDir(), "archive", "names")
+	files := 0
+	filepath.WalkDir(src, func(_ string, de fs.DirEntry, err error) error {
+		if err == nil && de.Type().IsRegular() {
+			files++
+		}
+		return nil
+	})
+	if files == 0 {
+		t.Fatal("no files to mirror")
+	}
+	dir := t.TempDir()
+	url := "ftp://" + itest.ProFTPDHost + ":2123/archive/names/"
+	r, sum := mirrorJSON(t, "--verify", "always", url, dir)
+	if r.Code != 0 || sum["verified"] != float64(files) || sum["unverified"] != float64(0) {
+		t.Fatalf("exit %d, verified %v unverified %v of %d files: %s", r.Code, sum["verified"], sum["unverified"], files, r.Stderr)
+	}
+	if algs, _ := sum["verify_algorithms"].(map[string]any); len(algs) != 1 || algs["SHA-512"] != float64(files) {
+		t.Errorf("verify_algorithms %v", sum["verify_algorithms"])
+	}
+	// The HASH commands went out, and no file was read back.
+	log, _ := os.ReadFile(filepath.Join(itest.LogDir(), "proftpd-digest.log"))
+	if n := strings.Count(string(log), "[HASH "); n < files {
+		t.Errorf("%d HASH commands in the server's log, want %d", n, files)
+	}
+	if r := itest.Run(t, nil, nil, "mirror", "--check", dir); r.Code != 0 {
+		t.Errorf("check: exit %d %s", r.Code, r.Stdout)
+	}
+}
+
+// TestFixityVsftpdNoHashes: vsftpd offers no hash: auto proves nothing and
+// says so; always fails each file, exit 5, none kept.
+func TestFixityVsftpdNoHashes(t *testing.T) {
+	itest.Parallel(t)
+	itest.Require(t, itest.FTPHost+":21")
+	name := "fixity-nohash"
+	scratchTree(t, name)
+	url := "ftp://" + itest.FTPHost + "/scratch/" + name + "/"
+	r := itest.Run(t, nil, nil, "mirror", url, t.TempDir())
+	if r.Code != 0 || !strings.Contains(r.Stdout, "proven by the server's checksum: none (the server gave none); unverified: 6") {
+		t.Errorf("auto: exit %d: %s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	dir := t.TempDir()
+	r, sum := mirrorJSON(t, "--verify", "always", url, dir)
+	if r.Code != 5 || sum["failed"] != float64(6) || sum["verified"] != float64(0) || !strings.Contains(r.Stdout, "the server gave no checksum of it") {
+		t.Errorf("always: exit %d, %v failed: %s", r.Code, sum["failed"], r.Stdout)
+	}
+	if n, _ := filepath.Glob(filepath.Join(dir, "sub*", "*")); len(n) != 0 {
+		t.Errorf("unproven files kept: %q", n)
 	}
 }

@@ -128,10 +128,18 @@ func Check(ctx context.Context, dir string, report func(Difference)) (CheckSumma
 	if err := ctx.Err(); err != nil {
 		return sum, err
 	}
-	err = fs.WalkDir(root.FS(), ".", func(p string, de fs.DirEntry, err error) error {
+	// filepath.WalkDir, which follows no symlink, rather than a walk of
+	// root.FS(): io/fs refuses names that are not UTF-8, as a remote
+	// name in Latin-1 is.
+	err = filepath.WalkDir(dir, func(fp string, de fs.DirEntry, err error) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		p, rerr := filepath.Rel(dir, fp)
+		if rerr != nil {
+			return rerr
+		}
+		p = filepath.ToSlash(p)
 		if err != nil {
 			if p == "." {
 				return err

@@ -22,7 +22,7 @@ func checkDiffs(t *testing.T, dir string) (CheckSummary, []string) {
 // file, an added file and a link pointed elsewhere are each one line.
 func TestCheck(t *testing.T) {
 	src := t.TempDir()
-	for p, body := range map[string]string{"a.txt": "alpha\n", "sub/b.bin": "\x00\x01\x02", "sub/c": "c", "d": "d"} {
+	for p, body := range map[string]string{"a.txt": "alpha\n", "sub/b.bin": "\x00\x01\x02", "sub/c": "c", "d": "d", "caf\xe9/x": ""} {
 		os.MkdirAll(filepath.Join(src, filepath.Dir(p)), 0o755)
 		os.WriteFile(filepath.Join(src, p), []byte(body), 0o644)
 	}
@@ -32,7 +32,7 @@ func TestCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum, got := checkDiffs(t, dir)
-	if len(got) != 0 || sum.Differs() || sum.Files != 4 || sum.Bytes != 11 || sum.Links != 1 {
+	if len(got) != 0 || sum.Differs() || sum.Files != 5 || sum.Bytes != 11 || sum.Links != 1 {
 		t.Fatalf("untouched mirror: %+v %q", sum, got)
 	}
 	// The same size, one bit changed.

@@ -6,6 +6,7 @@
 #   127.0.0.36 ProFTPD, MaxClientsPerHost 2     127.0.0.37 Pure-FTPd, -C 2
 #   127.0.0.31:2121 and :2122, ProFTPD requiring TLS session reuse on data
 #   connections (mod_tls's default), TLS 1.2 only and TLS 1.3 only
+#   127.0.0.31:2123, ProFTPD with mod_digest (HASH, XSHA256, XSHA1, XMD5, XCRC)
 # Sourced by integration/up; integration/LAYOUT.md describes each.
 #
 # proftpd-core, pure-ftpd and inetutils-ftpd each conflict with vsftpd
@@ -192,11 +193,17 @@ up_ftpmore() {
 			sed "s/^Port 21\$/Port $port/; /^TLSOptions NoSessionReuseRequired\$/d; s/^TLSProtocol .*/TLSProtocol $proto/" |
 			put "$STATE/etc/proftpd-reuse$v.conf"
 	done
+	# mod_digest: the server hashes files for the client (HASH, XSHA256,
+	# XSHA1, XMD5, XCRC), on a port of its own.
+	proftpd_conf proftpd-digest "$PROFTPD_ADDR" 48700 48799 "LoadModule mod_digest.c" "DigestEngine on" "DigestAlgorithms all" |
+		sed "s/^Port 21\$/Port 2123/" | put "$STATE/etc/proftpd-digest.conf"
 
 	fresh_logs proftpd proftpd.log proftpd-system.log proftpd-tls.log
 	fresh_logs proftpd-limited proftpd-limited.log proftpd-limited-system.log proftpd-limited-tls.log
 	start proftpd env LD_LIBRARY_PATH="$lib" "$root/usr/sbin/proftpd" -n -c "$STATE/etc/proftpd.conf"
 	start proftpd-limited env LD_LIBRARY_PATH="$lib" "$root/usr/sbin/proftpd" -n -c "$STATE/etc/proftpd-limited.conf"
+	fresh_logs proftpd-digest proftpd-digest.log proftpd-digest-system.log proftpd-digest-tls.log
+	start proftpd-digest env LD_LIBRARY_PATH="$lib" "$root/usr/sbin/proftpd" -n -c "$STATE/etc/proftpd-digest.conf"
 	for v in 12 13; do
 		fresh_logs "proftpd-reuse$v" "proftpd-reuse$v.log" "proftpd-reuse$v-system.log" "proftpd-reuse$v-tls.log"
 		start "proftpd-reuse$v" env LD_LIBRARY_PATH="$lib" "$root/usr/sbin/proftpd" -n -c "$STATE/etc/proftpd-reuse$v.conf"
@@ -227,6 +234,7 @@ up_ftpmore() {
 	wait_port proftpd-limited "$PROFTPD_LIMITED_ADDR" 21
 	wait_port proftpd-reuse12 "$PROFTPD_ADDR" 2121
 	wait_port proftpd-reuse13 "$PROFTPD_ADDR" 2122
+	wait_port proftpd-digest "$PROFTPD_ADDR" 2123
 	wait_port pure-ftpd "$PUREFTPD_ADDR" 21
 	wait_port pure-ftpd-limited "$PUREFTPD_LIMITED_ADDR" 21
 	wait_port bsd-ftpd "$BSDFTPD_ADDR" 21
@@ -239,7 +247,7 @@ up_ftpmore() {
 
 down_ftpmore() {
 	local n
-	for n in proftpd proftpd-limited proftpd-reuse12 proftpd-reuse13 pure-ftpd pure-ftpd-limited bsd-ftpd pyftpdlib twisted-ftp; do
+	for n in proftpd proftpd-limited proftpd-reuse12 proftpd-reuse13 proftpd-digest pure-ftpd pure-ftpd-limited bsd-ftpd pyftpdlib twisted-ftp; do
 		stop "$n"
 	done
 }

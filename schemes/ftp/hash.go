@@ -125,10 +125,17 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// parseHASH reads "ALG START-END HEX NAME": the hash of the whole file
-// only (START 0; a range HASH could be asked for does not prove a file).
+// parseHASH reads "ALG START-END HEX NAME", the last line of a reply
+// that may begin with others (ProFTPD's "213-Computing SHA-512 digest"):
+// the hash of the whole file only (START 0; a range HASH could be asked
+// for does not prove a file).
 func parseHASH(msg string) schemes.ServerHash {
-	f := strings.Fields(msg)
+	lines := strings.Split(strings.TrimSpace(msg), "\n")
+	last := lines[len(lines)-1]
+	if len(last) > 4 && (last[3] == ' ' || last[3] == '-') && strings.Trim(last[:3], "0123456789") == "" {
+		last = last[4:]
+	}
+	f := strings.Fields(last)
 	if len(f) < 3 || !strings.HasPrefix(f[1], "0-") {
 		return schemes.ServerHash{}
 	}

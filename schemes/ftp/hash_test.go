@@ -31,7 +31,7 @@ func TestServerHashForms(t *testing.T) {
 		notSent           string   // a verb that must not
 	}{
 		{"HASH with the algorithm in use", "f", " HASH SHA-1;SHA-256*;MD5\r\n",
-			map[string]string{"HASH": "213 SHA-256 0-17 " + hx(s256[:]) + " f"},
+			map[string]string{"HASH": "213-Computing SHA-256 digest\r\n213 SHA-256 0-17 " + hx(s256[:]) + " f"},
 			schemes.ServerHash{Alg: "SHA-256", Hex: hx(s256[:])}, []string{"HASH f", "RETR f"}, "OPTS"},
 		{"HASH switched to the strongest", "f", " HASH SHA-1*;SHA-256;MD5\r\n",
 			map[string]string{"OPTS": "200 SHA-256", "HASH": "213 SHA-256 0-17 " + strings.ToUpper(hx(s256[:])) + " f"},
