@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -336,7 +335,7 @@ func (a *activeConn) wait(deadline time.Time) (net.Conn, error) {
 	case <-a.closedCh:
 		return nil, net.ErrClosed
 	case <-timeout:
-		return nil, fmt.Errorf("ftp: the server did not connect to %s: %w", a.ln.Addr(), os.ErrDeadlineExceeded)
+		return nil, schemes.Errorf(schemes.ErrTimeout, "ftp: the server did not connect to %s (active mode) within the idle timeout", a.ln.Addr())
 	}
 	if a.conn == nil {
 		if errors.Is(a.err, net.ErrClosed) {

@@ -5,11 +5,13 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
@@ -188,5 +190,26 @@ func TestActiveThroughProxyRefused(t *testing.T) {
 	}
 	if n := len(fake.sent()); n != 0 {
 		t.Errorf("%d lines reached the server", n)
+	}
+}
+
+// A server that never connects to the active listener ends the transfer
+// at the idle timeout, said as a timeout, never a hang.
+func TestActiveServerNeverConnects(t *testing.T) {
+	release := make(chan struct{})
+	fake := newFakeWith(t, func(f *fakeFTP) { f.activeSilent, f.release = true, release })
+	defer close(release)
+	fake.addFile("/f", "never sent")
+	f := &Fetcher{Email: testEmail, ActivePort: "-"}
+	defer f.Close()
+	req := newReq(ftpURL(fake.port(), 0, "f"))
+	req.IdleTimeout = 300 * time.Millisecond
+	resp, err := f.Fetch(context.Background(), req)
+	if err == nil {
+		_, err = io.ReadAll(resp.Body)
+		resp.Close()
+	}
+	if !errors.Is(err, schemes.ErrTimeout) || !strings.Contains(err.Error(), "did not connect") {
+		t.Fatalf("err %v: want a timeout saying the server did not connect", err)
 	}
 }

@@ -94,6 +94,11 @@ type fakeFTP struct {
 	noEPRT   bool
 	intruder bool
 	intruded chan bool
+	// activeSilent never connects to the address EPRT or PORT named: the
+	// transfer's command is answered 150, and 425 only when release is
+	// closed.
+	activeSilent bool
+	release      chan struct{}
 	// busyInTransfer answers every command that came with a transfer's
 	// command, once the transfer has started, with 450 and does not run
 	// it, as ProFTPD does with a command that arrives during a transfer;
@@ -742,6 +747,12 @@ func (s *fakeSession) intrude(addr string) {
 }
 
 func (s *fakeSession) acceptData() net.Conn {
+	if s.activeAddr != "" && s.f.activeSilent {
+		s.activeAddr = ""
+		<-s.f.release
+		s.reply("425 Failed to establish connection.")
+		return nil
+	}
 	if s.activeAddr != "" {
 		addr := s.activeAddr
 		s.activeAddr = ""
