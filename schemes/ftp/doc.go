@@ -2,7 +2,10 @@
 // retrieval over FTP (RFC 959) with the extensions of RFC 2389 (FEAT),
 // RFC 3659 (SIZE, MDTM, REST in stream mode, MLSD), RFC 2428 (EPSV, and
 // EPRT for active mode, Fetcher.ActivePort) and RFC 2228/4217 (AUTH TLS,
-// PBSZ, PROT: explicit FTPS, and implicit FTPS on port 990).
+// PBSZ, PROT: explicit FTPS, and implicit FTPS on port 990). Through an
+// HTTP proxy an ftp:// URL is asked of the proxy itself in an HTTP/1.1
+// request (RFC 9112 §3.2.2), unless Fetcher.ProxyTunnel has every
+// connection tunnelled (httpproxy.go).
 //
 // The package speaks FTP itself rather than through the client of
 // github.com/jlaffaye/ftp. That client sends a command and reads its reply
