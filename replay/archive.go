@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"archive/zip"
 	"errors"
 	"fmt"
 	"io"
@@ -42,7 +43,9 @@ type Archive struct {
 
 // capture is one record as the index names it.
 type capture struct {
-	seg   string // the segment's path
+	seg string // the segment's path (a WACZ's, for a WARC file inside it)
+	// base is where the WARC file begins in seg: 0 but inside a WACZ.
+	base  int64
 	entry warc.IndexEntry
 	date  time.Time
 	seq   int // order across the archives
@@ -52,7 +55,9 @@ type capture struct {
 // gofer mirror --warc writes them (warc.Segments), or a CDXJ index file
 // (NAME.cdxj) over several segments, as gofer warc merge prints one for
 // the workers of a cluster job, whose records are read from the segments
-// its lines name, in the index's directory.
+// its lines name, in the index's directory, or a WACZ file (NAME.wacz: a
+// ZIP archive whose archive/ directory holds WARC files, stored
+// uncompressed as the WACZ convention has them).
 func Open(archives []string, opt Options) (*Archive, error) {
 	a := &Archive{at: opt.At, warn: opt.Warn, byURI: map[string][]*capture{}, byID: map[string]*capture{}}
 	if a.warn == nil {
@@ -61,6 +66,12 @@ func Open(archives []string, opt Options) (*Archive, error) {
 	for _, name := range archives {
 		if strings.HasSuffix(name, ".cdxj") {
 			if err := a.addIndex(name); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if strings.HasSuffix(strings.ToLower(name), ".wacz") {
+			if err := a.addWACZ(name); err != nil {
 				return nil, err
 			}
 			continue
@@ -174,8 +185,54 @@ func (c *countReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (a *Archive) add(seg string, e warc.IndexEntry) {
-	c := &capture{seg: seg, entry: e, seq: len(a.byID)}
+// addWACZ reads the records of every WARC file in a WACZ's archive/
+// directory, where the ZIP archive stores it: a file the ZIP compressed
+// (against the convention) is left out with a warning.
+func (a *Archive) addWACZ(name string) error {
+	zr, err := zip.OpenReader(name)
+	if err != nil {
+		return fmt.Errorf("replay: %s: not a WACZ (ZIP) file: %w", name, err)
+	}
+	defer zr.Close()
+	f, err := os.Open(name)
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	defer f.Close()
+	found := 0
+	for _, zf := range zr.File {
+		low := strings.ToLower(zf.Name)
+		if !strings.HasPrefix(low, "archive/") || !(strings.HasSuffix(low, ".warc") || strings.HasSuffix(low, ".warc.gz")) {
+			continue
+		}
+		if zf.Method != zip.Store {
+			a.warn(fmt.Sprintf("%s: %s is compressed in the ZIP, not stored; left out", name, zf.Name))
+			continue
+		}
+		base, err := zf.DataOffset()
+		if err != nil {
+			return fmt.Errorf("replay: %s: %s: %w", name, zf.Name, err)
+		}
+		found++
+		sec := io.NewSectionReader(f, base, int64(zf.UncompressedSize64))
+		err = warc.Scan(sec, name+"#"+zf.Name, func(_ string, e warc.IndexEntry) { a.addAt(name, base, e) }, func(err error) {
+			a.warn(strings.TrimPrefix(err.Error(), "warc: ") + "; left out")
+		})
+		if err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+	}
+	if found == 0 {
+		return fmt.Errorf("replay: %s: no WARC file in its archive/ directory", name)
+	}
+	return nil
+}
+
+func (a *Archive) add(seg string, e warc.IndexEntry) { a.addAt(seg, 0, e) }
+
+// addAt adds the record e of the WARC file that begins base bytes into seg.
+func (a *Archive) addAt(seg string, base int64, e warc.IndexEntry) {
+	c := &capture{seg: seg, base: base, entry: e, seq: len(a.byID)}
 	c.date, _ = time.Parse(time.RFC3339Nano, e.Date)
 	if _, ok := a.byURI[e.URL]; !ok {
 		a.uris = append(a.uris, e.URL)

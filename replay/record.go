@@ -131,7 +131,11 @@ func (a *Archive) open(c *capture, raw bool) (*Payload, error) {
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	wr, _, err := warc.OpenRecord(f, c.entry.Offset, c.entry.Length, c.entry.Inner)
+	var ra io.ReaderAt = f
+	if c.base > 0 {
+		ra = io.NewSectionReader(f, c.base, 1<<62) // the WARC file inside a WACZ
+	}
+	wr, _, err := warc.OpenRecord(ra, c.entry.Offset, c.entry.Length, c.entry.Inner)
 	var rec gowarc.WarcRecord
 	if err == nil {
 		rec, err = wr.Parse()

@@ -419,3 +419,28 @@ func TestMergedIndex(t *testing.T) {
 		t.Errorf("warnings %q, want one naming the missing segment", warnings)
 	}
 }
+
+// A WACZ (gofer warc pack's) is an archive as its WARC files are: its
+// records are read where the ZIP stores them.
+func TestWACZ(t *testing.T) {
+	dir := t.TempDir()
+	prefix := writeHole(t, dir)
+	segs, err := warc.Segments(prefix)
+	if err != nil || len(segs) == 0 {
+		t.Fatalf("segments: %v %v", segs, err)
+	}
+	wacz := filepath.Join(dir, "hole.wacz")
+	if err := warc.PackFile(wacz, segs, warc.PackOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	a := open(t, Options{}, wacz)
+	addr := serve(t, a, "127.0.0.71")
+	if got := ask(t, addr, "/dir/about.txt"); got != about {
+		t.Errorf("from the WACZ: %q, want %q", got, about)
+	}
+	notZip := filepath.Join(dir, "not.wacz")
+	os.WriteFile(notZip, []byte("plain text"), 0o644)
+	if _, err := Open([]string{notZip}, Options{}); err == nil || !strings.Contains(err.Error(), "not a WACZ") {
+		t.Errorf("a file that is no ZIP: %v", err)
+	}
+}

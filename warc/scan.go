@@ -25,7 +25,13 @@ func ScanFile(path string, fn func(line string, e IndexEntry), problem func(erro
 		return fmt.Errorf("warc: %w", err)
 	}
 	defer f.Close()
-	r := NewReader(f, ReadOptions{})
+	return Scan(f, path, fn, problem)
+}
+
+// Scan is ScanFile of the WARC file's bytes in src (a file inside
+// another, such as a WACZ's), path naming it in the lines and errors.
+func Scan(src io.Reader, path string, fn func(line string, e IndexEntry), problem func(error)) error {
+	r := NewReader(src, ReadOptions{})
 	type held struct {
 		uri, typ, mime, digest, id, date string
 		offset, inner                    int64
