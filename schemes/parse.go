@@ -375,6 +375,12 @@ func (p *parser) login(u *URL, auth string, off int) error {
 		if host == "" {
 			return p.errAt(off, "empty [] host")
 		}
+		if z := strings.Index(host, "%25"); z >= 0 {
+			// RFC 6874's zone of a link-local address ([fe80::1%25eth0]):
+			// an interface of this machine, which no URL handed on can
+			// mean, and no address the guard can judge.
+			return p.errAt(off+1+z, "IPv6 zone %q in host [%s]: a link-local zone names an interface of one machine; give the address without it", Decode(host[z+3:]), host)
+		}
 		for i := 0; i < len(host); i++ {
 			if c := host[i]; !isHex(c) && c != ':' && c != '.' {
 				return p.errAt(off+1+i, "invalid character %q in host", c)

@@ -103,6 +103,8 @@ func TestParseErrorsNamePosition(t *testing.T) {
 		{"", 1, "empty URL"},
 		{"http://h/a\x00b", 11, "control character"},
 		{"news:", 6, "empty news URL"},
+		// RFC 6874's zone, named in the error.
+		{"ftp://[fe80::1%25eth0]/x", 15, `IPv6 zone "eth0" in host [fe80::1%25eth0]`},
 	}
 	for _, c := range cases {
 		_, err := Parse(c.in)
