@@ -7,7 +7,9 @@ package integration_test
 // none.
 
 import (
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -128,7 +130,8 @@ func TestFixityProFTPDDigest(t *testing.T) {
 	}
 	dir := t.TempDir()
 	url := "ftp://" + itest.ProFTPDHost + ":2123/archive/names/"
-	r, sum := mirrorJSON(t, "--verify", "always", url, dir)
+	prefix := filepath.Join(t.TempDir(), "crawl")
+	r, sum := mirrorJSON(t, "--verify", "always", "--warc", prefix, url, dir)
 	if r.Code != 0 || sum["verified"] != float64(files) || sum["unverified"] != float64(0) {
 		t.Fatalf("exit %d, verified %v unverified %v of %d files: %s", r.Code, sum["verified"], sum["unverified"], files, r.Stderr)
 	}
@@ -142,6 +145,28 @@ func TestFixityProFTPDDigest(t *testing.T) {
 	}
 	if r := itest.Run(t, nil, nil, "mirror", "--check", dir); r.Code != 0 {
 		t.Errorf("check: exit %d %s", r.Code, r.Stdout)
+	}
+	// Each file's WARC record carries the server's claim in a field of its own.
+	segs, _ := filepath.Glob(prefix + "-*.warc.gz")
+	claims := 0
+	for _, seg := range segs {
+		f, err := os.Open(seg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(zr)
+		f.Close()
+		claims += strings.Count(string(b), "\r\nGofer-Server-Digest: sha-512:")
+	}
+	if claims != files {
+		t.Errorf("%d records with Gofer-Server-Digest in %q, want %d", claims, segs, files)
+	}
+	if r := itest.Run(t, nil, nil, "warc", "check", prefix); r.Code != 0 {
+		t.Errorf("warc check: exit %d %s", r.Code, r.Stderr)
 	}
 }
 

@@ -49,6 +49,10 @@ type CaptureRecord struct {
 	// application protocol first ("gemini", "tls/1.3"), as the WARC-Protocol
 	// field names them; nil leaves the field out.
 	Protocol []string
+	// ServerDigest is the server's own checksum of the bytes, when the
+	// server gave one (FTP HASH and its kin): "ALG:HEX", ALG as ServerHash
+	// names it in lower case ("sha-256"), HEX its lower-case hexadecimal.
+	ServerDigest string
 }
 
 // Protocols returns the WARC-Protocol values of a record whose bytes

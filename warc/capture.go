@@ -251,6 +251,9 @@ func (b *block) Commit() error {
 	for _, also := range b.rec.Also {
 		rb.AddWarcHeader(FieldFetchedURI, also)
 	}
+	if b.rec.ServerDigest != "" {
+		rb.AddWarcHeader(FieldServerDigest, b.rec.ServerDigest)
+	}
 	ct := b.rec.ContentType
 	if ct == "" {
 		ct = "application/octet-stream"
@@ -317,6 +320,11 @@ const FieldProtocol = "WARC-Protocol"
 // record whose target is another name for it (a news article's
 // news:<message-id>).
 const FieldFetchedURI = "Gofer-Fetched-Uri"
+
+// FieldServerDigest is the extension field holding the server's own claim
+// of a file's checksum ("sha-256:HEX"), beside the WARC-Block-Digest gofer
+// computed of the bytes it received.
+const FieldServerDigest = "Gofer-Server-Digest"
 
 func (c *Capture) fail(err error) error {
 	c.w.noteFailure(err)

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
+	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -126,5 +127,44 @@ func TestServerHashNotAsked(t *testing.T) {
 	}
 	if resp.Hash != (schemes.ServerHash{}) {
 		t.Errorf("hash %+v", resp.Hash)
+	}
+}
+
+// recCapture keeps the records a fetch starts.
+type recCapture struct{ recs []schemes.CaptureRecord }
+
+func (c *recCapture) Record(rec schemes.CaptureRecord) schemes.CaptureBlock {
+	c.recs = append(c.recs, rec)
+	return nopBlock{}
+}
+func (c *recCapture) Dialed(net.Conn) {}
+
+type nopBlock struct{}
+
+func (nopBlock) Write(p []byte) (int, error) { return len(p), nil }
+func (nopBlock) Commit() error               { return nil }
+
+// The file's capture record carries the server's claim.
+func TestServerHashCaptured(t *testing.T) {
+	s256 := sha256.Sum256([]byte("x"))
+	fake := newFakeWith(t, func(f *fakeFTP) {
+		f.moreFeats = " XSHA256\r\n"
+		f.answer = func(verb, _ string) (string, bool) { return "250 " + hex.EncodeToString(s256[:]), verb == "XSHA256" }
+	})
+	fake.addFile("/f", "x")
+	f := newFetcher()
+	req := newReq(ftpURL(fake.port(), 0, "f"))
+	req.Hash = true
+	capt := &recCapture{}
+	req.Capture = capt
+	resp, err := f.Fetch(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	fake.endWith(f)
+	if len(capt.recs) == 0 || capt.recs[0].ServerDigest != "sha-256:"+hex.EncodeToString(s256[:]) {
+		t.Errorf("capture records %+v", capt.recs)
 	}
 }

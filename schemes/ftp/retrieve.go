@@ -492,8 +492,12 @@ func (r *retrieval) response() (*schemes.Response, error) {
 	c, req := r.c, r.req
 	var blk schemes.CaptureBlock
 	if r.offset == 0 {
-		blk = schemes.StartCapture(req.Capture, schemes.CaptureRecord{Type: "resource", URI: r.base.Redacted(), ContentType: mediaType(r.name),
-			Protocol: c.protocols()})
+		rec := schemes.CaptureRecord{Type: "resource", URI: r.base.Redacted(), ContentType: mediaType(r.name),
+			Protocol: c.protocols()}
+		if r.hash.Alg != "" {
+			rec.ServerDigest = strings.ToLower(r.hash.Alg) + ":" + r.hash.Hex
+		}
+		blk = schemes.StartCapture(req.Capture, rec)
 	}
 	var raw io.Writer
 	if blk != nil {
