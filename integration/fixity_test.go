@@ -168,6 +168,18 @@ func TestFixityProFTPDDigest(t *testing.T) {
 	if r := itest.Run(t, nil, nil, "warc", "check", prefix); r.Code != 0 {
 		t.Errorf("warc check: exit %d %s", r.Code, r.Stderr)
 	}
+	// A bag of it names the algorithm that proved its files.
+	bag := t.TempDir()
+	if r := itest.Run(t, nil, nil, "mirror", "-q", "--bagit", url, bag); r.Code != 0 {
+		t.Fatalf("mirror --bagit: exit %d %s", r.Code, r.Stderr)
+	}
+	info, _ := os.ReadFile(filepath.Join(bag, "bag-info.txt"))
+	if !strings.Contains(string(info), "\nGofer-Server-Hash-Algorithm: SHA-512\n") {
+		t.Errorf("bag-info.txt:\n%s", info)
+	}
+	if r := itest.Run(t, nil, nil, "bag", "validate", bag); r.Code != 0 {
+		t.Errorf("bag validate: exit %d %s", r.Code, r.Stderr)
+	}
 }
 
 // TestFixityVsftpdNoHashes: vsftpd offers no hash: auto proves nothing and

@@ -2,6 +2,8 @@ package mirror
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,7 +19,9 @@ import (
 // anything the tag files are written again from the state's records,
 // each atomically (package bagit): bagit.txt, manifest-sha256.txt (the
 // sha256 the mirror computed as it received each file, so nothing is
-// read again), bag-info.txt and tagmanifest-sha256.txt. A rerun, with
+// read again), bag-info.txt (with Gofer-Server-Hash-Algorithm naming the
+// algorithms of the server's checksums that proved payload files, when
+// any did) and tagmanifest-sha256.txt. A rerun, with
 // Options.Delete too, so leaves a bag whose manifests describe its
 // payload. Symbolic links have no place in a bag: a bag follows them
 // (SymlinksFollow) unless told to skip them.
@@ -56,6 +60,7 @@ func (e *engine) writeBag(rawURL string) error {
 	}
 	var octets, files int64
 	var scanErr error
+	algs := map[string]bool{} // the servers' checksums that proved files
 	err := bagit.WriteManifest(e.dir, "sha256", func(yield func(string, string) bool) {
 		stop := false
 		scanErr = e.st.scanFiles(func(p string, rec record) {
@@ -64,6 +69,9 @@ func (e *engine) writeBag(rawURL string) error {
 			}
 			octets += rec.Size
 			files++
+			if alg, _, ok := strings.Cut(rec.ServerHash, ":"); ok {
+				algs[alg] = true
+			}
 			stop = !yield(p, rec.SHA256)
 		})
 	})
@@ -82,6 +90,11 @@ func (e *engine) writeBag(rawURL string) error {
 		{Label: "Bagging-Date", Value: time.Now().UTC().Format(time.DateOnly)},
 		{Label: "Bag-Software-Agent", Value: agent},
 		{Label: "Payload-Oxum", Value: strconv.FormatInt(octets, 10) + "." + strconv.FormatInt(files, 10)},
+	}
+	if len(algs) > 0 {
+		// Which of the server's own checksums proved payload files as
+		// they were received (the state keeps each file's).
+		info = append(info, bagit.Field{Label: "Gofer-Server-Hash-Algorithm", Value: strings.Join(slices.Sorted(maps.Keys(algs)), ", ")})
 	}
 	if err := bagit.WriteBagInfo(e.dir, info); err != nil {
 		return err
