@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
 	"github.com/goferurl/gofer/schemes/lineproto"
 )
@@ -136,19 +135,7 @@ func (c *conn) listenIP() (net.IP, error) {
 // RFC 1928 §4, is not offered by the SOCKS library gofer uses), and a
 // listener on this machine would let the server reach around the proxy.
 func checkActiveRoute(req *schemes.Request, addr string) error {
-	d := req.Dialer
-	for {
-		w, ok := d.(interface{ Unwrap() schemes.Dialer })
-		if !ok || w.Unwrap() == nil {
-			break
-		}
-		d = w.Unwrap()
-	}
-	dd, ok := dial.Default(d).(*dial.Dialer)
-	if !ok || dd == nil {
-		return nil
-	}
-	p, err := dd.ProxyFor(addr)
+	p, err := proxyFor(req, addr)
 	if err != nil || p == "" {
 		return err
 	}

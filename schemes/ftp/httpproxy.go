@@ -31,6 +31,16 @@ import (
 // httpProxyFor is the HTTP proxy addr's connections go through when the
 // request's dialer names one ("http://host:port"), else "".
 func httpProxyFor(req *schemes.Request, addr string) (string, error) {
+	p, err := proxyFor(req, addr)
+	if err != nil || !strings.HasPrefix(p, "http://") {
+		return "", err
+	}
+	return p, nil
+}
+
+// proxyFor is the proxy addr's connections go through under the
+// request's dialer (unwrapped to gofer's own), "" for none.
+func proxyFor(req *schemes.Request, addr string) (string, error) {
 	d := req.Dialer
 	for {
 		w, ok := d.(interface{ Unwrap() schemes.Dialer })
@@ -43,11 +53,7 @@ func httpProxyFor(req *schemes.Request, addr string) (string, error) {
 	if !ok || dd == nil {
 		return "", nil
 	}
-	p, err := dd.ProxyFor(addr)
-	if err != nil || !strings.HasPrefix(p, "http://") {
-		return "", err
-	}
-	return p, nil
+	return dd.ProxyFor(addr)
 }
 
 // viaHTTPProxy fetches req.URL through the HTTP proxy (its URL): GET
