@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/goferurl/gofer/integration/itest"
+	"github.com/goferurl/gofer/integration/relay"
 )
 
 func TestFixityBagitOverFTP(t *testing.T) {
@@ -201,5 +202,45 @@ func TestFixityVsftpdNoHashes(t *testing.T) {
 	}
 	if n, _ := filepath.Glob(filepath.Join(dir, "sub*", "*")); len(n) != 0 {
 		t.Errorf("unproven files kept: %q", n)
+	}
+}
+
+// TestFixityCorruptedInFlight: a relay in front of ProFTPD with
+// mod_digest flips a bit of the first data connection: the server's
+// SHA-512 catches it, the file is fetched again and proven; flipped on
+// every transfer, it fails (exit 5) and is never kept.
+func TestFixityCorruptedInFlight(t *testing.T) {
+	itest.Parallel(t)
+	itest.Require(t, itest.ProFTPDHost+":2123")
+	want, err := os.ReadFile(filepath.Join(itest.FTPMoreDir(), "archive", "text", "plain.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		flip     int64
+		code     int
+		verified float64
+	}{{1, 0, 1}, {100, 5, 0}} {
+		r, err := relay.Listen("127.0.0.1:0", itest.ProFTPDHost+":2123", true, relay.Config{Faults: relay.Faults{Flip: tc.flip}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := r.Addr()[strings.LastIndexByte(r.Addr(), ':')+1:]
+		dir := t.TempDir()
+		res, sum := mirrorJSON(t, "--verify", "always", "--retries", "2", "--allow-port", port,
+			"ftp://"+r.Addr()+"/archive/text/plain.txt", dir)
+		counts := r.Counts()
+		r.Close()
+		retries, _ := sum["retries_by_kind"].(map[string]any)
+		if res.Code != tc.code || sum["verified"] != tc.verified || counts.Flips == 0 || retries["verify"] != float64(min(tc.flip, 2)) {
+			t.Errorf("flip %d: exit %d, verified %v, retries %v, relay %+v: %s", tc.flip, res.Code, sum["verified"], sum["retries_by_kind"], counts, res.Stdout)
+		}
+		got, err := os.ReadFile(filepath.Join(dir, "plain.txt"))
+		switch {
+		case tc.code == 0 && string(got) != string(want):
+			t.Errorf("flip %d: plain.txt %q, want %q (%v)", tc.flip, got, want, err)
+		case tc.code != 0 && err == nil:
+			t.Errorf("flip %d: corrupted plain.txt kept: %q", tc.flip, got)
+		}
 	}
 }

@@ -420,7 +420,7 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 	var asked time.Time
 	for r := e.retrier(); ; {
 		asked = time.Now()
-		resp, err = e.paced(ctx, &fetch.Request{URL: rawURL, Parsed: u, Spare: spare})
+		resp, err = e.paced(ctx, &fetch.Request{URL: rawURL, Parsed: u, Spare: spare, Hash: e.opts.Verify != VerifyNever})
 		if err == nil || errors.Is(err, schemes.ErrConnect) || !r.again(ctx, err, rawURL) {
 			break
 		}

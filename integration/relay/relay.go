@@ -109,6 +109,11 @@ type Faults struct {
 	// server is dialled) to DropAfter.
 	Drop      float64
 	DropAfter int
+	// Flip corrupts the first Flip data connections, in the order they
+	// are accepted: the first byte each forwards from server to client
+	// has its lowest bit flipped, as a faulty middlebox might, and the
+	// connection goes on (a client learns of it only by a checksum).
+	Flip int64
 }
 
 // DefaultWindow is the bytes in flight per direction when Config.Window is
@@ -126,6 +131,7 @@ type Counts struct {
 	Resets int64
 	Stalls int64
 	Drops  int64
+	Flips  int64 // data connections whose first byte was flipped
 }
 
 // Relay forwards every connection to its listener to one server.
@@ -139,6 +145,7 @@ type Relay struct {
 
 	conns, turns, up, down atomic.Int64
 	resets, stalls, drops  atomic.Int64
+	flips                  atomic.Int64 // data connections corrupted, for Faults.Flip
 	forwarded              atomic.Int64 // data bytes server to client, for Faults.ResetEvery
 	ids                    atomic.Int64 // connections numbered for Config.Trace
 	born                   time.Time
@@ -189,7 +196,8 @@ func (r *Relay) Addr() string { return r.ln.Addr().String() }
 // Counts returns what the relay saw so far.
 func (r *Relay) Counts() Counts {
 	return Counts{Conns: r.conns.Load(), Turns: r.turns.Load(), Up: r.up.Load(), Down: r.down.Load(),
-		Resets: r.resets.Load(), Stalls: r.stalls.Load(), Drops: r.drops.Load()}
+		Resets: r.resets.Load(), Stalls: r.stalls.Load(), Drops: r.drops.Load(),
+		Flips: min(r.flips.Load(), r.cfg.Faults.Flip)}
 }
 
 // Reset sets the counts back to zero.
@@ -370,9 +378,10 @@ func (r *Relay) serve(client net.Conn, accepted time.Time) {
 			return
 		}
 		var f *downFaults
-		if r.dataSide() && (r.cfg.Faults.ResetEvery > 0 || plan.stall) {
+		flip := r.dataSide() && r.cfg.Faults.Flip > 0 && cnt.flips.Add(1) <= r.cfg.Faults.Flip
+		if r.dataSide() && (r.cfg.Faults.ResetEvery > 0 || plan.stall || flip) {
 			f = &downFaults{root: cnt, s: s, stall: plan.stall, stallAfter: r.cfg.Faults.StallAfter,
-				stallFor: r.cfg.Faults.StallFor, clientFailed: clientFailed, relayClosed: r.done}
+				stallFor: r.cfg.Faults.StallFor, clientFailed: clientFailed, relayClosed: r.done, flip: flip}
 		}
 		down.write(client, f)
 	}()
@@ -481,6 +490,8 @@ type downFaults struct {
 	// says nothing about its going away.
 	clientFailed <-chan struct{}
 	relayClosed  <-chan struct{}
+	// flip: the first byte forwarded is to have a bit flipped (Faults.Flip).
+	flip bool
 }
 
 // cut returns how many of the next n bytes may be delivered before a
@@ -664,6 +675,11 @@ func (l *link) write(dst net.Conn, f *downFaults) {
 			var n int
 			n, fault = f.cut(len(data))
 			data = data[:n]
+			if f.flip && len(data) > 0 {
+				data = append([]byte(nil), data...)
+				data[0] ^= 1
+				f.flip = false
+			}
 		}
 		if len(data) > 0 {
 			l.deliver(data)
