@@ -436,7 +436,9 @@ func hashFile(name string, w io.Writer, buf []byte) (int64, error) {
 		return 0, err
 	}
 	defer f.Close()
-	return io.CopyBuffer(w, f, buf)
+	// The file as a plain Reader: *os.File's WriteTo would copy through
+	// a buffer of its own, allocated for every file.
+	return io.CopyBuffer(w, struct{ io.Reader }{f}, buf)
 }
 
 func rel(dir, fp string) string {

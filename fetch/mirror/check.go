@@ -183,7 +183,8 @@ func hashLocal(root *os.Root, p string, buf []byte) (int64, string, error) {
 	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.CopyBuffer(h, f, buf)
+	// A plain Reader: *os.File's WriteTo would allocate a buffer per file.
+	n, err := io.CopyBuffer(h, struct{ io.Reader }{f}, buf)
 	return n, hex.EncodeToString(h.Sum(nil)), err
 }
 
