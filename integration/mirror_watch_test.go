@@ -376,7 +376,9 @@ func TestMirrorDashboardInChromium(t *testing.T) {
 	}
 	dir := t.TempDir()
 	// d06/ to d08/ only: the other tests' directories stay out of it.
-	d := startDashboard(t, dir, "-j", "2", "--limit-rate", "10k", "--exclude", "d0[0-59]/", "ftp://"+itest.FTPHost+"/archive/tree/", dir)
+	// Slow enough that the run cannot end while a loaded machine starts
+	// the browser; let go once the browser is done.
+	d := startDashboard(t, dir, "-j", "2", "--limit-rate", "3k", "--exclude", "d0[0-59]/", "ftp://"+itest.FTPHost+"/archive/tree/", dir)
 	go func() {
 		for range d.lines {
 		}
@@ -410,6 +412,9 @@ func TestMirrorDashboardInChromium(t *testing.T) {
 	}
 	if len(got.Errors) > 0 {
 		t.Errorf("script errors on the page: %q", got.Errors)
+	}
+	if code := d.post(t, "/api/settings", d.token, url.Values{"limit_rate": {"0"}}); code != 200 {
+		t.Errorf("limit_rate=0: %d", code)
 	}
 	if err := d.cmd.Wait(); err != nil {
 		t.Errorf("mirror: %v", err)
