@@ -281,6 +281,8 @@ func (b *Browser) runSession(e schemes.Entry) {
 					serr = fmt.Errorf("%s is not an interactive session", redacted(e.URL))
 				}
 			})
+			// The session is over before the page says so.
+			resp.Close()
 			if serr != nil {
 				b.showError(serr)
 			} else {
