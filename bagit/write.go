@@ -5,9 +5,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"iter"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/goferurl/gofer/internal/atomicfile"
 )
 
 // WriteDeclaration writes bagit.txt: this package's version, UTF-8.
@@ -78,34 +79,9 @@ func WriteTagManifest(dir, alg string, files []string) error {
 	})
 }
 
-// writeAtomic writes the file name in dir through a temporary file in
-// dir, synced and renamed over name: a reader sees the old file or the
-// new one, never a part.
+// writeAtomic writes the file name in dir whole or not at all.
 func writeAtomic(dir, name string, fill func(*bufio.Writer) error) error {
-	f, err := os.CreateTemp(dir, "."+name+".tmp-")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	w := bufio.NewWriterSize(f, 64<<10)
-	err = fill(w)
-	if err == nil {
-		err = w.Flush()
-	}
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, name))
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Write(filepath.Join(dir, name), 0o644, fill); err != nil {
 		return fmt.Errorf("bagit: writing %s: %w", name, err)
 	}
 	return nil

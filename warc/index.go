@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/nlnwa/gowarc"
+
+	"github.com/goferurl/gofer/internal/atomicfile"
 )
 
 // An index (CDXJ, as pywb and the IIPC's "CDXJ" draft use it) lies beside
@@ -124,29 +126,14 @@ func fileBase(p string) string {
 // writeIndex writes the sorted lines as the index of seg, atomically.
 func writeIndex(seg string, lines []string) error {
 	slices.Sort(lines)
-	name := IndexName(seg)
-	tmp := name + ".tmp"
-	f, err := os.Create(tmp)
+	err := atomicfile.Write(IndexName(seg), 0o644, func(bw *bufio.Writer) error {
+		for _, l := range lines {
+			bw.WriteString(l)
+			bw.WriteByte('\n')
+		}
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("warc: index: %w", err)
-	}
-	bw := bufio.NewWriter(f)
-	for _, l := range lines {
-		bw.WriteString(l)
-		bw.WriteByte('\n')
-	}
-	err = bw.Flush()
-	if serr := f.Sync(); err == nil {
-		err = serr
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, name)
-	}
-	if err != nil {
-		os.Remove(tmp)
 		return fmt.Errorf("warc: index: %w", err)
 	}
 	return nil

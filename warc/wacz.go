@@ -17,6 +17,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/goferurl/gofer/internal/atomicfile"
 )
 
 // A WACZ (Web Archive Collection Zipped 1.1.1, Webrecorder's
@@ -195,32 +197,11 @@ func rechunkFile(src, dst string) error {
 // PackFile writes the WACZ to path, whole or not at all: it is written
 // beside path under a temporary name and renamed into place.
 func PackFile(path string, warcs []string, opt PackOptions) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("warc: pack: %w", err)
+	err := atomicfile.Write(path, 0o644, func(bw *bufio.Writer) error { return Pack(bw, warcs, opt) })
+	if err != nil && !strings.HasPrefix(err.Error(), "warc: ") {
+		err = fmt.Errorf("warc: pack: %w", err)
 	}
-	bw := bufio.NewWriterSize(f, 256<<10)
-	if err := Pack(bw, warcs, opt); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	err = bw.Flush()
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("warc: pack: %w", err)
-	}
-	return nil
+	return err
 }
 
 type datapackage struct {

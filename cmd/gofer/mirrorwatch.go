@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/goferurl/gofer/fetch/mirror"
 	"github.com/goferurl/gofer/fetch/mirror/watch"
+	"github.com/goferurl/gofer/internal/atomicfile"
 )
 
 // watchFlags are how a mirror is watched and steered while it runs.
@@ -64,7 +66,7 @@ func (c *cli) startWatch(args []string, opts *mirror.Options) (*watching, error)
 	cfg := watch.Config{Job: c.cl.job, URL: args[0], Dir: args[1], Exit: exitCode, Settings: map[string]any{
 		"jobs": opts.Jobs, "max_per_host": opts.MaxPerHost, "limit_rate": opts.LimitRate, "depth": opts.Depth,
 		"delete": opts.Delete, "dry_run": opts.DryRun, "retries": c.mf.retries, "symlinks": opts.Symlinks,
-		"rules": filterStrings(opts.Filters)}}
+		"rules": watch.RuleStrings(opts.Filters)}}
 	var onStderr bool
 	if c.wf.progress == "json" {
 		if c.wf.progressFile != "" {
@@ -124,37 +126,10 @@ func writeToken(dir, token string) error {
 	if err := os.MkdirAll(state, 0o700); err != nil {
 		return fmt.Errorf("mirror state: %w", err)
 	}
-	return writeAtomic(filepath.Join(state, "serve-token"), []byte(token+"\n"), 0o600)
-}
-
-// writeAtomic writes a whole file or none of it.
-func writeAtomic(name string, data []byte, perm os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(name), ".tmp-*")
-	if err != nil {
+	return atomicfile.Write(filepath.Join(state, "serve-token"), 0o600, func(w *bufio.Writer) error {
+		_, err := w.WriteString(token + "\n")
 		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), perm)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), name)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
-}
-
-func filterStrings(fs []mirror.Filter) []string {
-	out := make([]string, len(fs))
-	for i, f := range fs {
-		out[i] = f.String()
-	}
-	return out
+	})
 }
 
 // end records the run's outcome, keeps the report and stops serving.
@@ -200,19 +175,7 @@ func (w *watching) report() error {
 	if w.ctl != nil {
 		rules = w.ctl.Filters()
 	}
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	err = w.rec.WriteReport(f, rules)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(dir, name+".html"))
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return atomicfile.Write(filepath.Join(dir, name+".html"), 0o644, func(out *bufio.Writer) error {
+		return w.rec.WriteReport(out, rules)
+	})
 }

@@ -3,17 +3,16 @@ package watch
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
-	"net/url"
 	"sync"
 	"time"
 
 	"github.com/goferurl/gofer/fetch/mirror"
 	"github.com/goferurl/gofer/fetch/mirror/cluster"
 	"github.com/goferurl/gofer/schemes"
+	"github.com/goferurl/gofer/security"
 )
 
 // A Board shows the shared crawls (package cluster) of one NATS server,
@@ -124,7 +123,7 @@ func (b *Board) Handler() http.Handler {
 			Charts map[string]template.HTML
 			Err    string
 			Token  string
-		}{Server: redact(b.opts.URL), Jobs: jobs, Charts: map[string]template.HTML{}}
+		}{Server: security.RedactURL(b.opts.URL), Jobs: jobs, Charts: map[string]template.HTML{}}
 		if err != nil {
 			d.Err = err.Error()
 		}
@@ -161,7 +160,7 @@ func (b *Board) Handler() http.Handler {
 		for _, j := range jobs {
 			jj := jobJSON{Job: j.Job, URL: j.URL, Run: j.Run, State: j.State, Done: j.Done, Failed: j.Failed, Queued: j.Queued,
 				InFlight: j.InFlight, Bytes: j.Bytes, Reassigned: j.Reassigned, ReassignSeconds: j.ReassignSeconds,
-				Paused: j.Control.Paused, Rules: ruleStrings(j.Control.Rules), Throughput: b.series[j.Job], Workers: []workerJSON{}}
+				Paused: j.Control.Paused, Rules: RuleStrings(j.Control.Rules), Throughput: b.series[j.Job], Workers: []workerJSON{}}
 			if jj.Throughput == nil {
 				jj.Throughput = []Point{}
 			}
@@ -177,42 +176,19 @@ func (b *Board) Handler() http.Handler {
 		json.NewEncoder(w).Encode(out)
 	})
 	steer := func(change func(req *http.Request, jc *cluster.JobControl) error) http.HandlerFunc {
-		return func(w http.ResponseWriter, req *http.Request) {
-			form := req.Header.Get("X-Gofer-Token") == ""
-			t := req.Header.Get("X-Gofer-Token")
-			if form {
-				t = req.FormValue("token")
-			}
-			if !validToken(t, b.token) {
-				http.Error(w, "403 forbidden: a change needs the token gofer serve printed (X-Gofer-Token or the token field)", http.StatusForbidden)
-				return
-			}
+		return steering(b.token, "/jobs/", func(req *http.Request) (any, error) {
 			job := req.PathValue("job")
 			if !cluster.ValidJob(job) {
-				http.Error(w, "400 bad request: not a job name", http.StatusBadRequest)
-				return
+				return nil, fmt.Errorf("%q is not a job name", job)
 			}
 			opts := b.opts
 			opts.Job = job
 			jc, err := cluster.Steer(req.Context(), opts, func(jc *cluster.JobControl) error { return change(req, jc) })
 			if err != nil {
-				code := http.StatusBadGateway
-				switch {
-				case errors.Is(err, schemes.ErrUsage):
-					code = http.StatusBadRequest
-				case errors.Is(err, schemes.ErrRefused):
-					code = http.StatusNotFound // no such job (yet)
-				}
-				http.Error(w, fmt.Sprintf("%d %s: %v", code, http.StatusText(code), err), code)
-				return
+				return nil, err
 			}
-			if form && req.Header.Get("Accept") != "application/json" {
-				http.Redirect(w, req, "/jobs/?token="+url.QueryEscape(t), http.StatusSeeOther)
-				return
-			}
-			w.Header().Set("Content-Type", "application/json")
-			json.NewEncoder(w).Encode(map[string]any{"job": job, "paused": jc.Paused, "rules": ruleStrings(jc.Rules)})
-		}
+			return map[string]any{"job": job, "paused": jc.Paused, "rules": RuleStrings(jc.Rules)}, nil
+		})
 	}
 	mux.HandleFunc("POST /api/jobs/{job}/pause", steer(func(_ *http.Request, jc *cluster.JobControl) error {
 		jc.Paused = true
@@ -235,7 +211,7 @@ func (b *Board) Handler() http.Handler {
 				return nil
 			}
 			if remove || req.FormValue("remove") == "1" {
-				return fmt.Errorf("no rule %s: %w", f, errUsage)
+				return fmt.Errorf("no rule %s: %w", f, schemes.ErrUsage)
 			}
 			jc.Rules = append(jc.Rules, f)
 			return nil
@@ -246,8 +222,6 @@ func (b *Board) Handler() http.Handler {
 	return mux
 }
 
-var errUsage = schemes.ErrUsage
-
 func lastIndex(fs []mirror.Filter, f mirror.Filter) int {
 	for i := len(fs) - 1; i >= 0; i-- {
 		if fs[i] == f {
@@ -255,14 +229,4 @@ func lastIndex(fs []mirror.Filter, f mirror.Filter) int {
 		}
 	}
 	return -1
-}
-
-// redact drops a password from a server URL for the page.
-func redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return raw
-	}
-	u.User = url.User(u.User.Username())
-	return u.String()
 }

@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/goferurl/gofer/fetch/mirror"
+	"github.com/goferurl/gofer/schemes"
 )
 
 // The dashboard's URL space:
@@ -117,32 +119,12 @@ func (r *Recorder) Handler(ctl *mirror.Control, token string) http.Handler {
 	})
 	mux.HandleFunc("GET /api/events", r.serveEvents)
 	steer := func(do func(req *http.Request) (any, error)) http.HandlerFunc {
-		return func(w http.ResponseWriter, req *http.Request) {
-			form := req.Header.Get("X-Gofer-Token") == ""
-			t := req.Header.Get("X-Gofer-Token")
-			if form {
-				t = req.FormValue("token")
-			}
-			if !validToken(t, token) {
-				http.Error(w, "403 forbidden: a change needs the run's token (X-Gofer-Token or the token field)", http.StatusForbidden)
-				return
-			}
+		return steering(token, "/", func(req *http.Request) (any, error) {
 			if ctl == nil || r.Ended() {
-				http.Error(w, "409 conflict: the run has ended", http.StatusConflict)
-				return
+				return nil, errEnded
 			}
-			out, err := do(req)
-			if err != nil {
-				http.Error(w, "400 bad request: "+err.Error(), http.StatusBadRequest)
-				return
-			}
-			if form && req.Header.Get("Accept") != "application/json" {
-				http.Redirect(w, req, "/?token="+url.QueryEscape(t), http.StatusSeeOther)
-				return
-			}
-			w.Header().Set("Content-Type", "application/json")
-			json.NewEncoder(w).Encode(out)
-		}
+			return do(req)
+		})
 	}
 	mux.HandleFunc("POST /api/pause", steer(func(*http.Request) (any, error) {
 		ctl.Pause()
@@ -162,7 +144,7 @@ func (r *Recorder) Handler(ctl *mirror.Control, token string) http.Handler {
 			} else if err := ctl.AddFilter(f); err != nil {
 				return nil, err
 			}
-			return map[string]any{"rules": ruleStrings(ctl.Filters())}, nil
+			return map[string]any{"rules": RuleStrings(ctl.Filters())}, nil
 		}
 		mux.HandleFunc("POST /api/"+kind, steer(func(req *http.Request) (any, error) { return rule(req, false) }))
 		mux.HandleFunc("DELETE /api/"+kind, steer(func(req *http.Request) (any, error) { return rule(req, true) }))
@@ -197,11 +179,53 @@ func (r *Recorder) Handler(ctl *mirror.Control, token string) http.Handler {
 	return loopbackOnly(mux)
 }
 
+// errEnded is a change asked of a run that has ended.
+var errEnded = errors.New("the run has ended")
+
+// steering is the handler of one change: the token checked (the
+// X-Gofer-Token header, or a form's token field), then do. A form is
+// answered by a redirect to the page back (its token kept), an API call by
+// do's result as JSON; do's error by its status: 409 for errEnded, 404 for
+// a refusal (no such job), 502 for a server that failed, 400 otherwise.
+func steering(token, back string, do func(*http.Request) (any, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, req *http.Request) {
+		t, form := req.Header.Get("X-Gofer-Token"), false
+		if t == "" {
+			t, form = req.FormValue("token"), true
+		}
+		if !validToken(t, token) {
+			http.Error(w, "403 forbidden: a change needs the token (X-Gofer-Token or the token field)", http.StatusForbidden)
+			return
+		}
+		out, err := do(req)
+		if err != nil {
+			code := http.StatusBadRequest
+			switch {
+			case errors.Is(err, errEnded):
+				code = http.StatusConflict
+			case errors.Is(err, schemes.ErrRefused):
+				code = http.StatusNotFound
+			case errors.Is(err, schemes.ErrConnect):
+				code = http.StatusBadGateway
+			}
+			http.Error(w, fmt.Sprintf("%d %s: %v", code, strings.ToLower(http.StatusText(code)), err), code)
+			return
+		}
+		if form && req.Header.Get("Accept") != "application/json" {
+			http.Redirect(w, req, back+"?token="+url.QueryEscape(t), http.StatusSeeOther)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(out)
+	}
+}
+
 func validToken(got, want string) bool {
 	return want != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }
 
-func ruleStrings(fs []mirror.Filter) []string {
+// RuleStrings writes rules as "exclude GLOB" and "include GLOB".
+func RuleStrings(fs []mirror.Filter) []string {
 	out := make([]string, len(fs))
 	for i, f := range fs {
 		out[i] = f.String()
