@@ -367,3 +367,31 @@ func TestPageEventsAndReport(t *testing.T) {
 		}
 	}
 }
+
+// Remote text (names, URLs, errors) is escaped on the page and in the
+// report: a hostile server's names run no script and make no element.
+func TestPageEscapesRemoteText(t *testing.T) {
+	r, _ := newTestRecorder(&syncBuffer{})
+	evil := `<script>window.pwned=1</script>`
+	r.Event(mirror.Event{Status: mirror.StatusDone, Change: "new", Path: "dir/x.<b>", URL: "ftp://h/" + evil, Bytes: 1})
+	r.Event(mirror.Event{Status: mirror.StatusFailed, Path: evil, URL: "ftp://h/\"><img src=x onerror=alert(1)>", Err: errors.New(evil)})
+	r.Progress(mirror.Progress{New: 1, Failed: 1, Head: []string{evil}, LastFailure: &mirror.Failure{Path: evil, Error: evil}})
+	srv := serve(t, r, mirror.NewControl())
+	resp, err := http.Get(srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page bytes.Buffer
+	page.ReadFrom(resp.Body)
+	resp.Body.Close()
+	var rep bytes.Buffer
+	r.WriteReport(&rep, nil)
+	for name, body := range map[string]string{"page": page.String(), "report": rep.String()} {
+		if strings.Contains(body, "<script>window") || strings.Contains(body, "<img") || strings.Contains(body, "<b>") {
+			t.Errorf("%s holds remote text as markup", name)
+		}
+		if !strings.Contains(body, "&lt;script&gt;window.pwned=1&lt;/script&gt;") {
+			t.Errorf("%s does not show the remote text escaped", name)
+		}
+	}
+}
