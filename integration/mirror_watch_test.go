@@ -332,14 +332,14 @@ func TestMirrorTerminalStatusUnderTmux(t *testing.T) {
 	}
 	raw, _ := os.ReadFile(drawn)
 	first, quiet, _ := strings.Cut(string(raw), "== quiet")
-	if !strings.Contains(first, "queued of") || !strings.Contains(first, "\x1b[") || !strings.Contains(first, "streams") {
+	if !strings.Contains(first, "queued (") || !strings.Contains(first, "\x1b[") || !strings.Contains(first, "streams") {
 		t.Errorf("no status drawn on the terminal; the pane got %q", tail(first, 500))
 	}
-	if strings.Contains(quiet, "queued of") {
+	if strings.Contains(quiet, "queued (") {
 		t.Errorf("-q drew a status: %q", tail(quiet, 500))
 	}
 	// At the end the status is erased: the screen holds no status line.
-	if screen := tmux("capture-pane", "-p"); strings.Contains(screen, "queued of") {
+	if screen := tmux("capture-pane", "-p"); strings.Contains(screen, "queued (") {
 		t.Errorf("the status is left on the screen:\n%s", screen)
 	}
 	out, _ := os.ReadFile(filepath.Join(work, "out"))
@@ -349,7 +349,7 @@ func TestMirrorTerminalStatusUnderTmux(t *testing.T) {
 
 	// Piped: no status.
 	r := itest.Run(t, nil, nil, "mirror", src, filepath.Join(work, "p"))
-	if r.Code != 0 || strings.Contains(r.Stderr, "queued of") || strings.Contains(r.Stderr, "\x1b[") {
+	if r.Code != 0 || strings.Contains(r.Stderr, "queued (") || strings.Contains(r.Stderr, "\x1b[") {
 		t.Errorf("piped: exit %d, stderr %q", r.Code, r.Stderr)
 	}
 }

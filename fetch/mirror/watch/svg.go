@@ -62,7 +62,7 @@ func chart(title, unit string, pts []Point, lines []line) template.HTML {
 		}
 		fmt.Fprintf(&b, `<polyline class="series" data-name="%s" points="%s" fill="none" stroke="%s" stroke-width="2"/>`, l.name, strings.Join(coords, " "), l.color)
 	}
-	fmt.Fprintf(&b, `</svg><figcaption>%s: %s after %.0f s; the top of the chart is %s %s.</figcaption></figure>`,
+	fmt.Fprintf(&b, `</svg><figcaption><p>%s: %s after %.0f s; the top of the chart is %s %s.</p></figcaption></figure>`,
 		template.HTMLEscapeString(title), strings.Join(caption, ", "), span, num(top), unit)
 	return template.HTML(b.String())
 }

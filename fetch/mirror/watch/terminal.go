@@ -50,7 +50,7 @@ func (t *terminal) clear() {
 // StatusLines is the status as a few lines of plain text: the counts,
 // bytes, rate and ETA; per host the streams and limits; the last failure.
 func StatusLines(st Stats) []string {
-	head := fmt.Sprintf("%d done, %d failed, %d queued of %d seen; %s at %s/s",
+	head := fmt.Sprintf("%d done, %d failed, %d queued (%d files seen); %s at %s/s",
 		st.Done, st.Failed, st.Queued, st.Total, Bytes(float64(st.Bytes)), Bytes(st.Rate))
 	if st.ETA != nil {
 		head += ", ETA " + Duration(*st.ETA)
