@@ -44,12 +44,29 @@ async function main() {
     await page.setViewport({ width: 900, height: 1100 });
     await page.screenshot({ path: path.join(shots, 'dashboard.png'), clip: { x: 0, y: 0, width: 900, height: 1100 } });
     // Clicked in the page, where the element is found and pressed at once:
-    // a redraw between finding and pressing would detach it.
-    await Promise.all([page.waitForNavigation({ waitUntil: 'load', timeout: 60000 }), page.$eval('#pause', (b) => b.click())]);
-    out.paused = await page.$eval('#state', (e) => e.textContent);
+    // a redraw between finding and pressing would detach it. The form's
+    // answer is a redirect back to the page; the wait is for what the page
+    // then says, which outlives the navigation (a navigation's own events
+    // can be missed by the driver when the page is slow to start it).
+    const press = async (button, state, other) => {
+      const responded = page.waitForResponse((r) => r.url().includes('/api/' + button.slice(1)), { timeout: 60000 })
+        .then((r) => r.status(), (e) => 'none: ' + e.message);
+      await page.$eval(button, (b) => b.click());
+      try {
+        await page.waitForFunction((s, o) => {
+          const e = document.querySelector('#state');
+          return document.readyState !== 'loading' && e && e.textContent.startsWith(s) && document.querySelector(o);
+        }, { timeout: 60000, polling: 'mutation' }, state, other);
+      } catch (e) {
+        await page.screenshot({ path: path.join(shots, 'stuck.png'), fullPage: true }).catch(() => {});
+        const now = await page.$eval('#state', (x) => x.textContent).catch((x) => String(x));
+        throw new Error(`after ${button}: ${e.message}; the form's answer: ${await responded}; the page ${page.url()} says ${JSON.stringify(now)}`);
+      }
+      return page.$eval('#state', (e) => e.textContent);
+    };
+    out.paused = await press('#pause', 'Paused', '#resume');
     await page.screenshot({ path: path.join(shots, 'paused.png'), fullPage: true });
-    await Promise.all([page.waitForNavigation({ waitUntil: 'load', timeout: 60000 }), page.$eval('#resume', (b) => b.click())]);
-    out.resumed = await page.$eval('#state', (e) => e.textContent);
+    out.resumed = await press('#resume', 'Running', '#pause');
   } finally {
     await browser.close();
   }
