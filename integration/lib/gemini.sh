@@ -4,8 +4,9 @@
 # (unshare -n) with only lo up, and two socats carry the bytes: one inside
 # the namespace from a unix socket under run/ to 127.0.0.1:1965, one
 # outside from 127.0.0.196:1965 to that socket. TLS passes through them
-# untouched. Sourced by integration/up; integration/LAYOUT.md says what
-# the capsule holds.
+# untouched. A second molly-brown, for Hostname ::1, is relayed the same
+# way from [::1]:1965 (up_gemini6). Sourced by integration/up;
+# integration/LAYOUT.md says what the capsule holds.
 #
 # molly-brown's configuration (TOML) in this version, from the keys named
 # in /usr/bin/molly-brown and its upstream README of that time:
@@ -216,9 +217,43 @@ up_gemini() {
 		"UNIX-CONNECT:$STATE/run/gemini.sock"
 	wait_gemini
 	say "gemini: molly-brown in its own network namespace, relayed from $GEMINI_ADDR:$GEMINI_PORT (CA: $STATE/tls/gemini-cert.pem)"
+	up_gemini6
+}
+
+# up_gemini6: molly-brown answers only requests that name its Hostname,
+# so [::1] gets a second molly-brown, configured as the first but for
+# Hostname ::1, with its own certificate (gemini6-cert.pem, IP:::1), logs
+# and network namespace, relayed from [::1]:1965 the same way.
+up_gemini6() {
+	gemini_keypair "$STATE/tls/gemini6-cert.pem" "$STATE/tls/gemini6-key.pem" "/CN=gofer integration gemini ipv6" \
+		-addext "subjectAltName=IP:::1,DNS:localhost"
+	sed -e 's|^Hostname = .*|Hostname = "::1"|' -e 's|/gemini-cert.pem|/gemini6-cert.pem|' \
+		-e 's|/gemini-key.pem|/gemini6-key.pem|' -e 's|/molly-brown-access.log|/molly-brown6-access.log|' \
+		-e 's|/molly-brown-error.log|/molly-brown6-error.log|' "$STATE/etc/molly-brown.conf" | put "$STATE/etc/molly-brown6.conf"
+	sed -e 's|/run/gemini.sock|/run/gemini6.sock|g' -e 's|/etc/molly-brown.conf|/etc/molly-brown6.conf|' \
+		"$STATE/etc/gemini-netns.sh" | put "$STATE/etc/gemini6-netns.sh"
+	chmod 755 "$STATE/etc/gemini6-netns.sh"
+	fresh_logs gemini6 molly-brown6-access.log molly-brown6-error.log
+	alive gemini6 || chown nobody "$STATE/log/molly-brown6-access.log" "$STATE/log/molly-brown6-error.log"
+	start gemini6 unshare -n "$STATE/etc/gemini6-netns.sh"
+	start gemini6-relay socat "TCP6-LISTEN:$GEMINI_PORT,bind=[::1],ipv6only=1,reuseaddr,fork" \
+		"UNIX-CONNECT:$STATE/run/gemini6.sock"
+	local i line
+	for ((i = 0; i < 60; i++)); do
+		alive gemini6 || die "gemini6 exited (log: $STATE/log/gemini6.out)"
+		alive gemini6-relay || die "gemini6-relay exited (log: $STATE/log/gemini6-relay.out)"
+		line=$(printf 'gemini://[::1]/\r\n' | timeout 5 openssl s_client -quiet -connect "[::1]:$GEMINI_PORT" 2>/dev/null | head -n 1) || true
+		[[ $line == "20 text/gemini"* ]] && break
+		sleep 0.5
+	done
+	[[ $line == "20 text/gemini"* ]] || die "gemini6: no 20 for gemini://[::1]/ after 30 s (logs: $STATE/log/gemini6.out, $STATE/log/molly-brown6-error.log)"
+	say "gemini: a second molly-brown for ::1, relayed from [::1]:$GEMINI_PORT (CA: $STATE/tls/gemini6-cert.pem)"
 }
 
 down_gemini() {
+	stop gemini6-relay
+	stop gemini6
+	rm -f "$STATE/run/gemini6.sock"
 	stop gemini-relay
 	stop gemini
 	rm -f "$STATE/run/gemini.sock"

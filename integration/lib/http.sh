@@ -1,5 +1,6 @@
 # nginx on 127.0.0.80:80 and :443 (the harness certificate): autoindex over
-# the archive, big/ and scratch/, and a set of redirects. Sourced by
+# the archive, big/ and scratch/, and a set of redirects; a second nginx
+# serves the same on [::1]:80. Sourced by
 # integration/up; integration/LAYOUT.md lists every path.
 
 HTTP_PACKAGES=(nginx openssl wget) # wget: the WARCs TestWARCOthersCorpus reads
@@ -92,8 +93,25 @@ HTML
 	wait_port nginx "$HTTP_ADDR" 80
 	wait_port nginx "$HTTP_ADDR" 443
 	say "http: nginx on $HTTP_ADDR:80 and :443"
+	up_http6
+}
+
+# up_http6: a second nginx with the same site on [::1]:80 (plain HTTP),
+# its own pid, temporary paths and logs (nginx6-access.log).
+up_http6() {
+	mkdir -p "$STATE/srv/nginx6"
+	nginx_conf | sed -e "s|listen $HTTP_ADDR:80;|listen [::1]:80;|" -e "/listen $HTTP_ADDR:443 ssl;/d" \
+		-e "s|/srv/nginx/|/srv/nginx6/|g" -e "s|/log/nginx-access.log|/log/nginx6-access.log|" \
+		-e "s|/log/nginx-error.log|/log/nginx6-error.log|" | put "$STATE/etc/nginx6.conf"
+	/usr/sbin/nginx -t -q -c "$STATE/etc/nginx6.conf" -p "$STATE/srv/nginx6/" -e "$STATE/log/nginx6-error.log" \
+		|| die "nginx rejects $STATE/etc/nginx6.conf"
+	fresh_logs nginx6 nginx6-access.log nginx6-error.log
+	start nginx6 /usr/sbin/nginx -c "$STATE/etc/nginx6.conf" -p "$STATE/srv/nginx6/" -e "$STATE/log/nginx6-error.log"
+	wait_port nginx6 ::1 80
+	say "http: nginx on [::1]:80"
 }
 
 down_http() {
+	stop nginx6
 	stop nginx
 }
