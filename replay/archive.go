@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -290,7 +291,19 @@ func ParseTime(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("replay: time %q: want RFC 3339 (2006-01-02T15:04:05Z) or YYYYMMDDhhmmss", s)
 }
 
-// hostKey is the "host:port" a URI's server is known by, lower case.
+// hostKey is the "host:port" a URI's server is known by, lower case, an
+// IPv6 address in brackets ("[::1]:70").
 func hostKey(host string, port int) string {
-	return strings.ToLower(host) + ":" + strconv.Itoa(port)
+	return net.JoinHostPort(strings.ToLower(host), strconv.Itoa(port))
+}
+
+// wantedHost is the hostKey a --host value names: "host", "host:port",
+// "[v6]" or "[v6]:port", with defPort when it names no port. A bare IPv6
+// address ("::1") names the address, not a port.
+func wantedHost(h string, defPort int) string {
+	if host, port, err := net.SplitHostPort(h); err == nil {
+		return net.JoinHostPort(strings.ToLower(host), port)
+	}
+	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+	return hostKey(h, defPort)
 }

@@ -88,10 +88,7 @@ func pickHost(scheme string, hosts []string, host string, defPort int) (string, 
 	if host == "" {
 		return hosts[0], nil
 	}
-	if !strings.Contains(host, ":") {
-		host += ":" + strconv.Itoa(defPort)
-	}
-	host = strings.ToLower(host)
+	host = wantedHost(host, defPort)
 	if !slices.Contains(hosts, host) {
 		return "", fmt.Errorf("replay: no %s capture of %s (captured: %s)", scheme, host, strings.Join(hosts, ", "))
 	}

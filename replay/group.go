@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net"
 	"slices"
-	"strconv"
-	"strings"
 )
 
 // Listen asks Start for one protocol's server.
@@ -127,10 +125,7 @@ func newRunning(a *Archive, l Listen) (r Running, ok bool, err error) {
 	}
 	r.Host = hosts[0]
 	for _, h := range l.Hosts {
-		k := strings.ToLower(h)
-		if !strings.Contains(k, ":") {
-			k += ":" + strconv.Itoa(port)
-		}
+		k := wantedHost(h, port)
 		if slices.Contains(hosts, k) {
 			r.Host, r.Chosen = k, h
 			break
