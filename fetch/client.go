@@ -142,6 +142,9 @@ type Request struct {
 	// Hash asks for the server's checksum of the file alongside it (see
 	// schemes.Request.Hash).
 	Hash bool
+	// ListHashes asks, of a directory, for the server's checksum of each
+	// file it lists (see schemes.Request.ListHashes).
+	ListHashes bool
 	// Spare asks for up to this many more connections to the server,
 	// opened alongside this fetch and kept for the fetches that follow
 	// (see schemes.Request.Spare).
@@ -352,6 +355,7 @@ func (c *Client) schemeRequest(r *Request, u *schemes.URL, g *security.Guard) (*
 		SkipMetadata:    r.SkipMetadata,
 		SkipSize:        r.SkipSize,
 		Hash:            r.Hash,
+		ListHashes:      r.ListHashes,
 		Spare:           r.Spare,
 		MaxBytes:        o.MaxBytes,
 		MaxLineLength:   o.MaxLineLength,

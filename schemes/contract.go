@@ -93,6 +93,12 @@ type Request struct {
 	// HASH, XSHA256 and its kin) to ask for the strongest hash the server
 	// offers, alongside the transfer; Response.Hash holds the answer.
 	Hash bool
+	// ListHashes asks a fetcher whose listings can carry the server's
+	// hash of each file (FTP, where the server offers one) to put it in
+	// each file entry's Hash: asked for once the listing has ended, in
+	// pipelined batches; an entry whose listing gave one already (an MLSD
+	// fact) keeps it without a command.
+	ListHashes bool
 	// Spare asks a fetcher that keeps connections for reuse to open up to
 	// this many more to the server, at once and alongside this fetch, and
 	// keep them for the fetches that follow (a mirror's workers, whose

@@ -2,6 +2,7 @@ package schemes
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -69,6 +70,10 @@ type Entry struct {
 	// "NAME;N"): Name is then the plain name and URL names the version;
 	// 0 when the listing gives none.
 	Version int
+	// Hash is the server's own checksum of the file, when the listing
+	// gave one (an FTP MLSD hash fact) or the fetcher asked for it
+	// (Request.ListHashes); zero otherwise.
+	Hash ServerHash
 
 	Gopher *GopherItem // an item of a Gopher menu
 	News   *NewsItem   // an article of a group, or a group of a server
@@ -180,6 +185,8 @@ type entryJSON struct {
 	Level       int     `json:"level,omitempty"`
 	HTMLElement string  `json:"html_element,omitempty"`
 	HTMLAttr    string  `json:"html_attr,omitempty"`
+	// Hash is "ALG:HEX", the server's checksum of the file.
+	Hash string `json:"hash,omitempty"`
 }
 
 // MarshalJSON writes the entry in the --json contract: numbers as numbers,
@@ -223,6 +230,9 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 	}
 	if h := e.HTML; h != nil {
 		j.HTMLElement, j.HTMLAttr = h.Element, h.Attr
+	}
+	if e.Hash.Alg != "" {
+		j.Hash = e.Hash.Alg + ":" + e.Hash.Hex
 	}
 	return json.Marshal(j)
 }
@@ -276,6 +286,9 @@ func (e *Entry) UnmarshalJSON(b []byte) error {
 	}
 	if j.HTMLElement != "" {
 		d.HTML = &HTMLLink{Element: j.HTMLElement, Attr: j.HTMLAttr}
+	}
+	if alg, hex, ok := strings.Cut(j.Hash, ":"); ok {
+		d.Hash = ServerHash{Alg: alg, Hex: hex}
 	}
 	*e = d
 	return nil

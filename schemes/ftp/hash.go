@@ -25,6 +25,55 @@ import (
 // a name holding a space (some servers take only its first word). A reply
 // in no form above leaves the hash unknown; the transfer goes on.
 
+// Some servers write a file's hash among its MLSD facts (RFC 3659 §7 lets
+// a server add facts of its own, "x." ones among them), which costs no
+// command at all: "x.sha256=HEX", "x.sha1=HEX", "x.md5=HEX" and their kin,
+// "x.hash=ALG:HEX", and the HASH draft's "hash=ALG:HEX". hashFact reads
+// them; a value in no such form is left unread.
+
+// factAlgs names the algorithm of each "x." fact.
+var factAlgs = map[string]string{
+	"x.sha512": "SHA-512", "x.sha-512": "SHA-512",
+	"x.sha256": "SHA-256", "x.sha-256": "SHA-256",
+	"x.sha1": "SHA-1", "x.sha-1": "SHA-1",
+	"x.md5": "MD5",
+	"x.crc32": "CRC32", "x.crc": "CRC32",
+}
+
+// hashFact reads one MLSD fact (name k, value v) that carries a hash.
+func hashFact(k, v string) (schemes.ServerHash, bool) {
+	k = strings.ToLower(k)
+	alg, hexv := factAlgs[k], v
+	if k == "hash" || k == "x.hash" {
+		a, d, ok := strings.Cut(v, ":")
+		if !ok {
+			return schemes.ServerHash{}, false
+		}
+		alg, hexv = strings.ToUpper(a), d
+	}
+	for _, a := range hashAlgs {
+		if a.alg == alg {
+			if d := digest(hexv, a.digits); d != "" {
+				return schemes.ServerHash{Alg: alg, Hex: d}, true
+			}
+		}
+	}
+	return schemes.ServerHash{}, false
+}
+
+// stronger reports whether algorithm a ranks above b ("" ranks last).
+func stronger(a, b string) bool {
+	for _, x := range hashAlgs {
+		switch x.alg {
+		case b:
+			return false
+		case a:
+			return true
+		}
+	}
+	return false
+}
+
 // hashFeatures is what FEAT said of checksums.
 type hashFeatures struct {
 	hash []string        // algorithms HASH offers, upper case
@@ -76,44 +125,60 @@ func (r *retrieval) hashSteps() {
 	if !r.req.Hash {
 		return
 	}
-	h := &r.c.hashes
+	r.steps = append(r.steps, r.c.hashSteps(r.name, func(h schemes.ServerHash) { r.hash = h })...)
+}
+
+// offersHash reports whether c's server offers a hash in any form.
+func (c *conn) offersHash() bool {
+	return len(c.hashes.hash) > 0 || len(c.hashes.cmds) > 0
+}
+
+// hashSteps are the commands that ask c's server for the strongest hash
+// it offers of the file name (in the connection's directory), set called
+// with the answer; none when it offers none that can name it.
+func (c *conn) hashSteps(name string, set func(schemes.ServerHash)) []step {
+	h := &c.hashes
 	for _, a := range hashAlgs {
 		switch {
 		case contains(h.hash, a.alg):
+			var steps []step
 			if h.cur != a.alg {
 				alg := a.alg
-				r.steps = append(r.steps, step{line: "OPTS HASH " + alg, then: func(code int, _ string) error {
+				steps = append(steps, step{line: "OPTS HASH " + alg, then: func(code int, _ string) error {
 					if code/100 == 2 {
 						h.cur = alg
 					}
 					return nil
 				}})
+				// Asked once per connection, whatever the answer.
+				h.cur = alg
 			}
-			r.steps = append(r.steps, step{line: "HASH " + r.name, then: func(code int, msg string) error {
+			return append(steps, step{line: "HASH " + name, then: func(code int, msg string) error {
 				if code/100 == 2 {
-					r.hash = parseHASH(msg)
+					if sh := parseHASH(msg); sh.Alg != "" {
+						set(sh)
+					}
 				}
 				return nil
 			}})
-			return
-		case strings.Contains(r.name, " "):
+		case strings.Contains(name, " "):
 			// An X-command's argument may be cut at its first space.
 		case h.cmds[a.cmd] || (a.alg == "MD5" && h.cmds["MD5"]):
 			cmd, alg, digits := a.cmd, a.alg, a.digits
 			if !h.cmds[cmd] {
 				cmd = "MD5"
 			}
-			r.steps = append(r.steps, step{line: cmd + " " + r.name, then: func(code int, msg string) error {
+			return []step{{line: cmd + " " + name, then: func(code int, msg string) error {
 				if code/100 == 2 {
 					if d := lastDigest(msg, digits); d != "" {
-						r.hash = schemes.ServerHash{Alg: alg, Hex: d}
+						set(schemes.ServerHash{Alg: alg, Hex: d})
 					}
 				}
 				return nil
-			}})
-			return
+			}}}
 		}
 	}
+	return nil
 }
 
 func contains(list []string, s string) bool {

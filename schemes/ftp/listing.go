@@ -118,6 +118,10 @@ type listing struct {
 	// such directory on, kept in order until then (at most maxHeldDirs).
 	dirTimes bool
 	held     []schemes.Entry
+	// hashing: the listing's files are to get the server's hash
+	// (Request.ListHashes), asked once it ends; every entry is
+	// held until then (at most maxHeldHashes).
+	hashing bool
 	// list is LIST's parser of every dialect, made at the first line;
 	// queue[next:] are entries read and not yet returned (one LIST line
 	// can give three).
@@ -262,6 +266,11 @@ func (l *listing) Next() (schemes.Entry, error) {
 				l.links = append(l.links, e)
 				continue
 			}
+			if ok && l.hashing {
+				l.queue = append(l.queue, e)
+				l.holdForHashes(0)
+				continue
+			}
 		default:
 			if l.list == nil {
 				l.list = newListParser(l.now)
@@ -269,7 +278,10 @@ func (l *listing) Next() (schemes.Entry, error) {
 			}
 			n := len(l.queue)
 			l.queue = l.list.feed(l.queue, line)
-			if l.dirTimes {
+			switch {
+			case l.hashing:
+				l.holdForHashes(n)
+			case l.dirTimes:
 				l.holdForDirTimes(n)
 			}
 			continue
@@ -346,7 +358,10 @@ func (l *listing) finish() error {
 		l.linkTargets()
 	}
 	if err == nil && code/100 == 2 && len(l.held) > 0 {
-		l.readDirTimes()
+		if l.dirTimes {
+			l.readDirTimes()
+		}
+		l.readHashes()
 	}
 	l.stop()
 	if err != nil {
@@ -448,16 +463,7 @@ func needsDirTime(e schemes.Entry) bool {
 	if e.Type != schemes.TypeDir || (e.Precision != schemes.PrecisionDay && e.Precision != schemes.PrecisionMinute) {
 		return false
 	}
-	n := e.Name
-	if n == "" || n[0] == ' ' || n[len(n)-1] == ' ' {
-		return false
-	}
-	for i := 0; i < len(n); i++ {
-		if n[i] < 0x20 || n[i] == 0x7f {
-			return false
-		}
-	}
-	return true
+	return commandName(e.Name)
 }
 
 // holdForDirTimes moves the entries queued from index n on into held,
@@ -527,6 +533,75 @@ func (l *listing) readDirTimes() {
 		steps = append(steps, stepFor(i, &answered))
 	}
 	x.batch(steps)
+}
+
+// Hashes of a listing's files (Request.ListHashes, for a check of
+// a mirror against its server): the entries are held until the listing
+// ends (at most maxHeldHashes; past it they are given without), then each
+// file's hash is asked for on the listing's connection, in pipelined
+// batches of hashBatch commands where the server reads them, the
+// strongest the server offers, as for a file fetched (hashSteps). A file
+// whose MLSD facts carried a hash is not asked again.
+
+// maxHeldHashes bounds the entries one listing holds for its files'
+// hashes; hashBatch is how many hash commands go out in one write, so
+// that neither side's buffers fill while the other waits.
+const (
+	maxHeldHashes = 10000
+	hashBatch     = 64
+)
+
+// holdForHashes moves the entries queued from index n on into held; past
+// maxHeldHashes it gives everything held out as it is.
+func (l *listing) holdForHashes(n int) {
+	l.held = append(l.held, l.queue[n:]...)
+	l.queue = l.queue[:n]
+	if len(l.held) > maxHeldHashes {
+		l.queue = append(l.queue, l.held...)
+		l.held, l.hashing, l.dirTimes = nil, false, false
+	}
+}
+
+// readHashes asks the server's hash of each held file on the ended
+// listing's connection.
+func (l *listing) readHashes() {
+	if !l.hashing {
+		return
+	}
+	x := l.c.exchange()
+	var steps []step
+	flush := func() bool {
+		i, err := x.batch(steps)
+		steps = steps[:0]
+		return i >= 0 || err == nil
+	}
+	for i := range l.held {
+		e := &l.held[i]
+		if e.Type != schemes.TypeFile || e.Hash.Alg != "" || e.Version > 0 || !commandName(e.Name) {
+			continue
+		}
+		steps = append(steps, l.c.hashSteps(e.Name, func(h schemes.ServerHash) { e.Hash = h })...)
+		if len(steps) >= hashBatch && !flush() {
+			return
+		}
+	}
+	if len(steps) > 0 {
+		flush()
+	}
+}
+
+// commandName reports whether a listed name can go on a command line as
+// it is: no control character, no space at either end.
+func commandName(n string) bool {
+	if n == "" || n[0] == ' ' || n[len(n)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		if n[i] < 0x20 || n[i] == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // fail ends a listing whose data connection broke or exceeded a limit.

@@ -89,6 +89,10 @@ func parseMLSD(line, dir string) (e schemes.Entry, r result) {
 				return e, notMine
 			}
 			e.Modified, e.Precision = t, schemes.PrecisionSecond
+		default:
+			if h, ok := hashFact(k, v); ok && stronger(h.Alg, e.Hash.Alg) {
+				e.Hash = h
+			}
 		}
 	}
 	if e.Type == schemes.TypeDir || e.Type == schemes.TypeOther && e.Size < 0 {
