@@ -36,7 +36,7 @@ var factAlgs = map[string]string{
 	"x.sha512": "SHA-512", "x.sha-512": "SHA-512",
 	"x.sha256": "SHA-256", "x.sha-256": "SHA-256",
 	"x.sha1": "SHA-1", "x.sha-1": "SHA-1",
-	"x.md5": "MD5",
+	"x.md5":   "MD5",
 	"x.crc32": "CRC32", "x.crc": "CRC32",
 }
 

@@ -28,7 +28,7 @@ func TestMLSDHashFacts(t *testing.T) {
 		{"type=file;hash=SHA-256:" + s256 + "; f", schemes.ServerHash{Alg: "SHA-256", Hex: s256}},
 		{"type=file;X.Hash=md5:" + m5 + "; f", schemes.ServerHash{Alg: "MD5", Hex: m5}},
 		{"type=file;x.crc32=abcdef1; f", schemes.ServerHash{Alg: "CRC32", Hex: "0abcdef1"}},
-		{"type=file;x.sha256=" + m5 + "; f", schemes.ServerHash{}},      // too short for SHA-256
+		{"type=file;x.sha256=" + m5 + "; f", schemes.ServerHash{}},       // too short for SHA-256
 		{"type=file;hash=WHIRLPOOL:" + m5 + "; f", schemes.ServerHash{}}, // no algorithm gofer computes
 		{"type=file;x.md5=not-hex-not-hex-not-hex-not-hex-; f", schemes.ServerHash{}},
 	} {
