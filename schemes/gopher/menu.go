@@ -45,7 +45,7 @@ func ParseItem(line, host string, port int) schemes.Entry {
 	}
 	g.Host, g.Port = host, port
 	if len(fields) > 2 && strings.TrimSpace(fields[2]) != "" {
-		g.Host = strings.TrimSpace(fields[2])
+		g.Host = unbracket(strings.TrimSpace(fields[2]))
 	}
 	if len(fields) > 3 {
 		if p, err := strconv.Atoi(strings.TrimSpace(fields[3])); err == nil && p > 0 && p < 65536 {
@@ -140,6 +140,22 @@ func validHost(h string) bool {
 		}
 	}
 	return true
+}
+
+// unbracket returns an IPv6 literal a menu line wrote in brackets
+// ("[::1]", as in a URL) as the address alone, the way the host field
+// holds it ("::1"), so that its item has a URL and is known as the same
+// server; any other host as it is.
+func unbracket(h string) string {
+	inner, ok := strings.CutPrefix(h, "[")
+	if !ok {
+		return h
+	}
+	inner, ok = strings.CutSuffix(inner, "]")
+	if !ok || strings.IndexByte(inner, ':') < 0 || !validHost(inner) {
+		return h
+	}
+	return inner
 }
 
 // cutURLSelector returns what follows "URL:" (or "/URL:") in a selector.

@@ -67,6 +67,25 @@ func TestParseItem(t *testing.T) {
 			schemes.Entry{Name: "Spaces around port", Type: "text", Gopher: &schemes.GopherItem{Type: "0", Selector: "/x", Host: "h", Port: 71},
 				URL: "gopher://h:71/0/x"}},
 		{"", schemes.Entry{Type: "info", Gopher: &schemes.GopherItem{Type: "i"}}},
+		// IPv6 hosts: the field holds the address alone; the URL brackets it.
+		{"0On IPv6\t/a.txt\t::1\t70",
+			schemes.Entry{Name: "On IPv6", Type: "text", Gopher: &schemes.GopherItem{Type: "0", Selector: "/a.txt", Host: "::1", Port: 70},
+				URL: "gopher://[::1]/0/a.txt"}},
+		{"1IPv6, other port\t/m\t2001:db8::7\t7070",
+			schemes.Entry{Name: "IPv6, other port", Type: "dir", Gopher: &schemes.GopherItem{Type: "1", Selector: "/m", Host: "2001:db8::7", Port: 7070},
+				URL: "gopher://[2001:db8::7]:7070/1/m"}},
+		{"0IPv6 in brackets\t/b.txt\t[::1]\t70",
+			schemes.Entry{Name: "IPv6 in brackets", Type: "text", Gopher: &schemes.GopherItem{Type: "0", Selector: "/b.txt", Host: "::1", Port: 70},
+				URL: "gopher://[::1]/0/b.txt"}},
+		{"8Telnet on IPv6\t\t::1\t2323",
+			schemes.Entry{Name: "Telnet on IPv6", Type: "telnet", Gopher: &schemes.GopherItem{Type: "8", Host: "::1", Port: 2323},
+				URL: "telnet://[::1]:2323/"}},
+		// Brackets around no IPv6 address, and a zone (no URL can name
+		// it without RFC 6874's escape): kept as written, with no URL.
+		{"0Brackets, no address\t/c\t[host]\t70",
+			schemes.Entry{Name: "Brackets, no address", Type: "text", Gopher: &schemes.GopherItem{Type: "0", Selector: "/c", Host: "[host]", Port: 70}}},
+		{"0A zone\t/d\tfe80::1%eth0\t70",
+			schemes.Entry{Name: "A zone", Type: "text", Gopher: &schemes.GopherItem{Type: "0", Selector: "/d", Host: "fe80::1%eth0", Port: 70}}},
 	}
 	for _, tt := range tests {
 		got := ParseItem(tt.line, "menuhost", 7000)
