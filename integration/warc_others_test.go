@@ -8,9 +8,12 @@ package integration_test
 // where the mirror pipelines, whose replay answers MDTM for every file.
 
 import (
+	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io/fs"
 	"net"
@@ -18,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,6 +30,7 @@ import (
 	"github.com/goferurl/gofer/integration/itest"
 	"github.com/goferurl/gofer/integration/relay"
 	"github.com/goferurl/gofer/replay"
+	"github.com/goferurl/gofer/warc"
 )
 
 // TestWARCFTPTimesPipelined mirrors a tree of the sample archive with --warc
@@ -212,104 +217,13 @@ func TestWARCOthersCorpus(t *testing.T) {
 		t.Fatalf("gofer get --warc: exit %d: %s", res.Code, res.Stderr)
 	}
 
-	type file struct {
-		name  string
-		with  []string // read beside it: what its revisits refer to
-		dedup bool
-	}
-	files := []file{{name: "wget-gz.warc.gz"}, {name: "wget-plain.warc"}, {name: "whole.warc.gz"},
-		{name: "wget-dedup.warc.gz", with: []string{"wget-gz.warc.gz"}, dedup: true}, {name: "gofer.warc.gz"}}
-	warcio := warcioPath()
-	if warcio == "" {
-		t.Log("warcio.js is not installed: list is not compared with it")
+	files := []corpusFile{{name: "wget-gz.warc.gz", names: names}, {name: "wget-plain.warc", names: names}, {name: "whole.warc.gz", names: names, wholeGzip: true},
+		{name: "wget-dedup.warc.gz", with: []string{"wget-gz.warc.gz"}, dedup: true, names: names}, {name: "gofer.warc.gz", names: names[:1]}}
+	if warcioPath() == "" {
+		t.Log("warcio.js is not installed: nothing is compared with it")
 	}
 	for _, f := range files {
-		path := filepath.Join(work, f.name)
-		set := []string{path}
-		for _, w := range f.with {
-			set = append(set, filepath.Join(work, w))
-		}
-		res := itest.Run(t, nil, nil, "warc", "list", path)
-		if res.Code != 0 {
-			t.Fatalf("list %s: exit %d: %s", f.name, res.Code, res.Stderr)
-		}
-		recs := parseList(t, res.Stdout)
-		if warcio != "" {
-			out, err := exec.CommandContext(itest.Context(t), warcio, "index", path, "-f", "warc-type,warc-target-uri,warc-payload-digest").Output()
-			if err != nil {
-				t.Fatalf("warcio index %s: %v", f.name, err)
-			}
-			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-			if len(lines) != len(recs) {
-				t.Errorf("%s: gofer lists %d records, warcio.js %d", f.name, len(recs), len(lines))
-			}
-			for i := range min(len(lines), len(recs)) {
-				var w map[string]string
-				if err := json.Unmarshal([]byte(lines[i]), &w); err != nil {
-					t.Fatalf("warcio index %s: %q: %v", f.name, lines[i], err)
-				}
-				g := recs[i]
-				if g.typ != w["warc-type"] || g.uri != w["warc-target-uri"] || w["warc-payload-digest"] != "" && g.digest != w["warc-payload-digest"] {
-					t.Errorf("%s: record %d: gofer %+v, warcio.js %v", f.name, i+1, g, w)
-				}
-			}
-		}
-		res = itest.Run(t, nil, nil, append([]string{"warc", "check"}, set...)...)
-		if f.dedup {
-			for _, l := range strings.Split(strings.TrimSpace(res.Stderr), "\n") {
-				if !strings.Contains(l, "WARC-Block-Digest sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ does not match the block") &&
-					!strings.HasPrefix(l, "gofer: warc check: ") {
-					t.Errorf("check %s: %s", f.name, l)
-				}
-			}
-		} else if res.Code != 0 {
-			t.Errorf("check %s: exit %d: %s", f.name, res.Code, res.Stderr)
-		}
-		n := 0
-		for _, r := range recs {
-			if r.typ != "warcinfo" {
-				n++
-			}
-		}
-		res = itest.Run(t, nil, nil, "warc", "merge", path)
-		if got := strings.Count(res.Stdout, "\n"); res.Code != 0 || got != n {
-			t.Errorf("merge %s: exit %d, %d lines, want %d: %s", f.name, res.Code, got, n, res.Stderr)
-		}
-		if res := itest.Run(t, nil, nil, "warc", "pack", path, "-o", filepath.Join(work, f.name+".wacz")); res.Code != 0 {
-			t.Errorf("pack %s: exit %d: %s", f.name, res.Code, res.Stderr)
-		}
-		a, err := replay.Open(set, replay.Options{Warn: func(s string) {
-			if !strings.Contains(s, "no index beside it") {
-				t.Errorf("replay %s: %s", f.name, s)
-			}
-		}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, name := range names {
-			if f.name == "gofer.warc.gz" && name != names[0] {
-				continue
-			}
-			want, err := os.ReadFile(filepath.Join(itest.StateDir(), "archive", "text", name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := itest.Run(t, nil, nil, append(append([]string{"warc", "cat"}, set...), url+name)...)
-			if res.Code != 0 || res.Stdout != string(want) {
-				t.Errorf("cat %s %s: exit %d %.60q, want %.60q: %s", f.name, name, res.Code, res.Stdout, want, res.Stderr)
-			}
-			p, err := a.Lookup(url+name, "response", "resource")
-			if err != nil {
-				t.Errorf("replay %s %s: %v", f.name, name, err)
-				continue
-			}
-			var b bytes.Buffer
-			b.ReadFrom(p)
-			p.Close()
-			if b.String() != string(want) {
-				t.Errorf("replay %s %s: %.60q, want %.60q", f.name, name, b.String(), want)
-			}
-		}
+		readCorpusFile(t, work, url, f)
 	}
 	// No record at all: an error, not an empty success.
 	readme := filepath.Join(itest.StateDir(), "archive", "README.txt")
@@ -393,4 +307,404 @@ func TestWARCHostileFiles(t *testing.T) {
 			}
 		}
 	}
+}
+
+// corpusFile is a WARC file of the corpus and what reading it must give.
+type corpusFile struct {
+	name  string   // in the work directory
+	with  []string // read beside it: what its revisits refer to
+	dedup bool     // wget's revisits, whose block digests are of an empty block
+	// names are the files of the sample archive's text/ the file's first
+	// capture of each holds (cat and replay give their bytes).
+	names []string
+	// plain, for a file warcio.js cannot read (zstd), is the same file
+	// decompressed, which warcio.js reads in its place.
+	plain string
+	// wholeGzip is a file gzipped whole: warcio.js indexes each of its
+	// records at offset and length those of the whole file, so they are
+	// not compared.
+	wholeGzip bool
+	// checkWarns are lines check may print, the file being as its
+	// writer wrote it (each said in the test that names it).
+	checkWarns []string
+}
+
+// warcioRecord is one line of integration/warcwriters/warcio-payloads.mjs:
+// a record as warcio.js reads it.
+type warcioRecord struct {
+	Type          string `json:"type"`
+	URI           string `json:"uri"`
+	Date          string `json:"date"`
+	ID            string `json:"id"`
+	PayloadDigest string `json:"payloadDigest"`
+	BlockDigest   string `json:"blockDigest"`
+	RefersTo      string `json:"refersTo"`
+	RefersToURI   string `json:"refersToURI"`
+	RefersToDate  string `json:"refersToDate"`
+	Length        int    `json:"length"`
+	SHA256        string `json:"sha256"`
+	Status        string `json:"status"`
+	ContentType   string `json:"contentType"`
+	file          string // the corpus file it is in
+}
+
+// nodeModules is the directory warcio.js and js-wacz are installed in,
+// "" when warcio.js is not installed.
+func nodeModules() string {
+	w := warcioPath()
+	if w == "" {
+		return ""
+	}
+	return filepath.Dir(filepath.Dir(w))
+}
+
+// warcioRecords reads path with warcio.js, through
+// warcwriters/warcio-payloads.mjs.
+func warcioRecords(t *testing.T, path string) []warcioRecord {
+	t.Helper()
+	out, err := exec.CommandContext(itest.Context(t), "node", filepath.Join("warcwriters", "warcio-payloads.mjs"), nodeModules(), path).Output()
+	if err != nil {
+		t.Fatalf("warcio-payloads.mjs %s: %v: %s", path, err, stderrOf(err))
+	}
+	var recs []warcioRecord
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var r warcioRecord
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("warcio-payloads.mjs %s: %q: %v", path, l, err)
+		}
+		r.file = path
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+func stderrOf(err error) string {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return string(ee.Stderr)
+	}
+	return ""
+}
+
+// isCapture reports whether warc cat and replay take a record of typ as
+// a capture of its URI.
+func isCapture(typ string) bool { return typ == "response" || typ == "resource" || typ == "revisit" }
+
+// readCorpusFile reads a corpus file with every reading command and
+// compares what each says with warcio.js's reading of it: list (type,
+// target URI, payload digest of every record), merge's CDXJ (every record
+// but the warcinfo, by record ID: type, URI without angle brackets, the
+// payload digest else the block digest), pack's index (the lines of
+// warcio.js's cdx-index) and pages (each a captured URI, every 200
+// text/html capture a page), cat's bytes (the first capture of each URI,
+// and with --at the capture nearest each capture's date, a revisit
+// resolved to what it refers to: the payload warcio.js reads there); check
+// finds nothing wrong; replay gives each of f.names's bytes.
+func readCorpusFile(t *testing.T, work, url string, f corpusFile) {
+	t.Helper()
+	path := filepath.Join(work, f.name)
+	set := []string{path}
+	for _, w := range f.with {
+		set = append(set, filepath.Join(work, w))
+	}
+	res := itest.Run(t, nil, nil, "warc", "list", path)
+	if res.Code != 0 {
+		t.Fatalf("list %s: exit %d: %s", f.name, res.Code, res.Stderr)
+	}
+	recs := parseList(t, res.Stdout)
+	warcio := warcioPath()
+	independent := path // what warcio.js reads for path
+	if f.plain != "" {
+		independent = filepath.Join(work, f.plain)
+	}
+	if warcio != "" {
+		out, err := exec.CommandContext(itest.Context(t), warcio, "index", independent, "-f", "warc-type,warc-target-uri,warc-payload-digest").Output()
+		if err != nil {
+			t.Fatalf("warcio index %s: %v", f.name, err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if len(lines) != len(recs) {
+			t.Errorf("%s: gofer lists %d records, warcio.js %d", f.name, len(recs), len(lines))
+		}
+		for i := range min(len(lines), len(recs)) {
+			var w map[string]string
+			if err := json.Unmarshal([]byte(lines[i]), &w); err != nil {
+				t.Fatalf("warcio index %s: %q: %v", f.name, lines[i], err)
+			}
+			g := recs[i]
+			if g.typ != w["warc-type"] || g.uri != w["warc-target-uri"] || w["warc-payload-digest"] != "" && g.digest != w["warc-payload-digest"] {
+				t.Errorf("%s: record %d: gofer %+v, warcio.js %v", f.name, i+1, g, w)
+			}
+		}
+	}
+	res = itest.Run(t, nil, nil, append([]string{"warc", "check"}, set...)...)
+	if f.dedup || len(f.checkWarns) > 0 {
+		warns := f.checkWarns
+		if f.dedup {
+			warns = append(warns, "WARC-Block-Digest sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ does not match the block")
+		}
+		for _, l := range strings.Split(strings.TrimSpace(res.Stderr), "\n") {
+			if l != "" && !strings.HasPrefix(l, "gofer: warc check: ") && !slices.ContainsFunc(warns, func(w string) bool { return strings.Contains(l, w) }) {
+				t.Errorf("check %s: %s", f.name, l)
+			}
+		}
+	} else if res.Code != 0 {
+		t.Errorf("check %s: exit %d: %s", f.name, res.Code, res.Stderr)
+	}
+	n := 0
+	for _, r := range recs {
+		if r.typ != "warcinfo" {
+			n++
+		}
+	}
+	merged := itest.Run(t, nil, nil, "warc", "merge", path)
+	if got := strings.Count(merged.Stdout, "\n"); merged.Code != 0 || got != n {
+		t.Errorf("merge %s: exit %d, %d lines, want %d: %s", f.name, merged.Code, got, n, merged.Stderr)
+	}
+	wacz := filepath.Join(work, f.name+".wacz")
+	if res := itest.Run(t, nil, nil, "warc", "pack", path, "-o", wacz); res.Code != 0 {
+		t.Errorf("pack %s: exit %d: %s", f.name, res.Code, res.Stderr)
+	}
+	a, err := replay.Open(set, replay.Options{Warn: func(s string) {
+		if !strings.Contains(s, "no index beside it") {
+			t.Errorf("replay %s: %s", f.name, s)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range f.names {
+		want, err := os.ReadFile(filepath.Join(itest.StateDir(), "archive", "text", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := itest.Run(t, nil, nil, append(append([]string{"warc", "cat"}, set...), url+name)...)
+		if res.Code != 0 || res.Stdout != string(want) {
+			t.Errorf("cat %s %s: exit %d %.60q, want %.60q: %s", f.name, name, res.Code, res.Stdout, want, res.Stderr)
+		}
+		p, err := a.Lookup(url+name, "response", "resource")
+		if err != nil {
+			t.Errorf("replay %s %s: %v", f.name, name, err)
+			continue
+		}
+		var b bytes.Buffer
+		b.ReadFrom(p)
+		p.Close()
+		if b.String() != string(want) {
+			t.Errorf("replay %s %s: %.60q, want %.60q", f.name, name, b.String(), want)
+		}
+	}
+	if warcio == "" {
+		return
+	}
+	var all []warcioRecord // every record of the set as warcio.js reads it, in cat's order
+	for i, p := range set {
+		if i == 0 {
+			p = independent
+		}
+		all = append(all, warcioRecords(t, p)...)
+	}
+	own := 0
+	for own < len(all) && all[own].file == independent {
+		own++
+	}
+	mine := all[:own]
+	compareMerge(t, f.name, merged.Stdout, mine)
+	comparePack(t, f.name, wacz, independent, f.plain != "" || f.wholeGzip, mine)
+	compareCat(t, f.name, set, all)
+}
+
+// compareMerge compares merge's CDXJ lines with the records warcio.js
+// reads: one line per record but the warcinfo, by record ID.
+func compareMerge(t *testing.T, name, cdxj string, recs []warcioRecord) {
+	t.Helper()
+	byID := map[string]warc.IndexEntry{}
+	for _, l := range strings.Split(strings.TrimSpace(cdxj), "\n") {
+		_, js, ok := strings.Cut(l, " {")
+		var e warc.IndexEntry
+		if !ok || json.Unmarshal([]byte("{"+js), &e) != nil {
+			t.Errorf("merge %s: line %q", name, l)
+			continue
+		}
+		if strings.ContainsAny(e.URL, "<>") || strings.ContainsAny(l[:strings.IndexByte(l, ' ')], "<>") {
+			t.Errorf("merge %s: angle brackets in %q", name, l)
+		}
+		byID[e.ID] = e
+	}
+	for _, r := range recs {
+		if r.Type == "warcinfo" {
+			continue
+		}
+		e, ok := byID[r.ID]
+		want := r.PayloadDigest
+		if want == "" {
+			want = r.BlockDigest
+		}
+		if !ok || e.Type != r.Type || e.URL != r.URI || e.Digest != want {
+			t.Errorf("merge %s: record %s: %+v (indexed %v), warcio.js reads %s %s %s", name, r.ID, e, ok, r.Type, r.URI, want)
+		}
+		delete(byID, r.ID)
+	}
+	for id, e := range byID {
+		t.Errorf("merge %s: indexes %s (%+v), which warcio.js does not read", name, id, e)
+	}
+}
+
+// comparePack compares the index of the WACZ pack wrote with warcio.js's
+// cdx-index of the same WARC file (independent; with approx, a
+// decompressed copy of it or a file gzipped whole, and then offsets,
+// lengths and file names are not compared), and its pages with the captures warcio.js reads: each
+// page a captured URI, every 200 text/html response a page.
+func comparePack(t *testing.T, name, wacz, independent string, approx bool, recs []warcioRecord) {
+	t.Helper()
+	zr, err := zip.OpenReader(wacz)
+	if err != nil {
+		t.Errorf("pack %s: %v", name, err)
+		return
+	}
+	defer zr.Close()
+	read := func(n string) string {
+		rc, err := zr.Open(n)
+		if err != nil {
+			t.Errorf("pack %s: %v", name, err)
+			return ""
+		}
+		defer rc.Close()
+		var b bytes.Buffer
+		b.ReadFrom(rc)
+		return b.String()
+	}
+	out, err := exec.CommandContext(itest.Context(t), warcioPath(), "cdx-index", independent).Output()
+	if err != nil {
+		t.Fatalf("warcio cdx-index %s: %v", name, err)
+	}
+	norm := func(s string) []string {
+		var lines []string
+		for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+			if approx {
+				key, js, _ := strings.Cut(l, " {")
+				var m map[string]any
+				json.Unmarshal([]byte("{"+js), &m)
+				delete(m, "offset")
+				delete(m, "length")
+				delete(m, "filename")
+				b, _ := json.Marshal(m)
+				l = key + " " + string(b)
+			}
+			lines = append(lines, l)
+		}
+		slices.Sort(lines)
+		return lines
+	}
+	got, want := norm(read("indexes/index.cdx")), norm(string(out))
+	if !slices.Equal(got, want) {
+		t.Errorf("pack %s: index\n%s\nwarcio.js cdx-index\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	captured := map[string]bool{}
+	for _, r := range recs {
+		if isCapture(r.Type) {
+			captured[r.URI] = true
+		}
+	}
+	pages := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(read("pages/pages.jsonl")), "\n")[1:] {
+		var p struct{ URL string }
+		if err := json.Unmarshal([]byte(l), &p); err != nil || !captured[p.URL] {
+			t.Errorf("pack %s: page %q is no capture warcio.js reads", name, l)
+		}
+		pages[p.URL] = true
+	}
+	for _, r := range recs {
+		if r.Type == "response" && r.Status == "200" && strings.HasPrefix(r.ContentType, "text/html") && !pages[r.URI] {
+			t.Errorf("pack %s: %s, a 200 text/html response, is not a page", name, r.URI)
+		}
+	}
+}
+
+// compareCat runs cat for the first capture of each URI of the set's
+// first file, and with --at each capture's date, and compares its bytes
+// with the payload warcio.js reads in the record cat should pick (the
+// first capture nearest the time, a revisit resolved to the record it
+// refers to, by ID, else by target URI and date).
+func compareCat(t *testing.T, name string, set []string, all []warcioRecord) {
+	t.Helper()
+	resolve := func(r warcioRecord) (warcioRecord, bool) {
+		for range 8 {
+			if r.Type != "revisit" {
+				return r, true
+			}
+			found := false
+			for _, o := range all {
+				if r.RefersTo != "" && o.ID == r.RefersTo || r.RefersTo == "" && o.Type != "revisit" && o.URI == r.RefersToURI && sameTime(o.Date, r.RefersToDate) {
+					r, found = o, true
+					break
+				}
+			}
+			if !found {
+				return r, false
+			}
+		}
+		return r, false
+	}
+	pick := func(uri, at string) (warcioRecord, bool) {
+		var best *warcioRecord
+		var bestD time.Duration
+		when, _ := time.Parse(time.RFC3339Nano, at)
+		for i, r := range all {
+			if r.URI != uri || !isCapture(r.Type) {
+				continue
+			}
+			if at == "" {
+				return resolve(r)
+			}
+			d, _ := time.Parse(time.RFC3339Nano, r.Date)
+			if dd := d.Sub(when).Abs(); best == nil || dd < bestD {
+				best, bestD = &all[i], dd
+			}
+		}
+		if best == nil {
+			return warcioRecord{}, false
+		}
+		return resolve(*best)
+	}
+	type ask struct{ uri, at string }
+	var asks []ask
+	seen := map[ask]bool{}
+	for _, r := range all {
+		if r.file != all[0].file || !isCapture(r.Type) {
+			continue
+		}
+		for _, a := range []ask{{r.URI, ""}, {r.URI, r.Date}} {
+			if !seen[a] {
+				seen[a] = true
+				asks = append(asks, a)
+			}
+		}
+	}
+	if len(asks) == 0 {
+		t.Errorf("cat %s: warcio.js reads no capture", name)
+	}
+	for _, a := range asks {
+		want, ok := pick(a.uri, a.at)
+		if !ok {
+			t.Errorf("cat %s %s at %q: warcio.js reads no record it refers to", name, a.uri, a.at)
+			continue
+		}
+		args := []string{"warc", "cat"}
+		if a.at != "" {
+			args = append(args, "--at", a.at)
+		}
+		res := itest.Run(t, nil, nil, append(append(args, set...), a.uri)...)
+		sum := sha256.Sum256([]byte(res.Stdout))
+		if res.Code != 0 || len(res.Stdout) != want.Length || hex.EncodeToString(sum[:]) != want.SHA256 {
+			t.Errorf("cat %s %s at %q: exit %d, %d bytes %.40q; warcio.js reads %d bytes (sha256 %s) in record %s: %s",
+				name, a.uri, a.at, res.Code, len(res.Stdout), res.Stdout, want.Length, want.SHA256, want.ID, res.Stderr)
+		}
+	}
+}
+
+// sameTime reports whether two WARC-Dates are the same instant.
+func sameTime(a, b string) bool {
+	x, err1 := time.Parse(time.RFC3339Nano, a)
+	y, err2 := time.Parse(time.RFC3339Nano, b)
+	return err1 == nil && err2 == nil && x.Equal(y)
 }
