@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"net"
 	"strconv"
 	"strings"
 
@@ -17,7 +18,7 @@ import (
 
 // connLimitKey is the state's key of a server's connection limit.
 func connLimitKey(u *schemes.URL) string {
-	return "connlimit:" + strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host) + ":" + strconv.Itoa(u.EffectivePort())
+	return "connlimit:" + strings.ToLower(u.Scheme) + "://" + net.JoinHostPort(strings.ToLower(u.Host), strconv.Itoa(u.EffectivePort()))
 }
 
 // loadConnLimit gives the fetcher of u's scheme the limit an earlier run

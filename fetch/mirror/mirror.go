@@ -52,8 +52,10 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -770,7 +772,7 @@ func (e *engine) slot(ctx context.Context) (func(), bool) {
 	if perHost <= 0 {
 		perHost = DefaultMaxPerHost
 	}
-	release, err := e.shared.Slot(ctx, e.site.host+":"+fmt.Sprint(e.site.port), perHost)
+	release, err := e.shared.Slot(ctx, net.JoinHostPort(e.site.host, strconv.Itoa(e.site.port)), perHost)
 	if err != nil {
 		if ctx.Err() == nil {
 			e.sharedFailed(err)

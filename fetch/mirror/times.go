@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,7 +31,7 @@ func exactTime(prec string) bool {
 
 // zoneKey is the state's key of the server's zone offset.
 func (e *engine) zoneKey() string {
-	return "zone:" + e.site.scheme + "://" + e.site.host + ":" + strconv.Itoa(e.site.port)
+	return "zone:" + e.site.scheme + "://" + net.JoinHostPort(e.site.host, strconv.Itoa(e.site.port))
 }
 
 // loadZone reads the server's offset from the state, if calibrated before.
