@@ -158,6 +158,10 @@ type conn struct {
 	tlsData *tls.Config
 	// tlsVersion is the control connection's TLS version, 0 for none.
 	tlsVersion uint16
+	// resumeID is the session ID a TLS data connection's ClientHello
+	// carries to resume the control connection's TLS 1.2 session by ID,
+	// nil when it resumes from a ticket or not at all (resume.go).
+	resumeID []byte
 	// home is the login directory (PWD right after login), "" when the
 	// server did not say; moved reports a CWD since login, and at the
 	// segments whose CWDs, all accepted, lead from home to where the
@@ -319,11 +323,10 @@ func (c *conn) protect(ctx context.Context, req *schemes.Request, plain net.Conn
 		top = newCtrlConn(plain, c.log)
 	case tlsImplicit:
 		c.tlsData = tlsConfig(req, c.key.host)
-		tc, err := lineproto.Handshake(ctx, plain, c.tlsData, "TLS handshake with "+addr)
+		tc, err := c.handshake(ctx, plain, addr)
 		if err != nil {
 			return nil, err
 		}
-		c.tlsVersion = tc.ConnectionState().Version
 		top = newCtrlConn(tc, c.log)
 	case tlsExplicit:
 		c.tlsData = tlsConfig(req, c.key.host)
@@ -371,14 +374,29 @@ func (c *conn) protect(ctx context.Context, req *schemes.Request, plain net.Conn
 		if acode != 234 {
 			return nil, schemes.Errorf(schemes.ErrRefused, "%d %s (the server refused AUTH TLS; gofer does not fall back to plain text)", acode, lineproto.ServerText(amsg))
 		}
-		tc, err := lineproto.Handshake(ctx, plain, c.tlsData, "TLS handshake with "+addr)
+		tc, err := c.handshake(ctx, plain, addr)
 		if err != nil {
 			return nil, err
 		}
-		c.tlsVersion = tc.ConnectionState().Version
 		top = newCtrlConn(tc, c.log)
 	}
 	return top, nil
+}
+
+// handshake makes the control connection's TLS over plain, and readies
+// its data connections to resume its session: from a ticket, or by ID
+// where the server gave none (resume.go).
+func (c *conn) handshake(ctx context.Context, plain net.Conn, addr string) (*tls.Conn, error) {
+	var w watchedHandshake
+	cfg, nc := w.watch(c.tlsData, plain)
+	tc, err := lineproto.Handshake(ctx, nc, cfg, "TLS handshake with "+addr)
+	if err != nil {
+		return nil, err
+	}
+	cs := tc.ConnectionState()
+	c.tlsVersion = cs.Version
+	c.resumeID = w.resumeByID(c.tlsData, cs)
+	return tc, nil
 }
 
 // readReply reads one reply (RFC 959 §4.2), refusing what is not one.
@@ -542,7 +560,11 @@ func (c *conn) useData(data *lineproto.Conn, addr string) net.Conn {
 	var nc net.Conn = data
 	if c.tlsData != nil {
 		// The handshake happens on the first read, under the idle deadline.
-		nc = tls.Client(nc, c.tlsData)
+		cfg := c.tlsData
+		if c.resumeID != nil {
+			cfg = dataConfig(cfg, c.resumeID)
+		}
+		nc = tls.Client(nc, cfg)
 	} else if hc, ok := data.Raw().(interface{ CloseWrite() error }); ok && c.halfClose && reaches(data.Raw(), net.ParseIP(host), port) {
 		// gofer only ever reads a data connection (RETR, LIST, MLSD,
 		// NLST). vsftpd waits for the client's end of it before it

@@ -66,18 +66,18 @@
 // at once: its 226 comes a round trip sooner.
 //
 // TLS data connections (PROT P) resume the control connection's TLS
-// session from a session cache (RFC 4217 §10.2), which servers may demand:
-// vsftpd with require_ssl_reuse, ProFTPD's mod_tls by default. Go's
-// crypto/tls resumes a TLS 1.3 session from a pre-shared key and a TLS 1.2
-// session from a session ticket (RFC 5077) only: its client sends a
-// random session ID, never the one the server gave the control
-// connection, and keeps no session the server gave no ticket for. Against
-// a server that speaks TLS 1.2 at most and issues no tickets, the data
-// connection cannot resume, and the server's refusal (vsftpd's 522) is an
-// error that says so rather than a broken transfer. Resuming by session
-// ID would take a TLS client that sets the ClientHello's session ID and
-// keeps the master secret; the maintained Go TLS libraries (crypto/tls
-// and its fork github.com/refraction-networking/utls) do not.
+// session (RFC 4217 §10.2), which servers may demand: vsftpd with
+// require_ssl_reuse, ProFTPD's mod_tls by default. A TLS 1.3 session is
+// resumed from its pre-shared key and a TLS 1.2 session from its session
+// ticket (RFC 5077), as crypto/tls does; a TLS 1.2 session the server
+// gave no ticket for is resumed by its session ID (RFC 5246 §7.4.1.2),
+// which crypto/tls does not do by itself and no maintained Go TLS library
+// does: the control connection's handshake is watched for its master
+// secret and session ID, a client session is made of them in the session
+// encoding crypto/tls defines, and each data connection's ClientHello
+// carries the ID (resume.go says how). A data connection the server still
+// refuses for not resuming (vsftpd's 522, ProFTPD's 425) is an error that
+// says so rather than a broken transfer.
 //
 // Control connections are kept for reuse across fetches, keyed by every
 // setting that decides what a connection is or how it was made: host,

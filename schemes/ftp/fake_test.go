@@ -61,6 +61,9 @@ type fakeFTP struct {
 	// control connection and every data connection are TLS from the
 	// first byte, and PBSZ and PROT are answered 200.
 	tls *tls.Config
+	// requireReuse refuses, with vsftpd's 522, a passive TLS data
+	// connection that does not resume the control connection's session.
+	requireReuse bool
 	// greeting is the text of the 220 ("" for "(fakeFTP 1.0)").
 	greeting string
 	// ascii makes TYPE A send LF as CR LF and refuse REST (ProFTPD).
@@ -786,6 +789,15 @@ func (s *fakeSession) acceptData() net.Conn {
 	if err != nil {
 		s.reply("425 Failed to establish connection.")
 		return nil
+	}
+	if tc, ok := d.(*tls.Conn); ok && s.f.requireReuse {
+		tc.SetDeadline(time.Now().Add(5 * time.Second))
+		if err := tc.Handshake(); err != nil || !tc.ConnectionState().DidResume {
+			d.Close()
+			s.reply("522 SSL connection failed: session reuse required")
+			return nil
+		}
+		tc.SetDeadline(time.Time{})
 	}
 	if s.f.waitFIN {
 		wait := s.f.finWait
