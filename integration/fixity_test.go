@@ -9,12 +9,14 @@ package integration_test
 import (
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goferurl/gofer/integration/itest"
 	"github.com/goferurl/gofer/integration/relay"
@@ -242,5 +244,129 @@ func TestFixityCorruptedInFlight(t *testing.T) {
 		case tc.code != 0 && err == nil:
 			t.Errorf("flip %d: corrupted plain.txt kept: %q", tc.flip, got)
 		}
+	}
+}
+
+// treeState is every path under dir with its size, time and sha256: what
+// a read-only command must leave as it found.
+func treeState(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	filepath.WalkDir(dir, func(p string, de fs.DirEntry, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, err := de.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := ""
+		if de.Type().IsRegular() {
+			if sum, err = itest.FileSHA256(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fmt.Fprintf(&b, "%s %d %s %s\n", p, fi.Size(), fi.ModTime().UTC().Format(time.RFC3339Nano), sum)
+		return nil
+	})
+	return b.String()
+}
+
+// TestFixityCheckRemote: mirror --check --remote against ProFTPD with
+// mod_digest compares each file by the server's SHA-512, asked for in
+// pipelined batches with each directory's listing: an untouched mirror
+// differs in nothing (exit 0); a file rewritten with bytes of the same
+// size and the same time (which only a checksum tells), a file added, a
+// file and a directory removed are each named (exit 1), and nothing on
+// disk changes. Against vsftpd, which offers no checksum, it compares
+// sizes and times and says so. A server gone is exit 4.
+func TestFixityCheckRemote(t *testing.T) {
+	itest.Parallel(t)
+	itest.Require(t, itest.ProFTPDHost+":2123")
+	itest.Require(t, itest.FTPHost+":21")
+	src := filepath.Join(itest.FTPMoreDir(), "scratch", t.Name())
+	os.RemoveAll(src)
+	t.Cleanup(func() { os.RemoveAll(src) })
+	old := time.Date(2011, 2, 3, 4, 5, 6, 0, time.UTC)
+	for p, body := range map[string]string{"a.txt": "alpha\n", "c.txt": "gamma\n", "sub/b.txt": "beta\n", "gone/d.txt": "delta\n", "gone/e.txt": "epsilon\n"} {
+		p = filepath.Join(src, p)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(p, old, old)
+	}
+	url := "ftp://" + itest.ProFTPDHost + ":2123/scratch/" + t.Name() + "/"
+	dir := t.TempDir()
+	if r := itest.Run(t, nil, nil, "mirror", "-q", url, dir); r.Code != 0 {
+		t.Fatalf("mirror: exit %d: %s", r.Code, r.Stderr)
+	}
+	r := itest.Run(t, nil, nil, "mirror", "--check", "--remote", dir)
+	if r.Code != 0 || !strings.Contains(r.Stdout, "checked on the server: 3 directories, 5 files: by the server's checksum: 5 (SHA-512 5); 0 changed there, 0 gone, 0 new\n") {
+		t.Fatalf("check --remote of an untouched mirror: exit %d: %s%s", r.Code, r.Stdout, r.Stderr)
+	}
+
+	os.WriteFile(filepath.Join(src, "a.txt"), []byte("ALPHA\n"), 0o644) // same size
+	os.Chtimes(filepath.Join(src, "a.txt"), old, old)                   // same time
+	os.WriteFile(filepath.Join(src, "sub", "new.txt"), []byte("new\n"), 0o644)
+	os.Remove(filepath.Join(src, "c.txt"))
+	os.RemoveAll(filepath.Join(src, "gone"))
+	before := treeState(t, dir)
+	r = itest.Run(t, nil, nil, "mirror", "--check", "--remote", dir)
+	for _, want := range []string{
+		"remote-changed a.txt (the server's SHA-512 ", "gone c.txt\n", "gone gone/d.txt\n", "gone gone/e.txt\n", "new sub/new.txt\n",
+		"by the server's checksum: 2 (SHA-512 2); 1 changed there, 3 gone, 1 new\n",
+	} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("check --remote lacks %q:\n%s%s", want, r.Stdout, r.Stderr)
+		}
+	}
+	if r.Code != 1 {
+		t.Errorf("check --remote of a changed server: exit %d, want 1", r.Code)
+	}
+	if after := treeState(t, dir); after != before {
+		t.Errorf("check --remote changed DIR:\nbefore %s\nafter %s", before, after)
+	}
+	// The hashes went out with the listings, several in one pipelined
+	// batch: the server logged no RETR since the mirror.
+	log, _ := os.ReadFile(filepath.Join(itest.LogDir(), "proftpd-digest.log"))
+	if n := strings.Count(string(log), "[HASH a.txt]"); n < 3 {
+		t.Errorf("%d HASH a.txt in the server's log, want one by the mirror and one by each check", n)
+	}
+
+	// vsftpd: no checksum, sizes and times, said so.
+	name := "fixity-remote"
+	vsrc := scratchTree(t, name)
+	vdir := t.TempDir()
+	vurl := "ftp://" + itest.FTPHost + "/scratch/" + name + "/"
+	if r := itest.Run(t, nil, nil, "mirror", "-q", vurl, vdir); r.Code != 0 {
+		t.Fatalf("mirror from vsftpd: exit %d: %s", r.Code, r.Stderr)
+	}
+	r = itest.Run(t, nil, nil, "mirror", "--check", "--remote", vdir)
+	if r.Code != 0 || !strings.Contains(r.Stdout, "6 files: by the server's checksum: none, by size and time: 6 (the server offers no checksum); 0 changed there") {
+		t.Errorf("vsftpd, untouched: exit %d: %s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	os.WriteFile(filepath.Join(vsrc, "sub0", "file0.txt"), []byte("longer than it was before\n"), 0o644)
+	r = itest.Run(t, nil, nil, "mirror", "--check", "--remote", vdir)
+	if r.Code != 1 || !strings.Contains(r.Stdout, "remote-changed sub0/file0.txt (26 bytes, the mirror's listing 70 (by size and time: the server offers no checksum))\n") {
+		t.Errorf("vsftpd, a file changed: exit %d: %s%s", r.Code, r.Stdout, r.Stderr)
+	}
+
+	// A mirror whose server is gone: a connection error, exit 4.
+	rl, err := relay.Listen("127.0.0.1:0", itest.FTPHost+":21", true, relay.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := rl.Addr()[strings.LastIndexByte(rl.Addr(), ':')+1:]
+	gdir := t.TempDir()
+	if r := itest.Run(t, nil, nil, "mirror", "-q", "--allow-port", port, "ftp://"+rl.Addr()+"/scratch/"+name+"/", gdir); r.Code != 0 {
+		t.Fatalf("mirror through the relay: exit %d: %s", r.Code, r.Stderr)
+	}
+	rl.Close()
+	r = itest.Run(t, nil, nil, "mirror", "--check", "--remote", "--allow-port", port, gdir)
+	if r.Code != 4 {
+		t.Errorf("check --remote of a server gone: exit %d, want 4: %s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }

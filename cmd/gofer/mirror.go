@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
@@ -26,6 +27,9 @@ could not safely become local names are listed and never written (exit 3).`,
   gofer mirror gopher://gopher.example.org/1/archive ./archive
   gofer mirror --dry-run --delete http://www.example.org/docs/ ./docs`,
 		Args: func(_ *cobra.Command, args []string) error {
+			if c.mf.remote && !c.mf.check {
+				return &usageError{msg: "--remote goes with --check: mirror --check --remote DIR"}
+			}
 			if c.mf.check {
 				if len(args) != 1 {
 					return &usageError{msg: "mirror --check takes the mirror's directory alone"}
@@ -73,6 +77,7 @@ could not safely become local names are listed and never written (exit 3).`,
 	f.StringVar(&c.mf.verify, "verify", mirror.VerifyAuto, "prove each file by the server's own checksum (FTP HASH, XSHA256, XSHA1, XMD5, XCRC, MD5): `WHEN` auto (where the server offers one), always (a file without one fails, exit 5) or never; a file whose bytes never match is not kept (exit 5)")
 	f.BoolVar(&c.mf.bagit, "bagit", false, "keep DIR as a BagIt bag (RFC 8493): the tree in DIR/data/, manifest-sha256.txt, bag-info.txt and tagmanifest-sha256.txt rewritten from the state after each run; symlinks are followed unless --symlinks skip")
 	f.BoolVar(&c.mf.check, "check", false, "re-read the mirror in DIR (no URL) against its state, without the network: one line per file changed, missing or added; exit 1 when any")
+	f.BoolVar(&c.mf.remote, "remote", false, "with --check: also list the mirror's server again and report each file changed there (by the server's checksum where it offers one, else by size and time, and says which), gone from it or new on it; read-only")
 	f.BoolVar(&c.mf.allVersions, "all-versions", false, "keep every version a VMS listing numbers, as NAME;N (default: the highest, as NAME)")
 	f.StringVar(&c.warc.prefix, "warc", "", "also capture every fetch into WARC/1.1 segments `PREFIX`-NNNNN.warc.gz")
 	f.BoolVar(&c.warc.only, "warc-only", false, "with --warc: write no tree, DIR holds only the state")
@@ -97,9 +102,11 @@ type mirrorFlags struct {
 	symlinks    string
 	maxDepth    int
 	allVersions bool
-	// check re-reads a mirror instead of running one; bagit keeps it as a bag.
-	check bool
-	bagit bool
+	// check re-reads a mirror instead of running one (remote: and asks
+	// its server); bagit keeps it as a bag.
+	check  bool
+	remote bool
+	bagit  bool
 	// verify is when files are proven by the server's checksum.
 	verify string
 }
@@ -244,7 +251,18 @@ func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
 // differs.
 func (c *cli) runCheck(cmd *cobra.Command, dir string) error {
 	enc := json.NewEncoder(c.stdout)
-	sum, err := mirror.Check(cmd.Context(), dir, func(d mirror.Difference) {
+	check := mirror.Check
+	if c.mf.remote {
+		ctx, client, done, err := c.session(cmd)
+		if err != nil {
+			return err
+		}
+		defer done()
+		check = func(_ context.Context, dir string, report func(mirror.Difference)) (mirror.CheckSummary, error) {
+			return mirror.CheckRemote(ctx, client, dir, report)
+		}
+	}
+	sum, err := check(cmd.Context(), dir, func(d mirror.Difference) {
 		if c.json {
 			enc.Encode(d)
 			return
@@ -266,12 +284,39 @@ func (c *cli) runCheck(cmd *cobra.Command, dir string) error {
 	case !c.quiet:
 		fmt.Fprintf(c.stdout, "checked %s: %d files, %d bytes, %d links: %d changed, %d missing, %d added\n",
 			printable(sum.Dir), sum.Files, sum.Bytes, sum.Links, sum.Changed, sum.Missing, sum.Added)
+		if sum.Remote {
+			fmt.Fprintf(c.stdout, "checked on the server: %d directories, %d files: %s; %d changed there, %d gone, %d new\n",
+				sum.Listings, sum.RemoteFiles, remoteHow(sum), sum.RemoteChanged, sum.Gone, sum.New)
+		}
 	}
 	if sum.Differs() {
 		c.code = exitFailure
 		return errReported
 	}
 	return nil
+}
+
+// remoteHow says how --check --remote compared files: by the server's
+// checksums (per algorithm) and by size and time.
+func remoteHow(sum mirror.CheckSummary) string {
+	var n int64
+	algs := make([]string, 0, len(sum.ByHash))
+	for a, k := range sum.ByHash {
+		n += k
+		algs = append(algs, fmt.Sprintf("%s %d", a, k))
+	}
+	sort.Strings(algs)
+	how := "by the server's checksum: none"
+	if n > 0 {
+		how = fmt.Sprintf("by the server's checksum: %d (%s)", n, strings.Join(algs, ", "))
+	}
+	switch {
+	case sum.ByListing > 0 && n == 0:
+		how += fmt.Sprintf(", by size and time: %d (the server offers no checksum)", sum.ByListing)
+	case sum.ByListing > 0:
+		how += fmt.Sprintf(", by size and time: %d", sum.ByListing)
+	}
+	return how
 }
 
 // mirrorExitCode is 0 only when every item succeeded: refused names give 3

@@ -38,10 +38,25 @@ type CheckSummary struct {
 	Changed int64  `json:"changed"`
 	Missing int64  `json:"missing"`
 	Added   int64  `json:"added"`
+	// Remote says the server was asked too (CheckRemote): Listings
+	// directories listed, RemoteFiles recorded files compared, ByHash of
+	// them by the server's checksum (per algorithm), ByListing by size
+	// and time for want of one; RemoteChanged, Gone and New count what
+	// differs there.
+	Remote        bool             `json:"remote,omitempty"`
+	Listings      int64            `json:"listings"`
+	RemoteFiles   int64            `json:"remote_files"`
+	ByHash        map[string]int64 `json:"by_hash,omitempty"`
+	ByListing     int64            `json:"by_listing"`
+	RemoteChanged int64            `json:"remote_changed"`
+	Gone          int64            `json:"gone"`
+	New           int64            `json:"new"`
 }
 
-// Differs reports whether Check found any difference.
-func (s CheckSummary) Differs() bool { return s.Changed+s.Missing+s.Added > 0 }
+// Differs reports whether Check (or CheckRemote) found any difference.
+func (s CheckSummary) Differs() bool {
+	return s.Changed+s.Missing+s.Added+s.RemoteChanged+s.Gone+s.New > 0
+}
 
 // Check re-reads the mirror in dir against its state, without the
 // network: every file the state records complete is hashed again (sha256,

@@ -50,7 +50,13 @@ func (e *engine) serverHash(resp *fetch.Response) hash.Hash {
 	if e.opts.Verify == VerifyNever {
 		return nil
 	}
-	switch resp.Hash.Alg {
+	return newHash(resp.Hash.Alg)
+}
+
+// newHash is a hash of the algorithm a server names (schemes.ServerHash),
+// nil for one gofer does not compute.
+func newHash(alg string) hash.Hash {
+	switch alg {
 	case "SHA-512":
 		return sha512.New()
 	case "SHA-256":
