@@ -15,6 +15,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"io/fs"
 	"net"
 	"net/textproto"
@@ -26,6 +27,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/goferurl/gofer/integration/itest"
 	"github.com/goferurl/gofer/integration/relay"
@@ -345,7 +348,9 @@ type warcioRecord struct {
 	SHA256        string `json:"sha256"`
 	Status        string `json:"status"`
 	ContentType   string `json:"contentType"`
-	file          string // the corpus file it is in
+	// WARCContentType is the record's own Content-Type.
+	WARCContentType string `json:"warcContentType"`
+	file            string // the corpus file it is in
 }
 
 // nodeModules is the directory warcio.js and js-wacz are installed in,
@@ -450,15 +455,9 @@ func readCorpusFile(t *testing.T, work, url string, f corpusFile) {
 	} else if res.Code != 0 {
 		t.Errorf("check %s: exit %d: %s", f.name, res.Code, res.Stderr)
 	}
-	n := 0
-	for _, r := range recs {
-		if r.typ != "warcinfo" {
-			n++
-		}
-	}
 	merged := itest.Run(t, nil, nil, "warc", "merge", path)
-	if got := strings.Count(merged.Stdout, "\n"); merged.Code != 0 || got != n {
-		t.Errorf("merge %s: exit %d, %d lines, want %d: %s", f.name, merged.Code, got, n, merged.Stderr)
+	if merged.Code != 0 || merged.Stdout == "" {
+		t.Errorf("merge %s: exit %d: %s", f.name, merged.Code, merged.Stderr)
 	}
 	wacz := filepath.Join(work, f.name+".wacz")
 	if res := itest.Run(t, nil, nil, "warc", "pack", path, "-o", wacz); res.Code != 0 {
@@ -510,42 +509,54 @@ func readCorpusFile(t *testing.T, work, url string, f corpusFile) {
 	mine := all[:own]
 	compareMerge(t, f.name, merged.Stdout, mine)
 	comparePack(t, f.name, wacz, independent, f.plain != "" || f.wholeGzip, mine)
-	compareCat(t, f.name, set, all)
+	asked := compareCat(t, f.name, set, all)
+	t.Logf("%s: %d records compared with warcio.js's, %d cat answers", f.name, len(mine), asked)
 }
 
 // compareMerge compares merge's CDXJ lines with the records warcio.js
-// reads: one line per record but the warcinfo, by record ID.
+// reads: every record but the warcinfo, once per set of copies (merge's
+// duplicate rule: the same target URI, type, media type and digest, the
+// payload digest else the block digest), the line naming one of the
+// copies by ID with its URI (no angle brackets), type and digest.
 func compareMerge(t *testing.T, name, cdxj string, recs []warcioRecord) {
 	t.Helper()
-	byID := map[string]warc.IndexEntry{}
+	copyKey := func(uri, typ, mime, digest, id string) string {
+		k := uri + "\x00" + typ + "\x00" + mime + "\x00" + digest
+		if digest == "" {
+			k += "\x00" + id
+		}
+		return k
+	}
+	copies := map[string][]string{} // copy key: the IDs of the copies
+	for _, r := range recs {
+		if r.Type == "warcinfo" {
+			continue
+		}
+		d := r.PayloadDigest
+		if d == "" {
+			d = r.BlockDigest
+		}
+		k := copyKey(r.URI, r.Type, r.WARCContentType, d, r.ID)
+		copies[k] = append(copies[k], r.ID)
+	}
 	for _, l := range strings.Split(strings.TrimSpace(cdxj), "\n") {
-		_, js, ok := strings.Cut(l, " {")
+		key, js, ok := strings.Cut(l, " {")
 		var e warc.IndexEntry
 		if !ok || json.Unmarshal([]byte("{"+js), &e) != nil {
 			t.Errorf("merge %s: line %q", name, l)
 			continue
 		}
-		if strings.ContainsAny(e.URL, "<>") || strings.ContainsAny(l[:strings.IndexByte(l, ' ')], "<>") {
+		if strings.ContainsAny(e.URL, "<>") || strings.ContainsAny(key, "<>") {
 			t.Errorf("merge %s: angle brackets in %q", name, l)
 		}
-		byID[e.ID] = e
+		k := copyKey(e.URL, e.Type, e.Mime, e.Digest, e.ID)
+		if ids, ok := copies[k]; !ok || !slices.Contains(ids, e.ID) {
+			t.Errorf("merge %s: %q indexes no record warcio.js reads (or a copy twice)", name, l)
+		}
+		delete(copies, k)
 	}
-	for _, r := range recs {
-		if r.Type == "warcinfo" {
-			continue
-		}
-		e, ok := byID[r.ID]
-		want := r.PayloadDigest
-		if want == "" {
-			want = r.BlockDigest
-		}
-		if !ok || e.Type != r.Type || e.URL != r.URI || e.Digest != want {
-			t.Errorf("merge %s: record %s: %+v (indexed %v), warcio.js reads %s %s %s", name, r.ID, e, ok, r.Type, r.URI, want)
-		}
-		delete(byID, r.ID)
-	}
-	for id, e := range byID {
-		t.Errorf("merge %s: indexes %s (%+v), which warcio.js does not read", name, id, e)
+	for k, ids := range copies {
+		t.Errorf("merge %s: no line for records %v (%q)", name, ids, k)
 	}
 }
 
@@ -625,7 +636,7 @@ func comparePack(t *testing.T, name, wacz, independent string, approx bool, recs
 // with the payload warcio.js reads in the record cat should pick (the
 // first capture nearest the time, a revisit resolved to the record it
 // refers to, by ID, else by target URI and date).
-func compareCat(t *testing.T, name string, set []string, all []warcioRecord) {
+func compareCat(t *testing.T, name string, set []string, all []warcioRecord) int {
 	t.Helper()
 	resolve := func(r warcioRecord) (warcioRecord, bool) {
 		for range 8 {
@@ -700,6 +711,7 @@ func compareCat(t *testing.T, name string, set []string, all []warcioRecord) {
 				name, a.uri, a.at, res.Code, len(res.Stdout), res.Stdout, want.Length, want.SHA256, want.ID, res.Stderr)
 		}
 	}
+	return len(asks)
 }
 
 // sameTime reports whether two WARC-Dates are the same instant.
@@ -707,4 +719,195 @@ func sameTime(a, b string) bool {
 	x, err1 := time.Parse(time.RFC3339Nano, a)
 	y, err2 := time.Parse(time.RFC3339Nano, b)
 	return err1 == nil && err2 == nil && x.Equal(y)
+}
+
+// TestWARCWritersCorpus reads WARCs other writers write here, at run
+// time, with every reading command, compared with warcio.js's reading as
+// TestWARCOthersCorpus compares them: warcio.js itself as a writer
+// (warcwriters/warcio-write.mjs: WARC/1.0 and 1.1, gzipped per record and
+// uncompressed, digests in base32 SHA-1, in hex SHA-256, and none; a
+// response, a resource, an HTML page, a revisit and a metadata record);
+// gowarc, the Internet Archive's Go WARC library, through its HTTP client
+// (warcwriters/gowarc: request, response and revisit records, gzipped,
+// zstd-compressed and uncompressed); and a WACZ js-wacz packs of a wget
+// WARC, which replay reads as it is and whose WARC the commands read. No
+// writer here writes a zstd WARC with a dictionary (gowarc's zstd frames
+// have none), so none is read here.
+func TestWARCWritersCorpus(t *testing.T) {
+	itest.Parallel(t)
+	itest.Require(t, itest.HTTPHost+":80")
+	if warcioPath() == "" {
+		t.Skip("warcio.js is not installed (integration/test installs it): no WARC to write with it, none to compare with")
+	}
+	work := t.TempDir()
+	url := "http://" + itest.HTTPHost + "/archive/text/"
+	text := filepath.Join(itest.StateDir(), "archive", "text")
+	names := []string{"crlf.txt", "dots.txt", "plain.txt"}
+
+	// warcio.js as a writer.
+	type spec struct {
+		Out     string           `json:"out"`
+		Gzip    bool             `json:"gzip"`
+		Version string           `json:"version"`
+		Digest  string           `json:"digest"`
+		Records []map[string]any `json:"records"`
+	}
+	records := []map[string]any{
+		{"type": "response", "url": url + names[0], "date": "2026-01-02T03:04:06Z", "file": filepath.Join(text, names[0])},
+		{"type": "resource", "url": url + names[1], "date": "2026-01-02T03:04:07Z", "file": filepath.Join(text, names[1]), "contentType": "text/plain"},
+		{"type": "response", "url": url + names[2], "date": "2026-01-02T03:04:08Z", "file": filepath.Join(text, names[2])},
+		{"type": "response", "url": url + "page.html", "date": "2026-01-02T03:04:09Z", "contentType": "text/html; charset=utf-8",
+			"body": "<!DOCTYPE html><html><head><title>A page warcio.js wrote</title></head><body><p>written</p></body></html>\n"},
+		{"type": "revisit", "url": url + names[0], "date": "2026-01-02T03:04:10Z", "refersTo": 0},
+		{"type": "metadata", "url": url + names[0], "date": "2026-01-02T03:04:11Z", "body": "via: warcio-write.mjs\r\n", "contentType": "application/warc-fields"},
+	}
+	var files []corpusFile
+	for _, s := range []spec{
+		{Out: "warcio-1.1-base32.warc.gz", Gzip: true, Version: "WARC/1.1", Digest: "sha1-base32"},
+		{Out: "warcio-1.0-sha256.warc", Version: "WARC/1.0", Digest: "sha256"},
+		{Out: "warcio-1.1-nodigest.warc", Version: "WARC/1.1", Digest: "none"},
+		{Out: "warcio-1.0-nodigest.warc.gz", Gzip: true, Version: "WARC/1.0", Digest: "none"},
+	} {
+		name := s.Out
+		s.Out, s.Records = filepath.Join(work, name), records
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp := filepath.Join(work, name+".json")
+		if err := os.WriteFile(sp, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.CommandContext(itest.Context(t), "node", filepath.Join("warcwriters", "warcio-write.mjs"), nodeModules(), sp).CombinedOutput(); err != nil {
+			t.Fatalf("warcio-write.mjs %s: %v: %s", name, err, out)
+		}
+		files = append(files, corpusFile{name: name, names: names})
+	}
+
+	// gowarc, built from its own module.
+	gowarc := filepath.Join(work, "gowarc")
+	build := exec.CommandContext(itest.Context(t), "go", "build", "-o", gowarc, ".")
+	build.Dir = filepath.Join("warcwriters", "gowarc")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building warcwriters/gowarc: %v: %s", err, out)
+	}
+	for _, c := range []struct{ compression, ext string }{{"GZIP", ".warc.gz"}, {"ZSTD", ".warc.zst"}, {"none", ".warc"}} {
+		dir := filepath.Join(work, "gowarc-"+c.compression)
+		args := []string{"-dir", dir, "-prefix", "gowarc", "-compression", c.compression, "-dedup"}
+		for _, n := range []string{names[2], names[0], names[2], names[1]} {
+			args = append(args, url+n)
+		}
+		if out, err := exec.CommandContext(itest.Context(t), gowarc, args...).CombinedOutput(); err != nil {
+			t.Fatalf("gowarc %s: %v: %s", c.compression, err, out)
+		}
+		got, _ := filepath.Glob(filepath.Join(dir, "gowarc-*"+c.ext))
+		if len(got) != 1 {
+			t.Fatalf("gowarc %s wrote %v, want one %s file", c.compression, got, c.ext)
+		}
+		name := "gowarc-" + strings.ToLower(c.compression) + c.ext
+		if err := os.Rename(got[0], filepath.Join(work, name)); err != nil {
+			t.Fatal(err)
+		}
+		f := corpusFile{name: name, names: names}
+		if c.compression == "ZSTD" {
+			f.plain = name + ".plain.warc"
+			unzstd(t, filepath.Join(work, name), filepath.Join(work, f.plain))
+		}
+		files = append(files, f)
+	}
+
+	// js-wacz's WACZ of a wget WARC.
+	wget, err := exec.LookPath("wget")
+	if err != nil {
+		t.Fatal("wget is not installed (integration/lib/http.sh installs it)")
+	}
+	if out, err := exec.CommandContext(itest.Context(t), wget, "-q", "-r", "-l", "1", "--no-parent", "-e", "robots=off",
+		"--warc-file="+filepath.Join(work, "wget"), "-P", filepath.Join(work, "tree"), url).CombinedOutput(); err != nil {
+		t.Fatalf("wget: %v: %s", err, out)
+	}
+	jswacz := filepath.Join(nodeModules(), ".bin", "js-wacz")
+	if j := os.Getenv("GOFER_JSWACZ"); j != "" {
+		jswacz = j
+	}
+	wacz := filepath.Join(work, "js.wacz")
+	if out, err := exec.CommandContext(itest.Context(t), jswacz, "create", "-f", filepath.Join(work, "wget.warc.gz"), "-o", wacz, "--log-level", "error").CombinedOutput(); err != nil {
+		t.Fatalf("js-wacz create: %v: %s", err, out)
+	}
+	a, err := replay.Open([]string{wacz}, replay.Options{Warn: func(s string) { t.Errorf("replay js.wacz: %s", s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		want, err := os.ReadFile(filepath.Join(text, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := a.Lookup(url+name, "response", "resource")
+		if err != nil {
+			t.Errorf("replay js.wacz %s: %v", name, err)
+			continue
+		}
+		var b bytes.Buffer
+		b.ReadFrom(p)
+		p.Close()
+		if b.String() != string(want) {
+			t.Errorf("replay js.wacz %s: %.60q, want %.60q", name, b.String(), want)
+		}
+	}
+	zr, err := zip.OpenReader(wacz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inside := 0
+	for _, zf := range zr.File {
+		if !strings.HasPrefix(zf.Name, "archive/") {
+			continue
+		}
+		inside++
+		name := "js-wacz-" + filepath.Base(zf.Name)
+		rc, err := zf.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		b.ReadFrom(rc)
+		rc.Close()
+		if err := os.WriteFile(filepath.Join(work, name), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, corpusFile{name: name, names: names})
+	}
+	zr.Close()
+	if inside != 1 {
+		t.Errorf("js.wacz holds %d WARC files, want the one it packed", inside)
+	}
+
+	for _, f := range files {
+		readCorpusFile(t, work, url, f)
+	}
+}
+
+// unzstd writes the zstd-compressed file from decompressed to to.
+func unzstd(t *testing.T, from, to string) {
+	t.Helper()
+	in, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	d, err := zstd.NewReader(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
