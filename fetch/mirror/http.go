@@ -12,158 +12,208 @@ import (
 )
 
 // page mirrors one HTTP or Gemini link: a file is saved; an HTML or
-// text/gemini page is saved and read for links under the starting path. A directory's page (URL ending
-// in '/') that the server generates (it has no Last-Modified, as autoindex
-// pages have none) is the directory's listing: read, not saved. A second
-// run asks with If-Modified-Since and reads the links of an unchanged page
-// from the local copy.
+// text/gemini page is saved and read for links under the starting path. A
+// directory's page (URL ending in '/') that the server generates (it has
+// no Last-Modified, as autoindex pages have none) is the directory's
+// listing: read, not saved. A second run asks with If-Modified-Since and
+// reads the links of an unchanged page from the local copy.
 func (e *engine) page(ctx context.Context, j job, pre *fetch.Response) {
+	p, ok := e.webPageOf(j, pre)
+	if !ok {
+		return
+	}
+	resp := pre
+	if resp == nil {
+		if resp, ok = e.getPage(ctx, p); !ok {
+			return
+		}
+	}
+	if !e.followRedirect(p, resp) {
+		return
+	}
+	if resp.Kind == schemes.KindListing {
+		e.listDir(ctx, job{Op: opList, URL: p.j.URL, Path: p.j.Path, From: p.j.From, Depth: p.j.Depth}, resp)
+		return
+	}
+	read := resp.Page
+	if read == nil && resp.NotModified && p.rec.HTML {
+		// Unchanged: the links are read again from the local copy.
+		read = fetch.PageReader(p.u.Scheme, "", schemes.TypeHTML, p.u.String())
+	}
+	if read == nil {
+		if !p.dir {
+			e.filesTotal.Add(1)
+		}
+		e.pageFile(p.j, p.target, resp, p.rec, p.complete)
+		return
+	}
+	e.readPage(p, resp, read)
+}
+
+// webPage is one page of an HTTP or Gemini mirror as page handles it.
+type webPage struct {
+	j   job
+	u   *url.URL
+	dir bool // the URL ends in '/': a directory's page
+	// target is the local file: the page's own path, or its directory's
+	// index file.
+	target string
+	// rec is what the state holds of target; complete says it is a whole
+	// file still held as recorded.
+	rec      record
+	complete bool
+}
+
+// webPageOf is j's page, or false when j was failed or refused.
+func (e *engine) webPageOf(j job, pre *fetch.Response) (*webPage, bool) {
 	if j.Root {
 		e.visit("u:" + j.URL)
 	}
 	u, err := url.Parse(j.URL)
 	if err != nil {
 		e.fail(j.URL, j.Path, err)
-		return
+		return nil, false
 	}
 	dir := strings.HasSuffix(u.EscapedPath(), "/")
 	if j.Root && !dir {
 		// The starting URL names a page or file: it keeps its own name.
-		p, _, err := httpPath(e.site.prefix, u.EscapedPath())
+		path, _, err := httpPath(e.site.prefix, u.EscapedPath())
 		if err != nil {
 			if pre != nil {
 				pre.Close()
 			}
 			e.refuse(u.EscapedPath(), j.URL, err)
-			return
+			return nil, false
 		}
-		j.Path = p
+		j.Path = path
 	}
-	target := j.Path
+	p := &webPage{j: j}
+	e.moveWebPage(p, u, dir, j.Path, j.URL)
+	return p, true
+}
+
+// moveWebPage makes p the page of u (spelt ref), at path.
+func (e *engine) moveWebPage(p *webPage, u *url.URL, dir bool, path, ref string) {
+	p.u, p.dir, p.j.Path, p.j.URL = u, dir, path, ref
+	p.target = path
 	if dir {
-		target = join(j.Path, e.site.dirIndex())
+		p.target = join(path, e.site.dirIndex())
 	}
-	rec, had := e.st.getFile(target)
-	complete := had && rec.Kind == kindFile && !rec.Partial && e.held(target, rec)
-	resp := pre
-	if resp == nil {
-		req := &fetch.Request{URL: j.URL}
-		if complete && !rec.Modified.IsZero() {
-			req.IfModifiedSince = rec.Modified
-		}
-		if resp, err = e.get(ctx, nil, req); err != nil {
-			// Whatever it was, this run reached it: a page that fails
-			// proves none of its links gone.
-			e.seenListing(pageKey(dir, j.Path, target), j)
-			var in *schemes.InputError
-			if errors.As(err, &in) {
-				// A form, not a document: there is nothing to copy.
-				e.count(&e.sum.Recorded)
-				e.logf("recorded %s (asks for input: %s)", j.URL, schemes.Printable(in.Prompt))
-				return
-			}
-			e.fail(j.URL, j.Path, err)
-			e.listingFailed()
-			return
-		}
+	var had bool
+	p.rec, had = e.st.getFile(p.target)
+	p.complete = had && p.rec.Kind == kindFile && !p.rec.Partial && e.held(p.target, p.rec)
+}
+
+// getPage fetches p, asking only for a change since the copy it has;
+// false when it failed or asks for input, said either way.
+func (e *engine) getPage(ctx context.Context, p *webPage) (*fetch.Response, bool) {
+	req := &fetch.Request{URL: p.j.URL}
+	if p.complete && !p.rec.Modified.IsZero() {
+		req.IfModifiedSince = p.rec.Modified
 	}
-	// After a redirect the page is where it ended up.
-	if final := httpURL(resp.URL); final != nil && final.String() != u.String() {
-		final.Fragment = ""
-		p, d, err := httpPath(e.site.prefix, final.EscapedPath())
-		if !e.site.sameHTTP(final) || err != nil {
-			resp.Close()
-			e.count(&e.sum.Recorded)
-			e.logf("recorded %s (redirected out of the mirror to %s)", j.URL, final)
-			return
-		}
-		if !e.visit("u:" + final.String()) {
-			resp.Close()
-			return
-		}
-		u, dir, j.Path, j.URL = final, d, p, final.String()
-		target = j.Path
-		if dir {
-			target = join(j.Path, e.site.dirIndex())
-		}
-		rec, had = e.st.getFile(target)
-		complete = had && rec.Kind == kindFile && !rec.Partial && e.held(target, rec)
+	resp, err := e.get(ctx, nil, req)
+	if err == nil {
+		return resp, true
 	}
-	if resp.Kind == schemes.KindListing {
-		e.listDir(ctx, job{Op: opList, URL: j.URL, Path: j.Path, From: j.From, Depth: j.Depth}, resp)
-		return
+	// Whatever it was, this run reached it: a page that fails proves
+	// none of its links gone.
+	e.seenListing(pageKey(p.dir, p.j.Path, p.target), p.j)
+	var in *schemes.InputError
+	if errors.As(err, &in) {
+		// A form, not a document: there is nothing to copy.
+		e.count(&e.sum.Recorded)
+		e.logf("recorded %s (asks for input: %s)", p.j.URL, schemes.Printable(in.Prompt))
+		return nil, false
 	}
-	read := resp.Page
-	if read == nil && resp.NotModified && rec.HTML {
-		// Unchanged: the links are read again from the local copy.
-		read = fetch.PageReader(u.Scheme, "", schemes.TypeHTML, u.String())
+	e.fail(p.j.URL, p.j.Path, err)
+	e.listingFailed()
+	return nil, false
+}
+
+// followRedirect makes p the page a redirect ended at; false, with resp
+// closed, when that is out of the mirror or already seen.
+func (e *engine) followRedirect(p *webPage, resp *fetch.Response) bool {
+	final := httpURL(resp.URL)
+	if final == nil || final.String() == p.u.String() {
+		return true
 	}
-	deeper := e.opts.Depth == 0 || j.Depth+1 <= e.opts.Depth
-	key := pageKey(dir, j.Path, target)
-	if read == nil {
-		if !dir {
-			e.filesTotal.Add(1)
-		}
-		e.pageFile(j, target, resp, rec, complete)
-		return
+	final.Fragment = ""
+	path, dir, err := httpPath(e.site.prefix, final.EscapedPath())
+	if !e.site.sameHTTP(final) || err != nil {
+		resp.Close()
+		e.count(&e.sum.Recorded)
+		e.logf("recorded %s (redirected out of the mirror to %s)", p.j.URL, final)
+		return false
 	}
-	lr := e.seenListing(key, j)
-	links := func(r io.Reader) {
-		if !deeper {
-			return
-		}
-		// The reader is the caller's to close, not the listing's.
-		l := schemes.Links(read(struct{ io.Reader }{r}))
-		for {
-			ent, err := l.Next()
-			if err != nil {
-				break
-			}
-			if ref, err := url.Parse(ent.URL); err == nil {
-				e.link(j, key, ref)
-			}
-		}
-		l.Close()
+	if !e.visit("u:" + final.String()) {
+		resp.Close()
+		return false
 	}
-	// A directory's page that the server generates (it has no time, as
-	// autoindex pages have none) is read, not saved. Gemini gives no
-	// time for any page, and a capsule's directory pages are often
-	// written by hand: they are all saved.
-	generated := dir && resp.Modified.IsZero() && !resp.NotModified && e.site.scheme != "gemini"
-	switch {
-	case e.opts.DryRun || generated:
-		// A generated directory page, or a dry run: read, never saved.
+	e.moveWebPage(p, final, dir, path, final.String())
+	return true
+}
+
+// readPage reads a page of links, read, for the links under the starting
+// path: a page the server generates for a directory (it has no time, as
+// autoindex pages have none) is only read; any other is saved and read
+// from its copy. Gemini gives no time for any page, and a capsule's
+// directory pages are often written by hand: they are all saved.
+func (e *engine) readPage(p *webPage, resp *fetch.Response, read func(io.Reader) schemes.Listing) {
+	key := pageKey(p.dir, p.j.Path, p.target)
+	lr := e.seenListing(key, p.j)
+	generated := p.dir && resp.Modified.IsZero() && !resp.NotModified && e.site.scheme != "gemini"
+	if e.opts.DryRun || generated {
 		if !e.opts.DryRun {
-			if err := e.ensureDir(j.Path); err != nil {
+			if err := e.ensureDir(p.j.Path); err != nil {
 				resp.Close()
-				e.fail(j.URL, j.Path, err)
+				e.fail(p.j.URL, p.j.Path, err)
 				e.listingFailed()
 				return
 			}
 		}
 		if resp.Body != nil {
-			links(resp.Body)
+			e.pageLinks(p.j, key, read, resp.Body)
 		}
 		resp.Close()
-	default:
+	} else {
 		e.filesTotal.Add(1)
-		pj := j
-		pj.Path = target
-		if !e.pageFile(pj, target, resp, rec, complete) {
+		pj := p.j
+		pj.Path = p.target
+		if !e.pageFile(pj, p.target, resp, p.rec, p.complete) {
 			e.listingFailed()
 			return
 		}
-		f, err := e.root.Open(target)
+		f, err := e.root.Open(p.target)
 		if err != nil {
-			e.fail(j.URL, target, err)
+			e.fail(p.j.URL, p.target, err)
 			e.listingFailed()
 			return
 		}
-		links(f)
+		e.pageLinks(p.j, key, read, f)
 		f.Close()
 	}
 	lr.Listed = e.run
 	e.st.putListing(key, lr)
+}
+
+// pageLinks queues the links read finds in r, when the page's depth
+// allows one more level.
+func (e *engine) pageLinks(j job, key string, read func(io.Reader) schemes.Listing, r io.Reader) {
+	if e.opts.Depth != 0 && j.Depth+1 > e.opts.Depth {
+		return
+	}
+	// The reader is the caller's to close, not the listing's.
+	l := schemes.Links(read(struct{ io.Reader }{r}))
+	defer l.Close()
+	for {
+		ent, err := l.Next()
+		if err != nil {
+			return
+		}
+		if ref, err := url.Parse(ent.URL); err == nil {
+			e.link(j, key, ref)
+		}
+	}
 }
 
 // pageKey is the listing key of a page: its directory's, or its own file's.
