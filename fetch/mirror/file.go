@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/goferurl/gofer/fetch"
@@ -36,7 +37,7 @@ func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
 	}
 	rec, had := e.st.getFile(j.Path)
 	complete := had && rec.Kind == kindFile && !rec.Partial && e.held(j.Path, rec)
-	if pre == nil && complete && listingUnchanged(j, rec) {
+	if pre == nil && complete && listingUnchanged(j, rec) && !listedHashDiffers(j, rec) {
 		e.keep(j, rec)
 		return
 	}
@@ -69,6 +70,7 @@ func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
 		}
 	}
 	resp := pre
+	listed := listedHash(j)
 	r := e.retrier()
 	refetched, mismatches := 0, 0
 	for {
@@ -79,12 +81,17 @@ func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
 			// file); a time known only to the minute or day is asked for
 			// (MDTM), and both after the file was seen to change.
 			known := j.Size >= 0 && !j.Mod.IsZero() && refetched == 0
+			// A checksum the listing gave (an MLSD fact) proves the
+			// file without asking the server for one.
 			resp, err = e.get(ctx, r, &fetch.Request{URL: j.URL, Offset: offset,
-				SkipMetadata: known && exactTime(j.Prec), SkipSize: known, Hash: e.opts.Verify != VerifyNever})
+				SkipMetadata: known && exactTime(j.Prec), SkipSize: known, Hash: e.opts.Verify != VerifyNever && listed.Alg == ""})
 			if err != nil {
 				e.failed(j, err)
 				return
 			}
+		}
+		if listed.Alg != "" && resp.Hash.Alg == "" {
+			resp.Hash = listed
 		}
 		err := e.save(j, resp, rec, complete, tmp, offset, func(resp *fetch.Response) error {
 			return e.stable(ctx, j, resp, refetched == 0)
@@ -145,6 +152,27 @@ func listingUnchanged(j job, rec record) bool {
 		return false
 	}
 	return j.Size < 0 || j.Size == rec.ListSize
+}
+
+// listedHash is the server's checksum j's listing gave, zero when none.
+func listedHash(j job) schemes.ServerHash {
+	alg, hex, ok := strings.Cut(j.Hash, ":")
+	if !ok {
+		return schemes.ServerHash{}
+	}
+	return schemes.ServerHash{Alg: alg, Hex: hex}
+}
+
+// listedHashDiffers reports that j's listing gave a checksum of the
+// algorithm the state keeps for the file, and another one: the file
+// changed, whatever its size and time say.
+func listedHashDiffers(j job, rec record) bool {
+	if j.Hash == "" || rec.ServerHash == "" {
+		return false
+	}
+	alg, _, _ := strings.Cut(j.Hash, ":")
+	kept, _, _ := strings.Cut(rec.ServerHash, ":")
+	return alg == kept && j.Hash != rec.ServerHash
 }
 
 func planAction(exists bool) string {

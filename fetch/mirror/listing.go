@@ -285,8 +285,12 @@ func (e *engine) dirEntry(w *dirWalk, ent schemes.Entry) {
 		return
 	}
 	e.filesTotal.Add(1)
-	e.q.push(job{Op: opFile, URL: binaryFTP(ent.URL), Path: p, From: w.key, Depth: j.Depth + 1,
-		Name: name, Size: ent.Size, Mod: ent.Modified, Prec: ent.Precision})
+	fj := job{Op: opFile, URL: binaryFTP(ent.URL), Path: p, From: w.key, Depth: j.Depth + 1,
+		Name: name, Size: ent.Size, Mod: ent.Modified, Prec: ent.Precision}
+	if ent.Hash.Alg != "" {
+		fj.Hash = ent.Hash.Alg + ":" + ent.Hash.Hex
+	}
+	e.q.push(fj)
 }
 
 // maxDepth is the run's Options.MaxDepth, 0 for none.

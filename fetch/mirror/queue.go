@@ -22,6 +22,10 @@ type job struct {
 	Size  int64     `json:"s"`
 	Mod   time.Time `json:"m,omitzero"`
 	Prec  string    `json:"mp,omitempty"` // how far Mod is known (schemes.Entry.Precision)
+	// Hash is the server's checksum of a file as its listing gave it (an
+	// MLSD hash fact), "ALG:HEX"; the file is proven by it, no command
+	// asked.
+	Hash string `json:"sh,omitempty"`
 	// Gopher items: where they live.
 	Sel  string `json:"sel,omitempty"`
 	Host string `json:"h,omitempty"`
