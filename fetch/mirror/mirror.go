@@ -309,74 +309,14 @@ const stateDir = ".gofer"
 // summary says how far it got). Failures and refusals of single items are
 // in the Summary.
 func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options) (*Summary, error) {
-	start := time.Now()
-	jobsAsked := opts.Jobs
-	adaptive := opts.Jobs <= 0 && opts.Wait == 0 && opts.LimitRate == 0
-	if opts.Jobs <= 0 {
-		opts.Jobs = DefaultJobs
-	}
-	startStreams := opts.workers()
-	opts.Jobs = startStreams
-	if adaptive {
-		// Workers up to the ceiling; the gate lets the chosen number work.
-		opts.Jobs = max(startStreams, opts.maxPerHost())
-	}
-	e := &engine{c: c, opts: opts, dir: dir, start: start, shared: opts.Shared, jobsAsked: jobsAsked}
-	ceiling := opts.Jobs
-	if opts.Control != nil {
-		// Workers a Control may let work later (SetMaxPerHost); the
-		// gate keeps the rest waiting.
-		opts.Jobs = max(opts.Jobs, MaxSteeredPerHost)
-		e.opts.Jobs = opts.Jobs
-	}
-	e.sum.URL, e.sum.Dir, e.sum.DryRun = rawURL, dir, opts.DryRun
+	e, plan := newEngine(c, rawURL, dir, opts)
 	defer func() {
 		e.sum.Bytes = e.bytes.Load()
-		e.sum.Duration = time.Since(start)
+		e.sum.Duration = time.Since(e.start)
 		e.sum.Seconds = e.sum.Duration.Seconds()
 	}()
-	switch {
-	case opts.Bag && opts.Symlinks == "":
-		opts.Symlinks = SymlinksFollow
-		e.opts.Symlinks = SymlinksFollow
-	case opts.Bag && opts.Symlinks == SymlinksKeep:
-		return &e.sum, fmt.Errorf("mirror: a bag holds no symbolic links: follow them or skip them: %w", schemes.ErrUsage)
-	case opts.Bag && (opts.StateOnly || opts.Shared != nil):
-		return &e.sum, fmt.Errorf("mirror: a bag is kept of a tree in DIR, not of a capture alone or a shared crawl: %w", schemes.ErrUsage)
-	}
-	switch opts.Verify {
-	case "":
-		e.opts.Verify = VerifyAuto
-	case VerifyAuto, VerifyAlways, VerifyNever:
-	default:
-		return &e.sum, fmt.Errorf("mirror: verify %q: want auto, always or never: %w", opts.Verify, schemes.ErrUsage)
-	}
-	switch opts.Symlinks {
-	case "":
-		opts.Symlinks = SymlinksKeep
-		e.opts.Symlinks = SymlinksKeep
-	case SymlinksKeep, SymlinksFollow, SymlinksSkip:
-	default:
-		return &e.sum, fmt.Errorf("mirror: symlinks %q: want keep, follow or skip: %w", opts.Symlinks, schemes.ErrUsage)
-	}
-	filt, err := compileFilters(opts.Filters)
-	if err != nil {
+	if err := e.settle(); err != nil {
 		return &e.sum, err
-	}
-	e.filt.Store(&filt)
-	if e.shared != nil {
-		if !ValidWorker(opts.Worker) {
-			return &e.sum, fmt.Errorf("mirror: worker name %q: want 1 to 64 letters, digits, '-' or '_': %w", opts.Worker, schemes.ErrUsage)
-		}
-		if opts.DryRun || opts.Delete {
-			return &e.sum, fmt.Errorf("mirror: a dry run and deletion are not for a shared crawl: %w", schemes.ErrUsage)
-		}
-	}
-	e.limiter = newLimiter(opts.LimitRate)
-	e.rateNow.Store(opts.LimitRate)
-	if opts.Control != nil && e.limiter == nil {
-		// A budget a Control may set later.
-		e.limiter = rate.NewLimiter(rate.Inf, maxBurst)
 	}
 	if err := e.open(); err != nil {
 		return &e.sum, err
@@ -385,13 +325,13 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 	if err := e.prepareBag(); err != nil {
 		return &e.sum, err
 	}
-	if !opts.DryRun {
-		fs := e.loadKeptFilters(filt)
+	if !e.opts.DryRun {
+		fs := e.loadKeptFilters(*e.filt.Load())
 		e.filt.Store(&fs)
 	}
-	if opts.Control != nil {
-		opts.Control.attach(e)
-		defer opts.Control.detach()
+	if ctl := e.opts.Control; ctl != nil {
+		ctl.attach(e)
+		defer ctl.detach()
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -408,41 +348,139 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 	}
 	e.loadConnLimit(u)
 	defer e.saveConnLimit(u)
-	// The other workers' connections are opened alongside the first
-	// fetch (a fetcher with a pool logs them in meanwhile), unless a
-	// shared crawl hands out connection slots or Wait spaces requests.
-	spare := 0
-	if e.shared == nil && opts.Wait == 0 {
-		spare = startStreams - 1
-	}
-	// Tried again, as every item is, while it fails transiently (a
-	// connection closed before its greeting, a reset, a timeout); but a
-	// server not reached at all is most likely a wrong URL: said at once.
-	var resp *fetch.Response
-	var asked time.Time
-	for r := e.retrier(); ; {
-		asked = time.Now()
-		resp, err = e.paced(ctx, &fetch.Request{URL: rawURL, Parsed: u, Spare: spare, Hash: e.opts.Verify != VerifyNever})
-		if err == nil || errors.Is(err, schemes.ErrConnect) || !r.again(ctx, err, rawURL) {
-			break
-		}
-	}
+	resp, took, err := e.first(ctx, rawURL, u, plan)
 	if err != nil {
 		e.fail(rawURL, "", err)
 		return &e.sum, err
 	}
-	e.streams = e.newStreams(u, startStreams, ceiling, adaptive, time.Since(asked))
-	e.streams.workers = opts.Jobs
-	e.perHostNow.Store(int64(opts.maxPerHost()))
+	e.streams = e.newStreams(u, plan.start, plan.ceiling, plan.adaptive, took)
+	e.streams.workers = e.opts.Jobs
+	e.perHostNow.Store(int64(e.opts.maxPerHost()))
 	defer e.reportStreams(u)
-	if err := e.site.init(rawURL, u, resp, c.DecodeName); err != nil {
-		resp.Close()
+	if err := e.learnSite(ctx, rawURL, u, resp); err != nil {
 		return &e.sum, err
 	}
-	if opts.Bag {
+	if err := e.crawl(ctx, rawURL, resp); err != nil {
+		return &e.sum, err
+	}
+	return &e.sum, e.finish(ctx, rawURL)
+}
+
+// streamPlan is how many streams a run starts with, how many it may
+// grow to, and whether it chooses the number itself.
+type streamPlan struct {
+	start, ceiling int
+	adaptive       bool
+}
+
+// newEngine is a run of opts: its workers counted, not yet checked.
+func newEngine(c *fetch.Client, rawURL, dir string, opts Options) (*engine, streamPlan) {
+	jobsAsked := opts.Jobs
+	plan := streamPlan{adaptive: opts.Jobs <= 0 && opts.Wait == 0 && opts.LimitRate == 0}
+	if opts.Jobs <= 0 {
+		opts.Jobs = DefaultJobs
+	}
+	plan.start = opts.workers()
+	opts.Jobs = plan.start
+	if plan.adaptive {
+		// Workers up to the ceiling; the gate lets the chosen number work.
+		opts.Jobs = max(plan.start, opts.maxPerHost())
+	}
+	plan.ceiling = opts.Jobs
+	if opts.Control != nil {
+		// Workers a Control may let work later (SetMaxPerHost); the
+		// gate keeps the rest waiting.
+		opts.Jobs = max(opts.Jobs, MaxSteeredPerHost)
+	}
+	e := &engine{c: c, opts: opts, dir: dir, start: time.Now(), shared: opts.Shared, jobsAsked: jobsAsked}
+	e.sum.URL, e.sum.Dir, e.sum.DryRun = rawURL, dir, opts.DryRun
+	return e, plan
+}
+
+// settle checks the run's options, fills in their defaults, compiles
+// its rules and makes its byte budget.
+func (e *engine) settle() error {
+	o := &e.opts
+	switch {
+	case o.Bag && o.Symlinks == "":
+		o.Symlinks = SymlinksFollow
+	case o.Bag && o.Symlinks == SymlinksKeep:
+		return fmt.Errorf("mirror: a bag holds no symbolic links: follow them or skip them: %w", schemes.ErrUsage)
+	case o.Bag && (o.StateOnly || o.Shared != nil):
+		return fmt.Errorf("mirror: a bag is kept of a tree in DIR, not of a capture alone or a shared crawl: %w", schemes.ErrUsage)
+	}
+	switch o.Verify {
+	case "":
+		o.Verify = VerifyAuto
+	case VerifyAuto, VerifyAlways, VerifyNever:
+	default:
+		return fmt.Errorf("mirror: verify %q: want auto, always or never: %w", o.Verify, schemes.ErrUsage)
+	}
+	switch o.Symlinks {
+	case "":
+		o.Symlinks = SymlinksKeep
+	case SymlinksKeep, SymlinksFollow, SymlinksSkip:
+	default:
+		return fmt.Errorf("mirror: symlinks %q: want keep, follow or skip: %w", o.Symlinks, schemes.ErrUsage)
+	}
+	filt, err := compileFilters(o.Filters)
+	if err != nil {
+		return err
+	}
+	e.filt.Store(&filt)
+	if e.shared != nil {
+		if !ValidWorker(o.Worker) {
+			return fmt.Errorf("mirror: worker name %q: want 1 to 64 letters, digits, '-' or '_': %w", o.Worker, schemes.ErrUsage)
+		}
+		if o.DryRun || o.Delete {
+			return fmt.Errorf("mirror: a dry run and deletion are not for a shared crawl: %w", schemes.ErrUsage)
+		}
+	}
+	e.limiter = newLimiter(o.LimitRate)
+	e.rateNow.Store(o.LimitRate)
+	if o.Control != nil && e.limiter == nil {
+		// A budget a Control may set later.
+		e.limiter = rate.NewLimiter(rate.Inf, maxBurst)
+	}
+	return nil
+}
+
+// first fetches the starting URL, with the other workers' connections
+// opened alongside (a fetcher with a pool logs them in meanwhile) unless
+// a shared crawl hands out connection slots or Wait spaces requests. It
+// is tried again, as every item is, while it fails transiently (a
+// connection closed before its greeting, a reset, a timeout); but a
+// server not reached at all is most likely a wrong URL: said at once.
+// took is how long the answer took.
+func (e *engine) first(ctx context.Context, rawURL string, u *schemes.URL, plan streamPlan) (resp *fetch.Response, took time.Duration, err error) {
+	spare := 0
+	if e.shared == nil && e.opts.Wait == 0 {
+		spare = plan.start - 1
+	}
+	for r := e.retrier(); ; {
+		asked := time.Now()
+		resp, err = e.paced(ctx, &fetch.Request{URL: rawURL, Parsed: u, Spare: spare, Hash: e.opts.Verify != VerifyNever})
+		if err == nil {
+			return resp, time.Since(asked), nil
+		}
+		if errors.Is(err, schemes.ErrConnect) || !r.again(ctx, err, rawURL) {
+			return nil, 0, err
+		}
+	}
+}
+
+// learnSite learns the site from the starting URL's answer: its kind,
+// where the bag's payload goes, its robots.txt, its clock's zone. resp is
+// closed when it fails.
+func (e *engine) learnSite(ctx context.Context, rawURL string, u *schemes.URL, resp *fetch.Response) error {
+	if err := e.site.init(rawURL, u, resp, e.c.DecodeName); err != nil {
+		resp.Close()
+		return err
+	}
+	if e.opts.Bag {
 		if e.site.mode != modeListing {
 			resp.Close()
-			return &e.sum, fmt.Errorf("mirror: a bag is kept of FTP and file trees, not of %s: %w", e.site.scheme, schemes.ErrUsage)
+			return fmt.Errorf("mirror: a bag is kept of FTP and file trees, not of %s: %w", e.site.scheme, schemes.ErrUsage)
 		}
 		e.payload = bagPayload
 		if e.site.rootOp(resp) == opList {
@@ -453,13 +491,19 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 		e.robots = e.fetchRobots(ctx)
 	}
 	e.loadZone()
+	return nil
+}
 
+// crawl queues the starting job (or joins the shared crawl with it) and
+// runs the workers until the queue is done or ctx ends.
+func (e *engine) crawl(ctx context.Context, rawURL string, resp *fetch.Response) error {
 	// The starting job is queued before any worker runs: a worker that
-	// found the queue empty with nothing pending would take the mirror for done.
-	rootJob := job{Op: e.site.rootOp(resp), URL: e.site.rootURL, Path: e.site.rootPath, Sel: e.site.selector, Host: e.site.host, Port: e.site.port, Size: -1, Root: true}
-	if rootJob.Op == opList && e.opts.Symlinks == SymlinksFollow {
-		rootJob.Remote = remotePath(rawURL)
-		e.rootRemote = rootJob.Remote
+	// found the queue empty with nothing pending would take the mirror
+	// for done.
+	root := job{Op: e.site.rootOp(resp), URL: e.site.rootURL, Path: e.site.rootPath, Sel: e.site.selector, Host: e.site.host, Port: e.site.port, Size: -1, Root: true}
+	if root.Op == opList && e.opts.Symlinks == SymlinksFollow {
+		root.Remote = remotePath(rawURL)
+		e.rootRemote = root.Remote
 	}
 	wctx, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
@@ -467,42 +511,47 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 		// Every worker read the starting URL to learn the site; whichever
 		// takes the root job reads it again.
 		resp.Close()
-		if err := e.joinShared(ctx, rawURL, rootJob, stopWorkers); err != nil {
-			return &e.sum, err
+		if err := e.joinShared(ctx, rawURL, root, stopWorkers); err != nil {
+			return err
 		}
 	} else {
 		e.rootResp.Store(resp)
-		e.q.push(rootJob)
+		e.q.push(root)
 	}
 	stopProgress := e.startProgress()
 	var wg sync.WaitGroup
-	for i := range opts.Jobs {
+	for i := range e.opts.Jobs {
 		wg.Go(func() { e.worker(wctx, i) })
 	}
 	wg.Wait()
 	stopProgress()
 	if err := e.sharedErr(); err != nil && ctx.Err() == nil {
 		e.st.flush()
-		return &e.sum, err
+		return err
 	}
-
 	if err := ctx.Err(); err != nil {
 		e.st.flush()
-		return &e.sum, fmt.Errorf("mirror %s: %w (%w)", rawURL, schemes.ErrInterrupted, context.Cause(ctx))
+		return fmt.Errorf("mirror %s: %w (%w)", rawURL, schemes.ErrInterrupted, context.Cause(ctx))
 	}
-	if opts.Delete {
+	return nil
+}
+
+// finish ends a whole run: what vanished deleted, directory times set,
+// the state written, the bag's manifests.
+func (e *engine) finish(ctx context.Context, rawURL string) error {
+	if e.opts.Delete {
 		e.deleteVanished(ctx)
 	}
 	e.setDirTimes()
 	if err := e.st.flush(); err != nil {
-		return &e.sum, fmt.Errorf("mirror state in %s: %w", filepath.Join(dir, stateDir), err)
+		return fmt.Errorf("mirror state in %s: %w", filepath.Join(e.dir, stateDir), err)
 	}
-	if opts.Bag && !opts.DryRun {
+	if e.opts.Bag && !e.opts.DryRun {
 		if err := e.writeBag(rawURL); err != nil {
-			return &e.sum, fmt.Errorf("mirror bag in %s: %w", dir, err)
+			return fmt.Errorf("mirror bag in %s: %w", e.dir, err)
 		}
 	}
-	return &e.sum, nil
+	return nil
 }
 
 // engine is one mirror run.
