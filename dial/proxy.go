@@ -21,6 +21,7 @@ import (
 // proxyDialer is one proxy, parsed.
 type proxyDialer struct {
 	kind     string // "socks5" or "http"
+	scheme   string // as the proxy URL names it: "socks5", "socks5h" or "http"
 	addr     string // host:port of the proxy
 	user     string
 	password string
@@ -49,7 +50,8 @@ func (d *Dialer) proxyFor(addr string) (*proxyDialer, error) {
 }
 
 // ProxyFor names the proxy a connection to addr goes through, its
-// password masked ("socks5://host:1080", "http://host:3128"), or "" when
+// scheme as the proxy URL gives it and no user or password
+// ("socks5h://host:1080", "http://host:3128"), or "" when
 // the connection is direct: for a protocol that cannot do what it would
 // do directly through it (FTP's active mode has the server connect back).
 func (d *Dialer) ProxyFor(addr string) (string, error) {
@@ -57,7 +59,7 @@ func (d *Dialer) ProxyFor(addr string) (string, error) {
 	if err != nil || p == nil {
 		return "", err
 	}
-	return p.kind + "://" + p.addr, nil
+	return p.scheme + "://" + p.addr, nil
 }
 
 // envProxy is curl's order: <scheme>_proxy, then ALL_PROXY, each in lower
@@ -84,7 +86,7 @@ func parseProxy(raw string) (*proxyDialer, error) {
 	if err != nil || u.Host == "" {
 		return nil, schemes.Errorf(schemes.ErrUsage, "proxy %q is not a proxy URL", redactProxy(raw))
 	}
-	p := &proxyDialer{}
+	p := &proxyDialer{scheme: strings.ToLower(u.Scheme)}
 	port := u.Port()
 	switch strings.ToLower(u.Scheme) {
 	case "socks5", "socks5h":
