@@ -238,3 +238,118 @@ func droppingSOCKS(c net.Conn) {
 	go io.Copy(s, c)
 	io.Copy(c, s)
 }
+
+// danteTargets reads dante's log lines for the connections it made for a
+// client ("tcp/connect [: CLIENT PROXY -> OUT TARGET", addresses written
+// ADDR.PORT) and returns each target as host and port.
+func danteTargets(log string) [][2]string {
+	var out [][2]string
+	for _, m := range regexp.MustCompile(`tcp/connect \[: \S+ \S+ -> \S+ (\S+)\n`).FindAllStringSubmatch(log, -1) {
+		i := strings.LastIndexByte(m[1], '.')
+		out = append(out, [2]string{m[1][:i], m[1][i+1:]})
+	}
+	return out
+}
+
+// TestFTPThroughDante: dante (danted), a second SOCKS5 server beside
+// microsocks, carries a get and a mirror with socks5:// (gofer resolves;
+// vsftpd directly behind it) and with socks5h:// (dante resolves
+// "localhost", a relay on 127.0.0.1 in front of vsftpd): danted's log
+// shows one connection for each control and each data connection, to the
+// server and never to the proxy's own address, vsftpd's log that every
+// transfer's data connection came from dante's address, and the files are
+// byte-exact. Active mode through SOCKS5 is refused before anything is
+// sent, with an error that says why.
+func TestFTPThroughDante(t *testing.T) {
+	itest.Parallel(t)
+	itest.Require(t, ftpServer)
+	itest.Require(t, itest.DanteProxy)
+	manifest := itest.Manifest(t)
+	danteHost, _, _ := net.SplitHostPort(itest.DanteProxy)
+	files := len(listDir(t, "text"))
+
+	r, err := relay.Listen("127.0.0.1:0", ftpServer, true, relay.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	_, relayPort, _ := net.SplitHostPort(r.Addr())
+
+	for _, tc := range []struct {
+		scheme, base, host, port string
+	}{
+		{"socks5", "ftp://" + itest.FTPHost + "/archive", itest.FTPHost, "21"},
+		{"socks5h", "ftp://localhost:" + relayPort + "/archive", "127.0.0.1", relayPort},
+	} {
+		proxy := []string{"--proxy", tc.scheme + "://" + itest.DanteProxy}
+		if tc.port != "21" {
+			proxy = append(proxy, "--allow-port", tc.port)
+		}
+		since := itest.LogSince(t, itest.ProxyLogDante)
+		server := itest.LogSince(t, "vsftpd.log")
+		dir := t.TempDir()
+		out := filepath.Join(dir, "random-64k.bin")
+		res := itest.RunIn(t, dir, nil, noProxyEnv(), append(append([]string{"get"}, proxy...), "-o", out, tc.base+"/binary/random-64k.bin")...)
+		if res.Code != 0 {
+			t.Fatalf("%s: get: exit %d: %s", tc.scheme, res.Code, res.Reason())
+		}
+		if got := sha256File(t, out); got != manifest["binary/random-64k.bin"] {
+			t.Errorf("%s: get: sha256 %s", tc.scheme, got)
+		}
+		mdir := filepath.Join(dir, "m")
+		res = itest.RunIn(t, dir, nil, noProxyEnv(), append(append([]string{"mirror"}, proxy...), "-j", "2", tc.base+"/text/", mdir)...)
+		if res.Code != 0 {
+			t.Fatalf("%s: mirror: exit %d: %s", tc.scheme, res.Code, res.Reason())
+		}
+		if d := itest.DiffSubtree(t, mdir, "text/", ".gofer"); len(d) != 0 {
+			t.Errorf("%s: mirror differs from the archive: %q", tc.scheme, d)
+		}
+		log := since()
+		control, data := 0, 0
+		for _, hp := range danteTargets(log) {
+			switch {
+			case hp[0]+":"+hp[1] == itest.DanteProxy:
+				t.Errorf("%s: dante connected to its own address", tc.scheme)
+			case hp[0] != tc.host:
+				t.Errorf("%s: dante connected to %s port %s, want %s", tc.scheme, hp[0], hp[1], tc.host)
+			case hp[1] == tc.port:
+				control++
+			default:
+				data++
+			}
+		}
+		// The get's file, the mirror's listing and each of its files: a
+		// data connection each, all through dante.
+		if control < 2 || data < 2+files {
+			t.Errorf("%s: dante made %d control and %d data connections, want 2 or more and %d or more:\n%s", tc.scheme, control, data, 2+files, log)
+		}
+		t.Logf("%s: dante carried %d control and %d data connections", tc.scheme, control, data)
+		if tc.scheme == "socks5" {
+			// Every transfer (the get's file, the listing and each file)
+			// was dante's client's, whose data connections vsftpd takes
+			// from the control connection's peer only, dante's address;
+			// dante made a data connection for each, and no more than
+			// vsftpd answered EPSVs (gofer asks for the next one while a
+			// transfer ends, and may quit before using it).
+			slog := server()
+			epsv := strings.Count(slog, `Client "`+danteHost+`", "229 `)
+			transfers := strings.Count(slog, `Client "`+danteHost+`", "150 `)
+			if transfers != 2+files || data < transfers || data > epsv {
+				t.Errorf("vsftpd answered %d EPSV and opened %d transfers for %s, want %d; dante made %d data connections",
+					epsv, transfers, danteHost, 2+files, data)
+			}
+		}
+	}
+
+	since := itest.LogSince(t, itest.ProxyLogDante)
+	for _, scheme := range []string{"socks5", "socks5h"} {
+		res := itest.Run(t, nil, noProxyEnv(), "get", "--ftp-port", "-", "--proxy", scheme+"://"+itest.DanteProxy,
+			"-o", filepath.Join(t.TempDir(), "x"), "ftp://"+itest.FTPHost+"/archive/README.txt")
+		if res.Code != 2 || !strings.Contains(res.Reason(), "active mode cannot go through the proxy "+scheme+"://"+itest.DanteProxy) {
+			t.Errorf("%s with --ftp-port: exit %d, %q: want 2 and active mode refused, the proxy named", scheme, res.Code, res.Reason())
+		}
+	}
+	if n := len(danteTargets(since())); n != 0 {
+		t.Errorf("active mode refused, yet dante made %d connections", n)
+	}
+}
