@@ -621,67 +621,19 @@ func (e *engine) open() error {
 	e.workers = make([]string, e.opts.Jobs)
 	e.sum.Refusals, e.sum.Failures, e.sum.UnparsedLines = []Refusal{}, []Failure{}, []UnparsedLine{}
 
-	spill := ""
 	e.tmpDir = stateDir + "/tmp"
 	dbName := "state.db"
 	if e.shared != nil {
 		e.tmpDir = stateDir + "/tmp-" + e.opts.Worker
 		dbName = "state-" + e.opts.Worker + ".db"
 	}
+	open := e.openState
 	if e.opts.DryRun {
-		// A dry run writes nothing into DIR: read the state if there is
-		// one, and spill the queue into the system's temp directory.
-		if root, err := os.OpenRoot(e.dir); err == nil {
-			e.root = root
-			if stateDirOK(root) == nil {
-				db := filepath.Join(e.dir, stateDir, "state.db")
-				if _, err := os.Stat(db); err == nil {
-					st, err := openStore(db, true)
-					if err != nil {
-						return err
-					}
-					e.st = st
-				}
-			}
-		}
-		f, err := os.CreateTemp("", "gofer-mirror-queue-")
-		if err != nil {
-			return err
-		}
-		f.Close()
-		spill = f.Name()
-	} else {
-		if err := os.MkdirAll(e.dir, 0o755); err != nil {
-			return fmt.Errorf("mirror directory: %w", err)
-		}
-		root, err := os.OpenRoot(e.dir)
-		if err != nil {
-			return fmt.Errorf("mirror directory: %w", err)
-		}
-		e.root = root
-		for _, d := range []string{stateDir, e.tmpDir} {
-			if err := root.Mkdir(d, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-				return fmt.Errorf("mirror state: %w", err)
-			}
-		}
-		if err := stateDirOK(root); err != nil {
-			return fmt.Errorf("mirror state: %w", err)
-		}
-		if fi, err := root.Lstat(e.tmpDir); err != nil || !fi.IsDir() {
-			return fmt.Errorf("mirror state: %s is not a directory", e.tmpDir)
-		}
-		if fi, err := root.Lstat(stateDir + "/" + dbName); err == nil && !fi.Mode().IsRegular() {
-			return fmt.Errorf("mirror state: %s/%s is not a regular file", stateDir, dbName)
-		}
-		if e.tmp, err = root.OpenRoot(e.tmpDir); err != nil {
-			return fmt.Errorf("mirror state: %w", err)
-		}
-		st, err := openStore(filepath.Join(e.dir, stateDir, dbName), false)
-		if err != nil {
-			return fmt.Errorf("mirror state: %w", err)
-		}
-		e.st = st
-		spill = filepath.Join(e.dir, stateDir, "queue")
+		open = e.openStateReadOnly
+	}
+	spill, err := open(dbName)
+	if err != nil {
+		return err
 	}
 	run, err := e.st.beginRun()
 	if err != nil {
@@ -698,6 +650,64 @@ func (e *engine) open() error {
 	}
 	e.q = localFrontier{newQueue(spill)}
 	return nil
+}
+
+// openStateReadOnly is a dry run's open: nothing is written into DIR;
+// the state is read if there is one, and the queue spills into the
+// system's temp directory, whose file it returns.
+func (e *engine) openStateReadOnly(string) (spill string, err error) {
+	if root, err := os.OpenRoot(e.dir); err == nil {
+		e.root = root
+		if stateDirOK(root) == nil {
+			db := filepath.Join(e.dir, stateDir, "state.db")
+			if _, err := os.Stat(db); err == nil {
+				if e.st, err = openStore(db, true); err != nil {
+					return "", err
+				}
+			}
+		}
+	}
+	f, err := os.CreateTemp("", "gofer-mirror-queue-")
+	if err != nil {
+		return "", err
+	}
+	f.Close()
+	return f.Name(), nil
+}
+
+// openState makes DIR and its state directory (refusing one that is not
+// what gofer made), opens the state database dbName and returns where
+// the queue spills.
+func (e *engine) openState(dbName string) (spill string, err error) {
+	if err := os.MkdirAll(e.dir, 0o755); err != nil {
+		return "", fmt.Errorf("mirror directory: %w", err)
+	}
+	root, err := os.OpenRoot(e.dir)
+	if err != nil {
+		return "", fmt.Errorf("mirror directory: %w", err)
+	}
+	e.root = root
+	for _, d := range []string{stateDir, e.tmpDir} {
+		if err := root.Mkdir(d, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+			return "", fmt.Errorf("mirror state: %w", err)
+		}
+	}
+	if err := stateDirOK(root); err != nil {
+		return "", fmt.Errorf("mirror state: %w", err)
+	}
+	if fi, err := root.Lstat(e.tmpDir); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("mirror state: %s is not a directory", e.tmpDir)
+	}
+	if fi, err := root.Lstat(stateDir + "/" + dbName); err == nil && !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("mirror state: %s/%s is not a regular file", stateDir, dbName)
+	}
+	if e.tmp, err = root.OpenRoot(e.tmpDir); err != nil {
+		return "", fmt.Errorf("mirror state: %w", err)
+	}
+	if e.st, err = openStore(filepath.Join(e.dir, stateDir, dbName), false); err != nil {
+		return "", fmt.Errorf("mirror state: %w", err)
+	}
+	return filepath.Join(e.dir, stateDir, "queue"), nil
 }
 
 func (e *engine) close() {
