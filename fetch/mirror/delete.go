@@ -22,23 +22,7 @@ func (e *engine) deleteVanished(ctx context.Context) {
 		e.logf("%d listings could not be read to their end: their files are kept", fails)
 	}
 	e.st.flush()
-	memo := map[string]bool{}
-	var gone func(key string) bool
-	// complete: the listing key was read to its end, or vanished itself.
-	complete := func(key string) bool {
-		lr, ok := e.st.getListing(key)
-		return ok && (lr.Listed == e.run || gone(key))
-	}
-	gone = func(key string) bool {
-		if v, ok := memo[key]; ok {
-			return v
-		}
-		memo[key] = false // a cycle of From links proves nothing
-		lr, ok := e.st.getListing(key)
-		v := ok && lr.Seen != e.run && lr.From != "" && complete(lr.From)
-		memo[key] = v
-		return v
-	}
+	complete := e.listingsRead()
 	dirs := map[string]bool{}
 	e.st.scanFiles(func(path string, rec record) {
 		if e.st.ro {
@@ -58,35 +42,68 @@ func (e *engine) deleteVanished(ctx context.Context) {
 			}
 			return
 		}
-		switch {
-		case rec.Kind != kindLink:
-			if fi, err := e.root.Lstat(path); err == nil && !fi.IsDir() {
-				if e.root.Remove(path) == nil {
-					e.count(&e.sum.Deleted)
-					e.logf("deleted %s", path)
-				}
-			}
-		case rec.Created && e.isLink(path, rec.Target):
-			// A link this mirror made, still as it made it.
-			if e.root.Remove(path) == nil {
-				e.count(&e.sum.Deleted)
-				e.logf("deleted link %s", path)
-			}
-		}
-		if rec.Tmp != "" {
-			e.root.Remove(e.tmpPath(rec.Tmp))
-			e.st.delTemp(rec.Tmp)
-		}
-		e.st.delFile(path)
+		e.deleteFile(path, rec)
 		for d := parent(path); d != ""; d = parent(d) {
 			dirs[d] = true
 		}
 	})
-	if e.opts.DryRun {
-		return
+	if !e.opts.DryRun {
+		e.deleteEmptyDirs(dirs)
 	}
-	// Remove directories left empty, deepest first, unless the remote still
-	// has them (a listing of that path was seen this run).
+}
+
+// listingsRead returns whether a listing key was read to its end this
+// run, or vanished itself (its own listing was read and named it no
+// more).
+func (e *engine) listingsRead() func(key string) bool {
+	memo := map[string]bool{}
+	var gone func(key string) bool
+	complete := func(key string) bool {
+		lr, ok := e.st.getListing(key)
+		return ok && (lr.Listed == e.run || gone(key))
+	}
+	gone = func(key string) bool {
+		if v, ok := memo[key]; ok {
+			return v
+		}
+		memo[key] = false // a cycle of From links proves nothing
+		lr, ok := e.st.getListing(key)
+		v := ok && lr.Seen != e.run && lr.From != "" && complete(lr.From)
+		memo[key] = v
+		return v
+	}
+	return complete
+}
+
+// deleteFile deletes what the state records at path: a file, or a link
+// this mirror made and still as it made it; its partial copy and its
+// record go with it.
+func (e *engine) deleteFile(path string, rec record) {
+	switch {
+	case rec.Kind != kindLink:
+		if fi, err := e.root.Lstat(path); err == nil && !fi.IsDir() {
+			if e.root.Remove(path) == nil {
+				e.count(&e.sum.Deleted)
+				e.logf("deleted %s", path)
+			}
+		}
+	case rec.Created && e.isLink(path, rec.Target):
+		if e.root.Remove(path) == nil {
+			e.count(&e.sum.Deleted)
+			e.logf("deleted link %s", path)
+		}
+	}
+	if rec.Tmp != "" {
+		e.root.Remove(e.tmpPath(rec.Tmp))
+		e.st.delTemp(rec.Tmp)
+	}
+	e.st.delFile(path)
+}
+
+// deleteEmptyDirs removes the directories of dirs left empty, deepest
+// first, unless the remote still has them (a listing of that path was
+// seen this run).
+func (e *engine) deleteEmptyDirs(dirs map[string]bool) {
 	list := make([]string, 0, len(dirs))
 	for d := range dirs {
 		list = append(list, d)
