@@ -145,6 +145,9 @@ type Request struct {
 	// ListHashes asks, of a directory, for the server's checksum of each
 	// file it lists (see schemes.Request.ListHashes).
 	ListHashes bool
+	// DirTimes asks a listing to date its directories to the second where
+	// the server can (see schemes.Request.DirTimes).
+	DirTimes bool
 	// Spare asks for up to this many more connections to the server,
 	// opened alongside this fetch and kept for the fetches that follow
 	// (see schemes.Request.Spare).
@@ -356,6 +359,7 @@ func (c *Client) schemeRequest(r *Request, u *schemes.URL, g *security.Guard) (*
 		SkipSize:        r.SkipSize,
 		Hash:            r.Hash,
 		ListHashes:      r.ListHashes,
+		DirTimes:        r.DirTimes,
 		Spare:           r.Spare,
 		MaxBytes:        o.MaxBytes,
 		MaxLineLength:   o.MaxLineLength,
@@ -539,6 +543,25 @@ func (c *Client) ConnLimit(scheme, host string, port int) int {
 		return l.ConnLimit(host, port)
 	}
 	return 0
+}
+
+// DirTimesProbe reports what the scheme's fetcher found when it probed
+// the server at host and port for directory times to the second
+// (schemes.DirTimesProber); probed is false when it has not, or cannot.
+func (c *Client) DirTimesProbe(scheme, host string, port int) (answers, probed bool) {
+	if p, ok := c.fetchers[strings.ToLower(scheme)].(schemes.DirTimesProber); ok {
+		return p.DirTimesProbe(host, port)
+	}
+	return false, false
+}
+
+// SetDirTimesProbe tells the scheme's fetcher what an earlier probe of the
+// server at host and port found, so that it probes no more; it does
+// nothing for a fetcher that does not probe.
+func (c *Client) SetDirTimesProbe(scheme, host string, port int, answers bool) {
+	if p, ok := c.fetchers[strings.ToLower(scheme)].(schemes.DirTimesProber); ok {
+		p.SetDirTimesProbe(host, port, answers)
+	}
 }
 
 // SetConnLimit keeps the scheme's fetcher to n connections at once to the

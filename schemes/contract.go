@@ -99,6 +99,10 @@ type Request struct {
 	// pipelined batches; an entry whose listing gave one already (an MLSD
 	// fact) keeps it without a command.
 	ListHashes bool
+	// DirTimes asks a listing to date its directories to the second where
+	// the server can say more than the listing shows (FTP: MDTM of a
+	// directory, probed once per server; see DirTimesProber).
+	DirTimes bool
 	// Spare asks a fetcher that keeps connections for reuse to open up to
 	// this many more to the server, at once and alongside this fetch, and
 	// keep them for the fetches that follow (a mirror's workers, whose
@@ -340,6 +344,16 @@ type Session interface {
 	// mode and restores it on every exit path.
 	Interact(ctx context.Context, in io.Reader, out io.Writer) error
 	Close() error
+}
+
+// DirTimesProber is implemented by fetchers that probe a server once for
+// whether it dates directories to the second (Request.DirTimes).
+// DirTimesProbe reports what the probe of host and port found (probed
+// false: not yet probed); SetDirTimesProbe records what an earlier probe
+// found, so that the server is not probed again.
+type DirTimesProber interface {
+	DirTimesProbe(host string, port int) (answers, probed bool)
+	SetDirTimesProbe(host string, port int, answers bool)
 }
 
 // ServerHash is a checksum a server computed of a file: Alg is "SHA-512",

@@ -400,7 +400,7 @@ func (f *Fetcher) listAfter(ctx context.Context, req *schemes.Request, c *conn, 
 		c.at = slices.Clone(dir)
 	}
 	l.base, l.dir = req.URL, dir
-	l.dirTimes = f.DirTimes && !l.mlsd && !req.SkipMetadata && f.wantDirTimes(c)
+	l.dirTimes = (f.DirTimes || req.DirTimes) && !l.mlsd && !req.SkipMetadata && f.wantDirTimes(c)
 	l.hashing = req.ListHashes && c.offersHash()
 	if f.VerifyListing && l.mlsd {
 		l.check = newListCheck(ctx, req)
