@@ -412,7 +412,11 @@ func portNote(u *schemes.URL) string {
 	if u.Port == 0 || def == 0 || u.Port == def {
 		return ""
 	}
-	return fmt.Sprintf("%s names port %d, not %s's default %d: whatever answers there may not be a %s server.", u.Host, u.Port, u.Scheme, def, u.Scheme)
+	host := u.Host
+	if strings.IndexByte(host, ':') >= 0 {
+		host = "[" + host + "]" // an IPv6 address, written as its URL writes it
+	}
+	return fmt.Sprintf("%s names port %d, not %s's default %d: whatever answers there may not be a %s server.", host, u.Port, u.Scheme, def, u.Scheme)
 }
 
 // show answers with what resp holds: a page of links rendered with its
