@@ -148,14 +148,9 @@ type fileRecord struct {
 // checkFile checks the records of one file and its index, and notes
 // their links in l.
 func checkFile(path string, opt ReadOptions, l *links, report func(Problem)) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("warc: %w", err)
-	}
-	defer f.Close()
 	// A segment with an index beside it: its records' entries are
 	// sorted with the index's lines (on disk past a bound) to compare.
-	_, err = os.Stat(IndexName(path))
+	_, err := os.Stat(IndexName(path))
 	hasIndex := err == nil && strings.HasSuffix(path, ".warc.gz")
 	var read *links
 	if hasIndex {
@@ -244,16 +239,24 @@ func checkFile(path string, opt ReadOptions, l *links, report func(Problem)) err
 			}
 		}
 	}
-	readRecords(f, opt, onRecord, func(e *RecordError) {
-		switch {
-		case e.Offset < 0:
-			report(Problem{File: path, Text: e.Msg})
-		case e.URI != "" && last.n > 0 && last.offset == e.Offset:
-			report(Problem{File: path, Record: last.n, Offset: e.Offset, URI: e.URI, Text: e.Msg})
-		default:
-			report(Problem{File: path, Text: e.Error()})
-		}
+	n := 0 // records read before the part
+	err = readParts(path, func(pt part) error {
+		readRecords(newPartReader(pt, opt), n, onRecord, func(e *RecordError) {
+			switch {
+			case e.Offset < 0:
+				report(Problem{File: path, Text: e.Msg})
+			case e.URI != "" && last.n > 0 && last.offset == e.Offset:
+				report(Problem{File: path, Record: last.n, Offset: e.Offset, URI: e.URI, Text: e.Msg})
+			default:
+				report(Problem{File: path, Text: e.Error()})
+			}
+		})
+		n = last.n
+		return nil
 	})
+	if err != nil {
+		return err
+	}
 	if last.n == 0 {
 		report(Problem{File: path, Text: "no WARC records"})
 	}
@@ -365,13 +368,11 @@ func indexed(read *links, path string, fr fileRecord) error {
 	return read.add(fmt.Sprintf("%020d", fr.offset), "1", strconv.Itoa(fr.n), field(h.Get("WARC-Target-URI")), string(j))
 }
 
-// readRecords reads the records of r, however compressed (Reader), and
-// calls fn with each: its header and the digests of its block and
-// payload. A stretch that holds no readable record goes to problem, and
+// readRecords reads the records rd reads, however compressed, and calls
+// fn with each: its header, numbered on from n, and the digests of its
+// block and payload. A stretch that holds no readable record goes to problem, and
 // reading goes on after it.
-func readRecords(r io.Reader, opt ReadOptions, fn func(fileRecord, string, *blockSums), problem func(*RecordError)) {
-	rd := NewReader(r, opt)
-	n := 0
+func readRecords(rd *Reader, n int, fn func(fileRecord, string, *blockSums), problem func(*RecordError)) {
 	for {
 		rec, err := rd.Next()
 		if err != nil {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -71,56 +70,57 @@ func Entries(path string, opt WalkOptions, fn func(Entry) error) error {
 }
 
 func walk(path string, opt WalkOptions, parse bool, fn func(Entry, gowarc.WarcRecord) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("warc: %w", err)
-	}
-	defer f.Close()
-	r := NewReader(f, ReadOptions{MaxHeader: opt.MaxHeader})
 	var first error
-	problems := 0
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		var re *RecordError
-		if errors.As(err, &re) {
-			problems++
-			err = fmt.Errorf("warc: %s: %w", path, err)
-			if opt.Strict {
+	problems, records := 0, 0
+	err := readParts(path, func(p part) error {
+		r := newPartReader(p, ReadOptions{MaxHeader: opt.MaxHeader})
+		defer func() { records += r.Records() }()
+		for {
+			rec, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			var re *RecordError
+			if errors.As(err, &re) {
+				problems++
+				err = fmt.Errorf("warc: %s: %w", p.name, err)
+				if opt.Strict {
+					return err
+				}
+				if opt.Problem != nil {
+					opt.Problem(err)
+				} else if first == nil {
+					first = err
+				}
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("warc: %s: %w", p.name, err)
+			}
+			if !parse {
+				if err := fn(EntryOf(rec), nil); err != nil {
+					return err
+				}
+				continue
+			}
+			wr, err := rec.parse(opt.Strict)
+			if err != nil {
+				if opt.Strict {
+					return fmt.Errorf("warc: %s: record at offset %d: %w", p.name, rec.Offset, err)
+				}
+				continue
+			}
+			err = fn(EntryOf(rec), wr)
+			wr.Close()
+			if err != nil {
 				return err
 			}
-			if opt.Problem != nil {
-				opt.Problem(err)
-			} else if first == nil {
-				first = err
-			}
-			continue
 		}
-		if err != nil {
-			return fmt.Errorf("warc: %s: %w", path, err)
-		}
-		if !parse {
-			if err := fn(EntryOf(rec), nil); err != nil {
-				return err
-			}
-			continue
-		}
-		wr, err := rec.parse(opt.Strict)
-		if err != nil {
-			if opt.Strict {
-				return fmt.Errorf("warc: %s: record at offset %d: %w", path, rec.Offset, err)
-			}
-			continue
-		}
-		err = fn(EntryOf(rec), wr)
-		wr.Close()
-		if err != nil {
-			return err
-		}
+	})
+	if err != nil {
+		return err
 	}
-	if r.Records() == 0 {
+	if records == 0 {
 		if first != nil {
 			return fmt.Errorf("%w (%w)", first, ErrNoRecords)
 		}

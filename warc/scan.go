@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 )
 
 // ScanFile reads the records of the WARC or ARC file path (Reader) and
@@ -19,19 +18,35 @@ import (
 // whole are left out. problem, when not nil, receives each stretch of the
 // file that holds no readable record. A file without any record is
 // ErrNoRecords.
+//
+// A WACZ file's lines are those of the WARC files it stores, each record's
+// offset its offset in the WACZ file, which the lines name.
 func ScanFile(path string, fn func(line string, e IndexEntry), problem func(error)) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("warc: %w", err)
+	records := 0
+	err := readParts(path, func(p part) error {
+		n, err := scan(newPartReader(p, ReadOptions{}), path, p.name, fn, problem)
+		records += n
+		if err != nil && !errors.Is(err, ErrNoRecords) {
+			return err
+		}
+		return nil
+	})
+	if err == nil && records == 0 {
+		err = fmt.Errorf("warc: %s: %w", path, ErrNoRecords)
 	}
-	defer f.Close()
-	return Scan(f, path, fn, problem)
+	return err
 }
 
 // Scan is ScanFile of the WARC file's bytes in src (a file inside
 // another, such as a WACZ's), path naming it in the lines and errors.
 func Scan(src io.Reader, path string, fn func(line string, e IndexEntry), problem func(error)) error {
-	r := NewReader(src, ReadOptions{})
+	_, err := scan(NewReader(src, ReadOptions{}), path, path, fn, problem)
+	return err
+}
+
+// scan is Scan of what r reads, the lines naming the file path, errors
+// naming name; it returns how many records it read.
+func scan(r *Reader, path, name string, fn func(line string, e IndexEntry), problem func(error)) (int, error) {
 	type held struct {
 		uri, typ, mime, digest, id, date string
 		offset, inner                    int64
@@ -52,12 +67,12 @@ func Scan(src io.Reader, path string, fn func(line string, e IndexEntry), proble
 		var re *RecordError
 		if errors.As(err, &re) {
 			if problem != nil {
-				problem(fmt.Errorf("warc: %s: %w", path, err))
+				problem(fmt.Errorf("warc: %s: %w", name, err))
 			}
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("warc: %s: %w", path, err)
+			return r.Records(), fmt.Errorf("warc: %s: %w", name, err)
 		}
 		h := held{uri: rec.TargetURI(), typ: rec.Type(), mime: rec.Header.Get("Content-Type"), digest: rec.Digest(),
 			id: rec.Header.Get("WARC-Record-ID"), date: rec.Header.Get("WARC-Date"), offset: rec.Offset, inner: rec.Inner}
@@ -79,9 +94,9 @@ func Scan(src io.Reader, path string, fn func(line string, e IndexEntry), proble
 		member = nil
 	}
 	if r.Records() == 0 {
-		return fmt.Errorf("warc: %s: %w", path, ErrNoRecords)
+		return 0, fmt.Errorf("warc: %s: %w", name, ErrNoRecords)
 	}
-	return nil
+	return r.Records(), nil
 }
 
 // OpenRecord reads the record that starts at offset in ra, in the gzip

@@ -84,6 +84,9 @@ type Resource struct {
 func Pack(w io.Writer, warcs []string, opt PackOptions) error {
 	seen := map[string]string{}
 	for _, p := range warcs {
+		if isWACZ(p) {
+			return fmt.Errorf("warc: pack: %s is a WACZ file: pack takes WARC files", p)
+		}
 		b := filepath.Base(p)
 		if other, ok := seen[b]; ok {
 			return fmt.Errorf("warc: pack: %s and %s have the same name", other, p)

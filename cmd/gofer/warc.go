@@ -109,8 +109,9 @@ func (c *cli) warcCommand() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list ARCHIVE...",
 		Short: "List the records of WARC files or segment prefixes: type, date, length, digest, target URI",
-		Long: `list prints one line per record of the ARCHIVEs (WARC or ARC files, or
-segment prefixes standing for all their segments), as the file has it:
+		Long: `list prints one line per record of the ARCHIVEs (WARC or ARC files, WACZ
+files for the WARC files they store, or segment prefixes standing for all
+their segments), as the file has it:
 type, WARC-Date ("-" when none), Content-Length, the payload digest else
 the block digest (nothing when the record names neither), target URI.
 Records are read however the file is compressed (gzip per record or
@@ -173,8 +174,8 @@ then 1, as for a file without any record.`,
 		Use:   "cat ARCHIVE... URI",
 		Short: "Print the payload of a capture of URI: the first, or the nearest to --at",
 		Long: `cat prints the payload of a response or resource record of URI found in
-the ARCHIVEs (WARC files, or segment prefixes standing for all their
-segments): the first in archive order, or with --at the capture nearest to
+the ARCHIVEs (WARC files, WACZ files, or segment prefixes standing for
+all their segments): the first in archive order, or with --at the capture nearest to
 that time, a revisit resolved to the record whose payload it stands for.
 Segments are looked up through the CDXJ index beside them, and only the
 record is read; a file without an index is read through.`,

@@ -16,8 +16,9 @@ func (c *cli) warcCheckCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check ARCHIVE...",
 		Short: "Validate WARC files or segment prefixes: digests, lengths, links, content types, indexes",
-		Long: `check reads every record of the archives (WARC files, or segment prefixes
-standing for all their segments), as one set, and reports each problem on
+		Long: `check reads every record of the archives (WARC files, WACZ files for the
+WARC files they store, or segment prefixes standing for all their
+segments), as one set, and reports each problem on
 stderr as one line, "FILE: record N (offset O, URI): problem": a
 Content-Length or a block or payload digest that does not match the block,
 a WARC-Record-ID used twice, a WARC-Concurrent-To or WARC-Refers-To that names no record of the set, a

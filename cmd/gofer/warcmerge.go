@@ -14,7 +14,9 @@ func (c *cli) warcMergeCommand() *cobra.Command {
 		Short: "Print one CDXJ index over many WARC segments, each record's copies listed once",
 		Long: `merge reads the CDXJ index beside each segment (PREFIX-NNNNN.cdxj), or,
 for a segment without one (its writer was killed, or still runs), the
-segment's whole records, and prints one sorted index. A record with the
+segment's whole records (a WACZ file's: those of the WARC files it
+stores, at their offsets in the WACZ), and prints one sorted index. A
+record with the
 same target URI, type, media type and payload digest as one already listed
 (the same file fetched by two workers of a crawl) is listed once, the
 earliest. Nothing is written beside the segments.`,
