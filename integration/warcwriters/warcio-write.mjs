@@ -11,10 +11,12 @@
 //    "digest": "sha256" | "sha1-base32" | "none",
 //    "records": [{"type": "response" | "resource" | "revisit" | "metadata",
 //                 "url": "...", "date": "RFC 3339", "file": "PATH" | "body": "TEXT",
-//                 "contentType": "text/plain", "refersTo": INDEX}]}
+//                 "contentType": "text/plain", "refersTo": INDEX,
+//                 "statusline": "HTTP/1.1 200 OK", "httpHeaders": {...}}]}
 //
 // A response's HTTP header is a 200 with the Content-Type and the length
-// of the file's bytes (or the body's); a resource's block is those bytes. A revisit
+// of the file's bytes (or the body's), unless statusline and httpHeaders
+// say otherwise; a resource's block is those bytes. A revisit
 // refers to the record at INDEX in records (its URI, date and payload
 // digest). warcio.js writes a warcinfo record first, each record gzipped
 // as a member of its own when gzip is true. It always adds
@@ -75,8 +77,8 @@ for (const r of spec.records) {
   const body = r.file ? readFileSync(r.file) : Buffer.from(r.body || "", "utf8");
   const opts = { url: r.url, date: r.date, type: r.type, warcVersion, warcHeaders: {} };
   if (r.type === "response") {
-    opts.httpHeaders = { "Content-Type": r.contentType || "text/plain", "Content-Length": String(body.length) };
-    opts.statusline = "HTTP/1.1 200 OK";
+    opts.httpHeaders = r.httpHeaders || { "Content-Type": r.contentType || "text/plain", "Content-Length": String(body.length) };
+    opts.statusline = r.statusline || "HTTP/1.1 200 OK";
   } else if (r.contentType) {
     opts.warcHeaders["Content-Type"] = r.contentType;
   }
