@@ -348,6 +348,8 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 	}
 	e.loadConnLimit(u)
 	defer e.saveConnLimit(u)
+	e.loadDirProbe(u)
+	defer e.saveDirProbe(u)
 	resp, took, err := e.first(ctx, rawURL, u, plan)
 	if err != nil {
 		e.fail(rawURL, "", err)
@@ -459,7 +461,7 @@ func (e *engine) first(ctx context.Context, rawURL string, u *schemes.URL, plan 
 	}
 	for r := e.retrier(); ; {
 		asked := time.Now()
-		resp, err = e.paced(ctx, &fetch.Request{URL: rawURL, Parsed: u, Spare: spare, Hash: e.opts.Verify != VerifyNever})
+		resp, err = e.paced(ctx, &fetch.Request{URL: rawURL, Parsed: u, Spare: spare, Hash: e.opts.Verify != VerifyNever, DirTimes: true})
 		if err == nil {
 			return resp, time.Since(asked), nil
 		}
