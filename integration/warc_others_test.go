@@ -734,8 +734,9 @@ func sameTime(a, b string) bool {
 // time, with every reading command, compared with warcio.js's reading as
 // TestWARCOthersCorpus compares them: warcio.js itself as a writer
 // (warcwriters/warcio-write.mjs: WARC/1.0 and 1.1, gzipped per record and
-// uncompressed, digests in base32 SHA-1, in hex SHA-256, and none; a
-// response, a resource, an HTML page, a revisit and a metadata record);
+// uncompressed, digests in base32 SHA-1, in hex SHA-256, and none;
+// responses (an HTML page, chunked, 404, 301, pywb's odd header), a
+// resource, a revisit and a metadata record);
 // gowarc, the Internet Archive's Go WARC library, through its HTTP client
 // (warcwriters/gowarc: request, response and revisit records, gzipped,
 // zstd-compressed and uncompressed); and a WACZ js-wacz packs of a wget
@@ -771,6 +772,18 @@ func TestWARCWritersCorpus(t *testing.T) {
 			"body": "<!DOCTYPE html><html><head><title>A page warcio.js wrote</title></head><body><p>written</p></body></html>\n"},
 		{"type": "revisit", "url": url + names[0], "date": "2026-01-02T03:04:10Z", "refersTo": 0},
 		{"type": "metadata", "url": url + names[0], "date": "2026-01-02T03:04:11Z", "body": "via: warcio-write.mjs\r\n", "contentType": "application/warc-fields"},
+		// HTTP as servers and other archives have it: chunked, a 404, a
+		// redirect, pywb's "Content-Length: -1", a status line without
+		// a reason; URIs whose index keys sort their query, fold case,
+		// drop a default port and "www.".
+		{"type": "response", "url": "http://WWW.Example.ORG:80/chunked?b=2&a=1", "date": "2026-01-02T03:04:12Z",
+			"body": "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n", "httpHeaders": map[string]string{"Content-Type": "text/html", "Transfer-Encoding": "chunked"}},
+		{"type": "response", "url": "https://example.org/%7Euser/missing?x=%20y", "date": "2026-01-02T03:04:13Z", "body": "not here\n",
+			"statusline": "HTTP/1.1 404 Not Found", "httpHeaders": map[string]string{"Content-Type": "text/plain", "Content-Length": "9"}},
+		{"type": "response", "url": "http://example.org:8080/moved", "date": "2026-01-02T03:04:14Z", "body": "",
+			"statusline": "HTTP/1.1 301 Moved Permanently", "httpHeaders": map[string]string{"Location": "http://example.org/there", "Content-Length": "0"}},
+		{"type": "response", "url": "http://example.org/pywb", "date": "2026-01-02T03:04:15Z", "body": "<p>pywb</p>\n",
+			"statusline": "HTTP/1.0 200", "httpHeaders": map[string]string{"Content-Type": "TEXT/HTML", "Content-Length": "-1"}},
 	}
 	var files []corpusFile
 	for _, s := range []spec{
