@@ -7,8 +7,9 @@
 // reads what other tools write as well: WARC/1.0 and 1.1; gzip (RFC 1952)
 // members of one record each or of many (a file gzipped whole); zstd
 // (RFC 8878) frames likewise, with the warc-zstd dictionary frame;
-// uncompressed records; ARC files; target URIs with or without angle
-// brackets. It shows each header as the file has it (no digest made up,
+// uncompressed records; ARC files; the WARC files a WACZ stores, read
+// where its ZIP archive stores them (parts.go); target URIs with or
+// without angle brackets. It shows each header as the file has it (no digest made up,
 // no length repaired), bounds a header to a settable limit (1 MiB), and
 // reports a stretch that holds no readable record once and goes on after
 // it, in memory that does not grow with the file.
