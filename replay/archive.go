@@ -186,8 +186,9 @@ func (c *countReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// addWACZ reads the records of every WARC file in a WACZ's archive/
-// directory, where the ZIP archive stores it: a file the ZIP compressed
+// addWACZ reads the records of every WARC file (.warc, .warc.gz,
+// .warc.zst) in a WACZ's archive/ directory, where the ZIP archive stores
+// it: a file the ZIP compressed
 // (against the convention) is left out with a warning.
 func (a *Archive) addWACZ(name string) error {
 	zr, err := zip.OpenReader(name)
@@ -203,7 +204,7 @@ func (a *Archive) addWACZ(name string) error {
 	found := 0
 	for _, zf := range zr.File {
 		low := strings.ToLower(zf.Name)
-		if !strings.HasPrefix(low, "archive/") || !(strings.HasSuffix(low, ".warc") || strings.HasSuffix(low, ".warc.gz")) {
+		if !strings.HasPrefix(low, "archive/") || !(strings.HasSuffix(low, ".warc") || strings.HasSuffix(low, ".warc.gz") || strings.HasSuffix(low, ".warc.zst")) {
 			continue
 		}
 		if zf.Method != zip.Store {

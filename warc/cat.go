@@ -152,7 +152,17 @@ func catAt(l location, w io.Writer) (*location, error) {
 	if err != nil {
 		return nil, fmt.Errorf("warc: %w", err)
 	}
-	r, _, err := OpenRecord(f, l.offset, fi.Size()-l.offset, l.inner)
+	var ra io.ReaderAt = f
+	base, size := int64(0), fi.Size()
+	if isWACZ(l.file) {
+		// Read in the WARC file that holds the record, where a zstd
+		// file's dictionary is its first frame.
+		if base, size, err = partAt(l.file, l.offset); err != nil {
+			return nil, err
+		}
+		ra = io.NewSectionReader(f, base, size)
+	}
+	r, _, err := OpenRecord(ra, l.offset-base, size-(l.offset-base), l.inner)
 	if err != nil {
 		return nil, fmt.Errorf("warc: %s: record at offset %d: %w", l.file, l.offset, err)
 	}

@@ -20,6 +20,7 @@ type part struct {
 	name string    // the path, or PATH#archive/NAME in a WACZ
 	r    io.Reader // its bytes (an io.Seeker too)
 	base int64     // where they start in the file
+	size int64     // how many there are in a WACZ; -1 for a whole file
 }
 
 // isWACZ reports whether path names a WACZ file.
@@ -37,7 +38,7 @@ func readParts(path string, fn func(part) error) error {
 	}
 	defer f.Close()
 	if !isWACZ(path) {
-		return fn(part{name: path, r: f})
+		return fn(part{name: path, r: f, size: -1})
 	}
 	fi, err := f.Stat()
 	if err != nil {
@@ -64,7 +65,7 @@ func readParts(path string, fn func(part) error) error {
 		if base < 0 || size < 0 || base > fi.Size() || size > fi.Size()-base {
 			return fmt.Errorf("warc: %s: %s lies past the end of the file", path, zf.Name)
 		}
-		parts = append(parts, part{name: path + "#" + zf.Name, r: io.NewSectionReader(f, base, size), base: base})
+		parts = append(parts, part{name: path + "#" + zf.Name, r: io.NewSectionReader(f, base, size), base: base, size: size})
 	}
 	if len(parts) == 0 {
 		return fmt.Errorf("warc: %s: no WARC file in its archive/ directory", path)
@@ -82,4 +83,20 @@ func newPartReader(p part, opt ReadOptions) *Reader {
 	r := NewReader(p.r, opt)
 	r.cr.n, r.base = p.base, p.base
 	return r
+}
+
+// partAt is where the WARC file that holds offset lies in the WACZ file
+// path.
+func partAt(path string, offset int64) (base, size int64, err error) {
+	found := false
+	err = readParts(path, func(p part) error {
+		if !found && offset >= p.base && offset < p.base+p.size {
+			base, size, found = p.base, p.size, true
+		}
+		return nil
+	})
+	if err == nil && !found {
+		err = fmt.Errorf("warc: %s: offset %d is in none of its WARC files", path, offset)
+	}
+	return base, size, err
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // waczOf is a ZIP archive holding files by name, each stored, or
@@ -96,6 +98,24 @@ func TestWACZRead(t *testing.T) {
 	if len(p) != 2 || !strings.Contains(p[0], fmt.Sprintf("record 1 (offset %d): warcinfo Content-Type", entries[0].Offset)) ||
 		!strings.Contains(p[1], fmt.Sprintf("record 2 (offset %d, gopher://example.org/0/one): WARC-Payload-Digest sha1:ONE does not match", entries[1].Offset)) {
 		t.Errorf("check: %q", p)
+	}
+
+	// A zstd WARC with its dictionary in its first frame, stored second:
+	// cat reads the dictionary there, not at the start of the WACZ.
+	var samples [][]byte
+	for i := range 64 {
+		samples = append(samples, []byte(strings.Repeat(three[i%3], 1+i%4)))
+	}
+	dict, err := zstd.BuildDict(zstd.BuildDictOptions{ID: 7, Contents: samples, History: []byte(three[1] + three[2])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zpath := writeFile(t, "z.wacz", waczOf(t, [][2]string{{"archive/two.warc", two}, {"archive/z.warc.zst", zstdFile(t, dict, false, three...)}}))
+	for _, u := range wantURIs[1:] {
+		var b bytes.Buffer
+		if err := Cat(zpath, u, &b); err != nil || b.String() != strings.TrimPrefix(u, "gopher://example.org/0/") {
+			t.Errorf("cat %s from a zstd WARC in a WACZ: %q, %v", u, b.String(), err)
+		}
 	}
 
 	deflated := writeFile(t, "deflated.wacz", waczOf(t, [][2]string{{"archive/one.warc.gz", one}, {"archive/two.warc", two}}, "archive/two.warc"))
