@@ -67,6 +67,9 @@ type memFTP struct {
 	// hashAsked counts the requests that asked.
 	hash      func(path string, data []byte, n int) schemes.ServerHash
 	hashAsked int
+	// listHash, if set, gives each file entry of a listing asked with
+	// ListHashes its Hash.
+	listHash func(data []byte) schemes.ServerHash
 }
 
 func newMemFTP() *memFTP {
@@ -162,6 +165,14 @@ func (m *memFTP) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resp
 	if node.dir {
 		m.lists[path]++
 		l := m.listing(segs, path, node)
+		if m.listHash != nil && req.ListHashes {
+			gl := l.(*genListing)
+			for i, e := range gl.ents {
+				if n := m.nodes[join(path, e.Name)]; e.Type == schemes.TypeFile && n != nil {
+					gl.ents[i].Hash = m.listHash(n.data)
+				}
+			}
+		}
 		if n, ok := m.breakList[path]; ok {
 			delete(m.breakList, path)
 			l = &breakingListing{Listing: l, n: n}
