@@ -350,7 +350,7 @@ func TestFixityCheckRemote(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(vsrc, "sub0", "file0.txt"), []byte("longer than it was before\n"), 0o644)
 	r = itest.Run(t, nil, nil, "mirror", "--check", "--remote", vdir)
-	if r.Code != 1 || !strings.Contains(r.Stdout, "remote-changed sub0/file0.txt (26 bytes, the mirror's listing 70 (by size and time: the server offers no checksum))\n") {
+	if r.Code != 1 || !strings.Contains(r.Stdout, "remote-changed sub0/file0.txt (26 bytes, the mirror's listing 70 (by size and time: the server gave no checksum of it))\n") {
 		t.Errorf("vsftpd, a file changed: exit %d: %s%s", r.Code, r.Stdout, r.Stderr)
 	}
 

@@ -67,29 +67,32 @@ func CheckRemote(ctx context.Context, c *fetch.Client, dir string, report func(D
 	defer root.Close()
 	rc := &remoteCheck{ctx: ctx, c: c, st: st, root: root, sum: &sum, report: report, changed: localDiffs,
 		buf: make([]byte, 256<<10)}
-	var dirs []listingRecord
+	// Key order: a directory comes before what lies in it, so a directory
+	// found gone is known before its own listing record is reached. scan
+	// calls back outside its transaction, a chunk at a time.
+	var walkErr error
+	dirs := 0
 	err = scan(st, bucketListings, func(key string, lr listingRecord) {
-		if strings.HasPrefix(key, "d:") && lr.Listed > 0 && lr.URL != "" {
-			dirs = append(dirs, lr)
+		if walkErr != nil || !strings.HasPrefix(key, "d:") || lr.Listed == 0 || lr.URL == "" {
+			return
+		}
+		dirs++
+		if rc.goneDir(lr.Path) {
+			return
+		}
+		if walkErr = ctx.Err(); walkErr == nil {
+			walkErr = rc.dir(lr)
 		}
 	})
-	if err != nil {
+	switch {
+	case err != nil:
 		return sum, fmt.Errorf("mirror state: %w", err)
-	}
-	if len(dirs) == 0 {
+	case walkErr != nil:
+		return sum, walkErr
+	case dirs == 0:
 		return sum, fmt.Errorf("mirror --check --remote: the state of %s records no directory listing to compare (the remote check reads FTP and file trees): %w", dir, schemes.ErrUsage)
 	}
-	// Key order: a directory comes before what lies in it, so a directory
-	// found gone is known before its own listing record is reached.
-	for _, lr := range dirs {
-		if rc.goneDir(lr.Path) {
-			continue
-		}
-		if err := rc.dir(lr); err != nil {
-			return sum, err
-		}
-	}
-	return sum, ctx.Err()
+	return sum, nil
 }
 
 // remoteCheck is one CheckRemote's walk.
@@ -225,7 +228,7 @@ func (rc *remoteCheck) file(p string, ent schemes.Entry, rec record) {
 		}
 	}
 	rc.sum.ByListing++
-	why := "by size and time: the server offers no checksum"
+	why := "by size and time: the server gave no checksum of it"
 	if ent.Hash.Alg != "" {
 		why = "by size and time: the local copy changed, so the server's " + ent.Hash.Alg + " has nothing to be compared with"
 	}

@@ -87,7 +87,7 @@ func TestCheckRemote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(details) != 1 || !strings.Contains(details[0], "sub/c.txt: 14 bytes, the mirror's listing 6 (by size and time: the server offers no checksum)") {
+	if len(details) != 1 || !strings.Contains(details[0], "sub/c.txt: 14 bytes, the mirror's listing 6 (by size and time: the server gave no checksum of it)") {
 		t.Errorf("without checksums: %q", details)
 	}
 	if sum.ByListing != 3 || len(sum.ByHash) != 0 {
