@@ -405,7 +405,8 @@ func isCapture(typ string) bool { return typ == "response" || typ == "resource" 
 // text/html capture a page), cat's bytes (the first capture of each URI,
 // and with --at the capture nearest each capture's date, a revisit
 // resolved to what it refers to: the payload warcio.js reads there); check
-// finds nothing wrong; replay gives each of f.names's bytes.
+// finds nothing wrong; replay of the file, and of its pack, gives each of
+// f.names's bytes.
 func readCorpusFile(t *testing.T, work, url string, f corpusFile) {
 	t.Helper()
 	path := filepath.Join(work, f.name)
@@ -470,13 +471,21 @@ func readCorpusFile(t *testing.T, work, url string, f corpusFile) {
 	} else if res.Code != 0 {
 		t.Errorf("pack %s: exit %d: %s", f.name, res.Code, res.Stderr)
 	}
-	a, err := replay.Open(set, replay.Options{Warn: func(s string) {
-		if !strings.Contains(s, "no index beside it") {
-			t.Errorf("replay %s: %s", f.name, s)
+	replays := map[string]*replay.Archive{}
+	sources := map[string][]string{"": set}
+	if !f.wacz && len(f.with) == 0 {
+		sources[" (its pack)"] = []string{wacz}
+	}
+	for what, src := range sources {
+		a, err := replay.Open(src, replay.Options{Warn: func(s string) {
+			if !strings.Contains(s, "no index beside it") {
+				t.Errorf("replay %s%s: %s", f.name, what, s)
+			}
+		}})
+		if err != nil {
+			t.Fatalf("replay %s%s: %v", f.name, what, err)
 		}
-	}})
-	if err != nil {
-		t.Fatal(err)
+		replays[what] = a
 	}
 	for _, name := range f.names {
 		want, err := os.ReadFile(filepath.Join(itest.StateDir(), "archive", "text", name))
@@ -487,16 +496,18 @@ func readCorpusFile(t *testing.T, work, url string, f corpusFile) {
 		if res.Code != 0 || res.Stdout != string(want) {
 			t.Errorf("cat %s %s: exit %d %.60q, want %.60q: %s", f.name, name, res.Code, res.Stdout, want, res.Stderr)
 		}
-		p, err := a.Lookup(url+name, "response", "resource")
-		if err != nil {
-			t.Errorf("replay %s %s: %v", f.name, name, err)
-			continue
-		}
-		var b bytes.Buffer
-		b.ReadFrom(p)
-		p.Close()
-		if b.String() != string(want) {
-			t.Errorf("replay %s %s: %.60q, want %.60q", f.name, name, b.String(), want)
+		for what, a := range replays {
+			p, err := a.Lookup(url+name, "response", "resource")
+			if err != nil {
+				t.Errorf("replay %s%s %s: %v", f.name, what, name, err)
+				continue
+			}
+			var b bytes.Buffer
+			b.ReadFrom(p)
+			p.Close()
+			if b.String() != string(want) {
+				t.Errorf("replay %s%s %s: %.60q, want %.60q", f.name, what, name, b.String(), want)
+			}
 		}
 	}
 	if warcio == "" {
