@@ -79,6 +79,16 @@
 // refuses for not resuming (vsftpd's 522, ProFTPD's 425) is an error that
 // says so rather than a broken transfer.
 //
+// Server-side checksums (hash.go): the HASH command of the draft
+// draft-bryan-ftp-hash, the X-commands (XSHA512, XSHA256, XSHA1, XMD5,
+// XCRC) and MD5 (draft-twine-ftpmd5), asked with a file (Request.Hash) or,
+// for each file a listing names, in pipelined batches once it ends
+// (Request.ListHashes); hashes a server writes among a file's MLSD facts
+// (RFC 3659 §7 lets it add facts of its own: "x.sha256=HEX" and kin) are
+// read into the entry and need no command. Directories of a LIST listing
+// are dated to the second by MDTM where the server answers it for a
+// directory (Request.DirTimes), probed once per server (DirTimesProbe).
+//
 // Control connections are kept for reuse across fetches, keyed by every
 // setting that decides what a connection is or how it was made: host,
 // port, login, TLS mode and configuration, dialer, idle timeout and
