@@ -750,7 +750,7 @@ func sameTime(a, b string) bool {
 // resource, a revisit and a metadata record);
 // gowarc, the Internet Archive's Go WARC library, through its HTTP client
 // (warcwriters/gowarc: request, response and revisit records, gzipped,
-// zstd-compressed and uncompressed); and a WACZ js-wacz packs of a wget
+// a record past 1 MB by pgzip, zstd-compressed and uncompressed); and a WACZ js-wacz packs of a wget
 // WARC, which replay and the commands read as it is (the WARC file it
 // stores, where the ZIP stores it; pack refuses it), and its WARC file
 // taken out of it. No
@@ -832,6 +832,8 @@ func TestWARCWritersCorpus(t *testing.T) {
 		for _, n := range []string{names[2], names[0], names[2], names[1]} {
 			args = append(args, url+n)
 		}
+		// Past 1 MB, gowarc gzips a record with pgzip, in blocks.
+		args = append(args, "http://"+itest.HTTPHost+"/archive/binary/random-1m.bin")
 		if out, err := exec.CommandContext(itest.Context(t), gowarc, args...).CombinedOutput(); err != nil {
 			t.Fatalf("gowarc %s: %v: %s", c.compression, err, out)
 		}
