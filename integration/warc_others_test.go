@@ -741,21 +741,20 @@ func sameTime(a, b string) bool {
 	return err1 == nil && err2 == nil && x.Equal(y)
 }
 
-// TestWARCWritersCorpus reads WARCs other writers write here, at run
-// time, with every reading command, compared with warcio.js's reading as
+// TestWARCWritersCorpus reads WARCs other writers write here, at run time,
+// with every reading command, compared with warcio.js's reading as
 // TestWARCOthersCorpus compares them: warcio.js itself as a writer
 // (warcwriters/warcio-write.mjs: WARC/1.0 and 1.1, gzipped per record and
 // uncompressed, digests in base32 SHA-1, in hex SHA-256, and none;
 // responses (an HTML page, chunked, 404, 301, pywb's odd header), a
-// resource, a revisit and a metadata record);
-// gowarc, the Internet Archive's Go WARC library, through its HTTP client
-// (warcwriters/gowarc: request, response and revisit records, gzipped,
-// a record past 1 MB by pgzip, zstd-compressed and uncompressed); and a WACZ js-wacz packs of a wget
-// WARC, which replay and the commands read as it is (the WARC file it
+// resource, a revisit and a metadata record); gowarc, the Internet
+// Archive's Go WARC library, through its HTTP client (warcwriters/gowarc:
+// request, response and revisit records, gzipped, a record past 1 MB by
+// pgzip, zstd-compressed and uncompressed); and a WACZ js-wacz packs of a
+// wget WARC, which replay and the commands read as it is (the WARC file it
 // stores, where the ZIP stores it; pack refuses it), and its WARC file
-// taken out of it. No
-// writer here writes a zstd WARC with a dictionary (gowarc's zstd frames
-// have none), so none is read here.
+// taken out of it. No writer here writes a zstd WARC with a dictionary
+// (gowarc's zstd frames have none), so none is read here.
 func TestWARCWritersCorpus(t *testing.T) {
 	itest.Parallel(t)
 	itest.Require(t, itest.HTTPHost+":80")
