@@ -2,8 +2,10 @@ package integration_test
 
 // WARCs as other tools write them, and gofer's own captures read back
 // through replay: wget's WARCs (compressed per record, uncompressed, with
-// deduplication), one gzipped whole, every reading command against each,
-// record counts and payload digests compared with warcio.js's reading
+// deduplication), one gzipped whole, WARCs warcio.js and gowarc write
+// (programs under warcwriters/) and a WACZ js-wacz packs, every reading
+// command against each, what each says of every record (count, type,
+// URI, digests, payload bytes) compared with warcio.js's reading
 // ($GOFER_WARCIO); and an FTP capture made through a link with latency,
 // where the mirror pipelines, whose replay answers MDTM for every file.
 
@@ -179,12 +181,12 @@ func parseList(t *testing.T, out string) []listed {
 // TestWARCOthersCorpus reads WARCs wget writes (gzipped per record,
 // uncompressed, deduplicated against the first: revisits of records in
 // another file), the uncompressed one gzipped whole, and gofer's own,
-// with every reading command: list agrees with warcio.js record by record
-// (type, target URI, payload digest), check finds nothing wrong (but
+// with every reading command (readCorpusFile): list, merge, pack and cat
+// agree with warcio.js record by record, check finds nothing wrong (but
 // wget's revisits' block digests, which are of an empty block), cat and
 // replay give every file's payload (a revisit resolved to the record it
-// refers to), merge indexes every record but the warcinfo, pack packs.
-// A file that holds no WARC record is an error for list and merge.
+// refers to). A file that holds no WARC record is an error for list and
+// merge.
 func TestWARCOthersCorpus(t *testing.T) {
 	itest.Parallel(t)
 	itest.Require(t, itest.HTTPHost+":80")
