@@ -255,6 +255,16 @@ func TestIPv6Gopher(t *testing.T) {
 	if res.Code != 0 || !strings.Contains(res.Stdout, ": 0 new, 0 updated, ") {
 		t.Errorf("second mirror: exit %d, %q: want nothing new or updated", res.Code, res.Stdout)
 	}
+	// The same subtree started from the address written out in full: the
+	// menus' ::1 is the same server, and is followed.
+	full := filepath.Join(dir, "full")
+	res = itest.RunIn(t, dir, nil, nil, "mirror", "--no-parent", "gopher://[0:0:0:0:0:0:0:1]/1/menus", full)
+	if res.Code != 0 {
+		t.Fatalf("mirror from [0:0:0:0:0:0:0:1]: exit %d: %s", res.Code, res.Reason())
+	}
+	if b, err := os.ReadFile(filepath.Join(full, "menus/one/two/three/level3.txt")); err != nil || string(b) != "level three\n" {
+		t.Errorf("mirror from [0:0:0:0:0:0:0:1] did not follow the menus naming ::1: %q, %v", b, err)
+	}
 	if log := since(); !strings.Contains(log, "::1 ") || !strings.Contains(log, "0/menus/one/two/three/level3.txt") &&
 		!strings.Contains(log, "9/menus/one/two/three/deep.bin") {
 		t.Errorf("gophernicus on [::1] logged no request of this test from ::1: %q", log)

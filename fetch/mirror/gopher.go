@@ -101,7 +101,7 @@ func (e *engine) menuItem(j job, key string, ent schemes.Entry, deeper bool, mod
 		e.count(&e.sum.Recorded)
 		return ""
 	}
-	if !strings.EqualFold(g.Host, e.site.host) || gopherPort(e.site.scheme, g.Port) != e.site.port {
+	if !sameHost(g.Host, e.site.host) || gopherPort(e.site.scheme, g.Port) != e.site.port {
 		e.count(&e.sum.Recorded)
 		return ""
 	}

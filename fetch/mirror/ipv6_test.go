@@ -36,3 +36,24 @@ func TestStateKeysIPv6(t *testing.T) {
 		}
 	}
 }
+
+func TestSameHost(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"Example.ORG", "example.org", true},
+		{"::1", "::1", true},
+		{"::1", "0:0:0:0:0:0:0:1", true},
+		{"2001:DB8::7", "2001:db8:0::7", true},
+		{"127.0.0.71", "127.0.0.71", true},
+		{"::1", "::2", false},
+		{"127.0.0.1", "::ffff:127.0.0.1", false},
+		{"example.org", "example.com", false},
+		{"::1", "localhost", false},
+	} {
+		if got := sameHost(tc.a, tc.b); got != tc.want {
+			t.Errorf("sameHost(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}

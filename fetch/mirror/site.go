@@ -131,13 +131,13 @@ func (s *site) sameServer(ref string) bool {
 		if perr != nil {
 			return false
 		}
-		return strings.EqualFold(p.Scheme, s.scheme) && strings.EqualFold(p.Host, s.host) && p.EffectivePort() == s.port
+		return strings.EqualFold(p.Scheme, s.scheme) && sameHost(p.Host, s.host) && p.EffectivePort() == s.port
 	}
 	return s.sameHTTP(u)
 }
 
 func (s *site) sameHTTP(u *url.URL) bool {
-	if !strings.EqualFold(u.Scheme, s.scheme) || !strings.EqualFold(u.Hostname(), s.host) {
+	if !strings.EqualFold(u.Scheme, s.scheme) || !sameHost(u.Hostname(), s.host) {
 		return false
 	}
 	port := schemes.DefaultPort(strings.ToLower(u.Scheme))
