@@ -752,11 +752,12 @@ func sameTime(a, b string) bool {
 // resource, a revisit and a metadata record); gowarc, the Internet
 // Archive's Go WARC library, through its HTTP client (warcwriters/gowarc:
 // request, response and revisit records, gzipped, a record past 1 MB by
-// pgzip, zstd-compressed and uncompressed); and a WACZ js-wacz packs of a
+// pgzip, zstd-compressed with and without a dictionary (stored in the
+// file's first frame, as the warc-zstd convention has it), uncompressed;
+// SHA-1 and SHA-256 digests); and a WACZ js-wacz packs of a
 // wget WARC, which replay and the commands read as it is (the WARC file it
 // stores, where the ZIP stores it; pack refuses it), and its WARC file
-// taken out of it. No writer here writes a zstd WARC with a dictionary
-// (gowarc's zstd frames have none), so none is read here.
+// taken out of it.
 func TestWARCWritersCorpus(t *testing.T) {
 	itest.Parallel(t)
 	itest.Require(t, itest.HTTPHost+":80")
@@ -827,31 +828,61 @@ func TestWARCWritersCorpus(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building warcwriters/gowarc: %v: %s", err, out)
 	}
-	for _, c := range []struct{ compression, ext string }{{"GZIP", ".warc.gz"}, {"ZSTD", ".warc.zst"}, {"none", ".warc"}} {
-		dir := filepath.Join(work, "gowarc-"+c.compression)
-		args := []string{"-dir", dir, "-prefix", "gowarc", "-compression", c.compression, "-dedup"}
+	// A zstd dictionary made from the sample archive's texts and HTTP
+	// headers like those gowarc records.
+	var samples [][]byte
+	for i := range 64 {
+		b, err := os.ReadFile(filepath.Join(text, []string{"plain.txt", "dotted-words.txt", "crlf.txt", "dots.txt"}[i%4]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		samples = append(samples, append([]byte("HTTP/1.1 200 OK\r\nServer: nginx\r\nContent-Type: text/plain\r\n\r\n"), b[:len(b)*(1+i%8)/8]...))
+	}
+	history := []byte("WARC/1.1\r\nWARC-Type: response\r\nContent-Type: application/http; msgtype=response\r\n")
+	dict, err := zstd.BuildDict(zstd.BuildDictOptions{ID: 38, Contents: samples, History: history})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dictPath := filepath.Join(work, "warc.dict")
+	if err := os.WriteFile(dictPath, dict, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, compression, digest string }{
+		{"gowarc-gzip.warc.gz", "GZIP", "sha1"},
+		{"gowarc-zstd.warc.zst", "ZSTD", "sha1"},
+		{"gowarc-zstd-dict.warc.zst", "ZSTD", "sha256"},
+		{"gowarc-sha256.warc", "none", "sha256"},
+	} {
+		dir := filepath.Join(work, c.name+".d")
+		args := []string{"-dir", dir, "-prefix", "gowarc", "-compression", c.compression, "-digest", c.digest, "-dedup"}
+		if strings.Contains(c.name, "dict") {
+			args = append(args, "-dict", dictPath)
+		}
 		for _, n := range []string{names[2], names[0], names[2], names[1]} {
 			args = append(args, url+n)
 		}
 		// Past 1 MB, gowarc gzips a record with pgzip, in blocks.
 		args = append(args, "http://"+itest.HTTPHost+"/archive/binary/random-1m.bin")
 		if out, err := exec.CommandContext(itest.Context(t), gowarc, args...).CombinedOutput(); err != nil {
-			t.Fatalf("gowarc %s: %v: %s", c.compression, err, out)
+			t.Fatalf("gowarc %s: %v: %s", c.name, err, out)
 		}
-		got, _ := filepath.Glob(filepath.Join(dir, "gowarc-*"+c.ext))
+		ext := c.name[strings.Index(c.name, "."):]
+		got, _ := filepath.Glob(filepath.Join(dir, "gowarc-*"+ext))
 		if len(got) != 1 {
-			t.Fatalf("gowarc %s wrote %v, want one %s file", c.compression, got, c.ext)
+			t.Fatalf("gowarc %s wrote %v, want one %s file", c.name, got, ext)
 		}
-		name := "gowarc-" + strings.ToLower(c.compression) + c.ext
-		if err := os.Rename(got[0], filepath.Join(work, name)); err != nil {
+		if err := os.Rename(got[0], filepath.Join(work, c.name)); err != nil {
 			t.Fatal(err)
 		}
-		f := corpusFile{name: name, names: names}
+		f := corpusFile{name: c.name, names: names}
 		if c.compression == "ZSTD" {
-			f.plain = name + ".plain.warc"
-			unzstd(t, filepath.Join(work, name), filepath.Join(work, f.plain))
+			f.plain = c.name + ".plain.warc"
+			unzstd(t, filepath.Join(work, c.name), filepath.Join(work, f.plain), dict)
 		}
 		files = append(files, f)
+	}
+	if b, err := os.ReadFile(filepath.Join(work, "gowarc-zstd-dict.warc.zst")); err != nil || !bytes.HasPrefix(b, []byte{0x5d, 0x2a, 0x4d, 0x18}) {
+		t.Errorf("gowarc's zstd file with a dictionary does not start with the dictionary's skippable frame: %v", err)
 	}
 
 	// js-wacz's WACZ of a wget WARC.
@@ -925,15 +956,16 @@ func TestWARCWritersCorpus(t *testing.T) {
 	}
 }
 
-// unzstd writes the zstd-compressed file from decompressed to to.
-func unzstd(t *testing.T, from, to string) {
+// unzstd writes the zstd-compressed file from decompressed to to, its
+// frames perhaps compressed with dict.
+func unzstd(t *testing.T, from, to string, dict []byte) {
 	t.Helper()
 	in, err := os.Open(from)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	d, err := zstd.NewReader(in)
+	d, err := zstd.NewReader(in, zstd.WithDecoderDicts(dict))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,20 +2,25 @@ module github.com/goferurl/gofer/integration/warcwriters/gowarc
 
 go 1.26
 
-require github.com/CorentinB/warc v0.8.33
+require github.com/internetarchive/gowarc v0.8.96
 
 require (
-	github.com/andybalholm/brotli v1.0.5 // indirect
-	github.com/gaukas/godicttls v0.0.3 // indirect
-	github.com/klauspost/compress v1.16.5 // indirect
-	github.com/klauspost/pgzip v1.2.6 // indirect
-	github.com/kr/text v0.2.0 // indirect
-	github.com/paulbellamy/ratecounter v0.2.0 // indirect
-	github.com/refraction-networking/utls v1.3.2 // indirect
-	github.com/rogpeppe/go-internal v1.16.0 // indirect
-	github.com/satori/go.uuid v1.2.0 // indirect
-	golang.org/x/crypto v0.9.0 // indirect
-	golang.org/x/net v0.10.0 // indirect
-	golang.org/x/sync v0.2.0 // indirect
-	golang.org/x/sys v0.26.0 // indirect
+	github.com/andybalholm/brotli v1.1.1 // indirect
+	github.com/dolthub/maphash v0.1.0 // indirect
+	github.com/gammazero/deque v1.0.0 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/klauspost/compress v1.18.1 // indirect
+	github.com/klauspost/cpuid/v2 v2.0.12 // indirect
+	github.com/maypok86/otter v1.2.4 // indirect
+	github.com/miekg/dns v1.1.68 // indirect
+	github.com/refraction-networking/utls v1.8.1 // indirect
+	github.com/ulikunitz/xz v0.5.15 // indirect
+	github.com/valyala/bytebufferpool v1.0.0 // indirect
+	github.com/zeebo/blake3 v0.2.4 // indirect
+	golang.org/x/crypto v0.44.0 // indirect
+	golang.org/x/mod v0.24.0 // indirect
+	golang.org/x/net v0.47.0 // indirect
+	golang.org/x/sync v0.18.0 // indirect
+	golang.org/x/sys v0.38.0 // indirect
+	golang.org/x/tools v0.33.0 // indirect
 )
