@@ -27,8 +27,9 @@ type part struct {
 func isWACZ(path string) bool { return strings.HasSuffix(strings.ToLower(path), ".wacz") }
 
 // readParts opens path and calls fn with each WARC file it holds: the
-// file itself, or, for a WACZ, each WARC file its archive/ directory
-// stores, in the ZIP's order. A WACZ that is no ZIP archive, holds no
+// file itself, or, for a WACZ, each WARC file (.warc, .warc.gz,
+// .warc.zst) its archive/ directory stores, in the ZIP's order, as replay
+// reads them. A WACZ that is no ZIP archive, holds no
 // WARC file, or compressed one (which cannot be read where it lies) is an
 // error naming it.
 func readParts(path string, fn func(part) error) error {
@@ -51,7 +52,7 @@ func readParts(path string, fn func(part) error) error {
 	var parts []part
 	for _, zf := range zr.File {
 		low := strings.ToLower(zf.Name)
-		if !strings.HasPrefix(low, "archive/") || strings.HasSuffix(low, "/") {
+		if !strings.HasPrefix(low, "archive/") || !(strings.HasSuffix(low, ".warc") || strings.HasSuffix(low, ".warc.gz") || strings.HasSuffix(low, ".warc.zst")) {
 			continue
 		}
 		if zf.Method != zip.Store {

@@ -49,6 +49,7 @@ func TestWACZRead(t *testing.T) {
 		{"indexes/index.cdx", "not read\n"},
 		{"archive/one.warc.gz", one},
 		{"archive/two.warc", two},
+		{"archive/notes.txt", "not a WARC file, not read"},
 		{"datapackage.json", "{}"},
 	}, "indexes/index.cdx"))
 	entries, payloads, probs, err := walkAll(t, path)
