@@ -90,7 +90,7 @@ func CheckRemote(ctx context.Context, c *fetch.Client, dir string, report func(D
 	case walkErr != nil:
 		return sum, walkErr
 	case dirs == 0:
-		return sum, fmt.Errorf("mirror --check --remote: the state of %s records no directory listing to compare (the remote check reads FTP and file trees): %w", dir, schemes.ErrUsage)
+		return sum, fmt.Errorf("remote check: the state of %s records no directory listing to compare (it reads FTP and file trees): %w", dir, schemes.ErrUsage)
 	}
 	return sum, nil
 }
