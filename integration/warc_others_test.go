@@ -404,8 +404,8 @@ func isCapture(typ string) bool { return typ == "response" || typ == "resource" 
 // text/html capture a page), cat's bytes (the first capture of each URI,
 // and with --at the capture nearest each capture's date, a revisit
 // resolved to what it refers to: the payload warcio.js reads there); check
-// finds nothing wrong; replay of the file, and of its pack, gives each of
-// f.names's bytes.
+// finds nothing wrong; replay of the file, of its pack, and through
+// merge's index of it gives each of f.names's bytes.
 func readCorpusFile(t *testing.T, work, url string, f corpusFile) {
 	t.Helper()
 	path := filepath.Join(work, f.name)
@@ -469,8 +469,15 @@ func readCorpusFile(t *testing.T, work, url string, f corpusFile) {
 	}
 	replays := map[string]*replay.Archive{}
 	sources := map[string][]string{"": set}
-	if !f.wacz && len(f.with) == 0 {
-		sources[" (its pack)"] = []string{wacz}
+	if len(f.with) == 0 {
+		if !f.wacz {
+			sources[" (its pack)"] = []string{wacz}
+		}
+		idx := filepath.Join(work, f.name+".cdxj")
+		if err := os.WriteFile(idx, []byte(merged.Stdout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sources[" (its merged index)"] = []string{idx}
 	}
 	for what, src := range sources {
 		a, err := replay.Open(src, replay.Options{Warn: func(s string) {
