@@ -155,7 +155,7 @@ func warcioPath() string {
 }
 
 // listed is one line of gofer warc list.
-type listed struct{ typ, uri, digest string }
+type listed struct{ typ, date, length, uri, digest string }
 
 func parseList(t *testing.T, out string) []listed {
 	t.Helper()
@@ -165,7 +165,7 @@ func parseList(t *testing.T, out string) []listed {
 		if len(f) < 3 {
 			t.Fatalf("list line %q", l)
 		}
-		r := listed{typ: f[0]}
+		r := listed{typ: f[0], date: f[1], length: f[2]}
 		for _, x := range f[3:] {
 			if strings.Contains(x, "://") {
 				r.uri = x
@@ -345,6 +345,7 @@ type warcioRecord struct {
 	RefersTo      string `json:"refersTo"`
 	RefersToURI   string `json:"refersToURI"`
 	RefersToDate  string `json:"refersToDate"`
+	ContentLength string `json:"contentLength"`
 	Length        int    `json:"length"`
 	SHA256        string `json:"sha256"`
 	Status        string `json:"status"`
@@ -528,12 +529,37 @@ func readCorpusFile(t *testing.T, work, url string, f corpusFile) {
 		own++
 	}
 	mine := all[:own]
+	compareList(t, f.name, recs, mine)
 	compareMerge(t, f.name, merged.Stdout, mine)
 	if !f.wacz {
 		comparePack(t, f.name, wacz, independent, f.plain != "" || f.wholeGzip, mine)
 	}
 	asked := compareCat(t, f.name, set, all)
 	t.Logf("%s: %d records compared with warcio.js's, %d cat answers", f.name, len(mine), asked)
+}
+
+// compareList compares list's lines with the records warcio.js reads,
+// in order: type, WARC-Date (to the second), Content-Length, the payload
+// digest else the block digest, as the header has them, and target URI.
+func compareList(t *testing.T, name string, got []listed, recs []warcioRecord) {
+	t.Helper()
+	if len(got) != len(recs) {
+		t.Errorf("list %s: %d records, warcio.js reads %d", name, len(got), len(recs))
+	}
+	for i := range min(len(got), len(recs)) {
+		g, r := got[i], recs[i]
+		date := "-"
+		if d, err := time.Parse(time.RFC3339Nano, r.Date); err == nil {
+			date = d.UTC().Format("2006-01-02T15:04:05Z")
+		}
+		digest := r.PayloadDigest
+		if digest == "" {
+			digest = r.BlockDigest
+		}
+		if g.typ != r.Type || g.date != date || g.length != r.ContentLength || g.digest != digest || g.uri != r.URI {
+			t.Errorf("list %s: record %d: %+v; warcio.js reads %s %s %s %s %s", name, i+1, g, r.Type, date, r.ContentLength, digest, r.URI)
+		}
+	}
 }
 
 // compareMerge compares merge's CDXJ lines with the records warcio.js

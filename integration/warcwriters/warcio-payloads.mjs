@@ -1,7 +1,7 @@
 // warcio-payloads.mjs reads a WARC file with warcio.js (Webrecorder's
 // WARC library: WARCParser) and prints one JSON line per record, in file
 // order: its type, target URI (as warcio.js gives it: without angle
-// brackets), WARC-Date, WARC-Record-ID, Content-Type, the payload and block digests its
+// brackets), WARC-Date, WARC-Record-ID, Content-Type, Content-Length, the payload and block digests its
 // header names, and the payload as warcio.js reads it (the block after
 // the HTTP header of a response, request or revisit; the whole block of
 // any other record; no transfer or content coding undone): its length and
@@ -34,6 +34,7 @@ for await (const rec of parser) {
     payloadDigest: rec.warcPayloadDigest || "",
     blockDigest: rec.warcBlockDigest || "",
     warcContentType: rec.warcContentType || "",
+    contentLength: h.get("Content-Length") || "",
     refersTo: h.get("WARC-Refers-To") || "",
     refersToURI: rec.warcRefersToTargetURI || "",
     refersToDate: rec.warcRefersToDate || "",
