@@ -1,11 +1,12 @@
 // warcio-payloads.mjs reads a WARC file with warcio.js (Webrecorder's
 // WARC library: WARCParser) and prints one JSON line per record, in file
 // order: its type, target URI (as warcio.js gives it: without angle
-// brackets), WARC-Date, WARC-Record-ID, Content-Type, Content-Length, the payload and block digests its
-// header names, and the payload as warcio.js reads it (the block after
-// the HTTP header of a response, request or revisit; the whole block of
-// any other record; no transfer or content coding undone): its length and
-// SHA-256 in hex. gofer's integration tests compare what gofer's reading
+// brackets), WARC-Date, WARC-Record-ID, Content-Type, Content-Length,
+// the payload and block digests and the WARC-Refers-To fields its header
+// names, the HTTP status and Content-Type, and the payload as warcio.js
+// reads it (the block after the HTTP header of a response, request or
+// revisit; the whole block of any other record; no transfer or content
+// coding undone): its length and SHA-256 in hex. gofer's integration tests compare what gofer's reading
 // commands say of each record with it. Usage:
 //
 //   node warcio-payloads.mjs NODE_MODULES FILE
