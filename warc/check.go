@@ -370,8 +370,8 @@ func indexed(read *links, path string, fr fileRecord) error {
 
 // readRecords reads the records rd reads, however compressed, and calls
 // fn with each: its header, numbered on from n, and the digests of its
-// block and payload. A stretch that holds no readable record goes to problem, and
-// reading goes on after it.
+// block and payload. A stretch that holds no readable record goes to
+// problem, and reading goes on after it.
 func readRecords(rd *Reader, n int, fn func(fileRecord, string, *blockSums), problem func(*RecordError)) {
 	for {
 		rec, err := rd.Next()
