@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -142,6 +144,9 @@ func (rc *remoteCheck) dir(lr listingRecord) error {
 	}
 	rc.sum.Listings++
 	listed := map[string]string{} // name -> entry type
+	// Versions (VMS "NAME;N") the state does not record as such: the
+	// mirror kept the highest of each name under the plain name.
+	highest := map[string]schemes.Entry{}
 	for {
 		ent, err := resp.Listing.Next()
 		if err == io.EOF {
@@ -154,34 +159,58 @@ func (rc *remoteCheck) dir(lr listingRecord) error {
 			continue
 		}
 		name := ent.Name
-		p, err := child(lr.Path, name)
-		if err != nil {
-			continue // a name the mirror refused: never recorded
-		}
-		rec, ok := rc.st.getFile(p)
-		if !ok && ent.Version > 0 {
-			name += ";" + strconv.Itoa(ent.Version)
-			p = join(lr.Path, name)
-			rec, ok = rc.st.getFile(p)
-		}
-		listed[name] = ent.Type
-		switch {
-		case ent.Type == schemes.TypeDir:
-			if _, known := rc.st.getListing(dirKey(p)); !known {
-				rc.diff(Difference{Change: DiffNew, Path: p + "/", Detail: "a directory"})
+		if ent.Version > 0 && ent.Type != schemes.TypeDir {
+			versioned := name + ";" + strconv.Itoa(ent.Version)
+			if p, err := child(lr.Path, versioned); err == nil {
+				if rec, ok := rc.st.getFile(p); ok {
+					listed[versioned] = ent.Type
+					rc.entry(p, ent, rec, true)
+					continue
+				}
 			}
-		case ent.Type == schemes.TypeLink:
-			if ok && rec.Kind == kindLink && ent.Target != "" && ent.Target != rec.Target {
-				rc.diff(Difference{Change: DiffRemoteChanged, Path: p, Detail: fmt.Sprintf("a link to %q, the mirror made one to %q", ent.Target, rec.Target)})
+			if h, seen := highest[name]; !seen || ent.Version > h.Version {
+				highest[name] = ent
 			}
-		case ent.Type == schemes.TypeOther:
-		case !ok:
-			rc.diff(Difference{Change: DiffNew, Path: p})
-		case rec.Kind == kindFile && !rec.Partial:
-			rc.file(p, ent, rec)
+			continue
 		}
+		rc.named(lr.Path, name, ent, listed)
+	}
+	for _, name := range slices.Sorted(maps.Keys(highest)) {
+		rc.named(lr.Path, name, highest[name], listed)
 	}
 	return rc.vanished(lr.Path, listed)
+}
+
+// named compares the entry ent, listed under name in directory d, with
+// the state's record of it.
+func (rc *remoteCheck) named(d, name string, ent schemes.Entry, listed map[string]string) {
+	p, err := child(d, name)
+	if err != nil {
+		return // a name the mirror refused: never recorded
+	}
+	listed[name] = ent.Type
+	rec, ok := rc.st.getFile(p)
+	rc.entry(p, ent, rec, ok)
+}
+
+// entry compares the entry ent at local path p with its record rec (ok:
+// the state has one).
+func (rc *remoteCheck) entry(p string, ent schemes.Entry, rec record, ok bool) {
+	switch {
+	case ent.Type == schemes.TypeDir:
+		if _, known := rc.st.getListing(dirKey(p)); !known {
+			rc.diff(Difference{Change: DiffNew, Path: p + "/", Detail: "a directory"})
+		}
+	case ent.Type == schemes.TypeLink:
+		if ok && rec.Kind == kindLink && ent.Target != "" && ent.Target != rec.Target {
+			rc.diff(Difference{Change: DiffRemoteChanged, Path: p, Detail: fmt.Sprintf("a link to %q, the mirror made one to %q", ent.Target, rec.Target)})
+		}
+	case ent.Type == schemes.TypeOther:
+	case !ok:
+		rc.diff(Difference{Change: DiffNew, Path: p})
+	case rec.Kind == kindFile && !rec.Partial:
+		rc.file(p, ent, rec)
+	}
 }
 
 // vanished reports the recorded files in directory d (and below) that its

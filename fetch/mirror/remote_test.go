@@ -94,3 +94,31 @@ func TestCheckRemote(t *testing.T) {
 		t.Errorf("without checksums: %+v", sum)
 	}
 }
+
+// TestCheckRemoteVersions: of a VMS listing's versions the highest is
+// compared with the file the mirror kept under the plain name, every
+// version with its own file under AllVersions: the lower versions, whose
+// listed sizes change after the mirror, are compared with nothing in the
+// first case and found changed in the second.
+func TestCheckRemoteVersions(t *testing.T) {
+	for _, all := range []bool{false, true} {
+		m := vmsFTP()
+		dir := t.TempDir()
+		if _, err := Run(context.Background(), newClient(m), "x-ftp://127.0.0.1/", dir, Options{AllVersions: all}); err != nil {
+			t.Fatal(err)
+		}
+		for i, e := range m.nodes[""].extra {
+			if e.Version < 3 {
+				m.nodes[""].extra[i].Size = 99
+			}
+		}
+		sum, got := remoteDiffs(t, dir, m)
+		files, want := int64(2), []string(nil)
+		if all {
+			files, want = 4, []string{"remote-changed README.TXT;1", "remote-changed README.TXT;2"}
+		}
+		if !slices.Equal(got, want) || sum.RemoteFiles != files {
+			t.Errorf("all versions %v: %q, want %q; %+v", all, got, want, sum)
+		}
+	}
+}
