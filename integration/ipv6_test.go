@@ -9,7 +9,6 @@ package integration_test
 // every address in brackets with its port.
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -19,7 +18,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/goferurl/gofer/integration/itest"
@@ -112,7 +110,7 @@ func v6CheckCapture(t *testing.T, raw, target string) {
 // the test ends; it must exit 0.
 func v6Replay(t *testing.T, scheme string, archive ...string) ([]string, string, func() string) {
 	t.Helper()
-	args := []string{"replay"}
+	var args []string
 	for _, s := range []string{"gopher", "ftp", "http", "nntp"} {
 		addr := ""
 		if s == scheme {
@@ -120,28 +118,8 @@ func v6Replay(t *testing.T, scheme string, archive ...string) ([]string, string,
 		}
 		args = append(args, "--"+s, addr)
 	}
-	var stderr bytes.Buffer
-	cmd := itest.Command(t, nil, append(args, archive...)...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	stop := func() string {
-		once.Do(func() {
-			cmd.Process.Signal(os.Interrupt)
-			if err := cmd.Wait(); err != nil {
-				t.Errorf("gofer replay: %v: %s", err, stderr.String())
-			}
-		})
-		return stderr.String()
-	}
-	t.Cleanup(func() { stop() })
-	line, err := bufio.NewReader(out).ReadString('\n')
+	br, stop := runReplay(t, append(args, archive...)...)
+	line, err := br.ReadString('\n')
 	if err != nil {
 		t.Fatalf("gofer replay printed no ready line: %v: %s", err, stop())
 	}

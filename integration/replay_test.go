@@ -32,28 +32,7 @@ import (
 // it printed on stderr. It is stopped when the test ends at the latest.
 func startReplay(t *testing.T, want []string, args ...string) (map[string]string, func() string) {
 	t.Helper()
-	var stderr bytes.Buffer
-	cmd := itest.Command(t, nil, append([]string{"replay", "--gopher", "127.0.0.1:0", "--ftp", "127.0.0.1:0"}, args...)...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	stop := func() string {
-		once.Do(func() {
-			cmd.Process.Signal(os.Interrupt)
-			if err := cmd.Wait(); err != nil {
-				t.Errorf("gofer replay: %v: %s", err, stderr.String())
-			}
-		})
-		return stderr.String()
-	}
-	t.Cleanup(func() { stop() })
-	br := bufio.NewReader(out)
+	br, stop := runReplay(t, append([]string{"--gopher", "127.0.0.1:0", "--ftp", "127.0.0.1:0"}, args...)...)
 	addrs := map[string]string{}
 	for range want {
 		line, err := br.ReadString('\n')
@@ -73,6 +52,36 @@ func startReplay(t *testing.T, want []string, args ...string) (map[string]string
 		}
 	}
 	return addrs, stop
+}
+
+// runReplay starts gofer replay with args and returns its standard
+// output, where its ready lines come, and a function that stops it
+// (SIGINT), which must then exit 0, and returns what it printed on
+// stderr. It is stopped when the test ends at the latest.
+func runReplay(t *testing.T, args ...string) (*bufio.Reader, func() string) {
+	t.Helper()
+	var stderr bytes.Buffer
+	cmd := itest.Command(t, nil, append([]string{"replay"}, args...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	stop := func() string {
+		once.Do(func() {
+			cmd.Process.Signal(os.Interrupt)
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("gofer replay: %v: %s", err, stderr.String())
+			}
+		})
+		return stderr.String()
+	}
+	t.Cleanup(func() { stop() })
+	return bufio.NewReader(out), stop
 }
 
 // treeSums returns the SHA-256 of every file under dir but gofer's state,

@@ -16,10 +16,14 @@ import (
 // to the fetcher before the next run's first request, so that run starts
 // within it; Options.MaxPerHost stays the ceiling.
 
-// connLimitKey is the state's key of a server's connection limit.
-func connLimitKey(u *schemes.URL) string {
-	return "connlimit:" + strings.ToLower(u.Scheme) + "://" + net.JoinHostPort(strings.ToLower(u.Host), strconv.Itoa(u.EffectivePort()))
+// serverKey is the state's key of what it keeps of kind for u's server:
+// "KIND:SCHEME://HOST:PORT", an IPv6 host in brackets.
+func serverKey(kind string, u *schemes.URL) string {
+	return kind + ":" + strings.ToLower(u.Scheme) + "://" + net.JoinHostPort(strings.ToLower(u.Host), strconv.Itoa(u.EffectivePort()))
 }
+
+// connLimitKey is the state's key of a server's connection limit.
+func connLimitKey(u *schemes.URL) string { return serverKey("connlimit", u) }
 
 // loadConnLimit gives the fetcher of u's scheme the limit an earlier run
 // learned for u's server.

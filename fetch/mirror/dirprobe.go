@@ -1,12 +1,6 @@
 package mirror
 
-import (
-	"net"
-	"strconv"
-	"strings"
-
-	"github.com/goferurl/gofer/schemes"
-)
+import "github.com/goferurl/gofer/schemes"
 
 // Directory times to the second. A LIST line dates a directory to the
 // minute or the day; a server that answers MDTM (RFC 3659 §3) for a
@@ -22,9 +16,7 @@ import (
 
 // dirProbeKey is the state's key of what a server answered to MDTM of a
 // directory.
-func dirProbeKey(u *schemes.URL) string {
-	return "dirtimes:" + strings.ToLower(u.Scheme) + "://" + net.JoinHostPort(strings.ToLower(u.Host), strconv.Itoa(u.EffectivePort()))
-}
+func dirProbeKey(u *schemes.URL) string { return serverKey("dirtimes", u) }
 
 // loadDirProbe tells the fetcher of u's scheme what an earlier run's probe
 // of u's server found.
