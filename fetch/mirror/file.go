@@ -65,10 +65,26 @@ func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
 		!j.Mod.IsZero() && rec.ListModified.Equal(j.Mod) {
 		// Resume only what the state marks partial, and only while the
 		// listing still describes the same remote file.
-		if fi, err := e.root.Lstat(e.tmpPath(tmp)); err == nil && fi.Mode().IsRegular() && fi.Size() < j.Size {
-			offset = fi.Size()
-		}
+		offset = e.partialSize(j, tmp)
 	}
+	e.transfer(ctx, j, pre, rec, complete, tmp, offset)
+}
+
+// partialSize is how much of j the partial copy tmp holds, when it is a
+// regular file shorter than j; 0 otherwise.
+func (e *engine) partialSize(j job, tmp string) int64 {
+	if fi, err := e.root.Lstat(e.tmpPath(tmp)); err == nil && fi.Mode().IsRegular() && fi.Size() < j.Size {
+		return fi.Size()
+	}
+	return 0
+}
+
+// transfer fetches j (pre, when the response is already there) into tmp
+// from offset on and saves it: fetched again while it changes during its
+// transfer or its bytes do not match the server's checksum, and tried
+// again while it fails transiently, going on from where it stopped when
+// the bytes were kept.
+func (e *engine) transfer(ctx context.Context, j job, pre *fetch.Response, rec record, complete bool, tmp string, offset int64) {
 	resp := pre
 	listed := listedHash(j)
 	r := e.retrier()
@@ -96,50 +112,47 @@ func (e *engine) file(ctx context.Context, j job, pre *fetch.Response) {
 		err := e.save(j, resp, rec, complete, tmp, offset, func(resp *fetch.Response) error {
 			return e.stable(ctx, j, resp, refetched == 0)
 		})
-		if err == nil {
+		resp = nil
+		switch {
+		case err == nil:
 			return
-		}
-		if errors.Is(err, errChanged) {
-			if refetched < maxRefetch {
-				refetched++
-				e.count(&e.sum.Changed)
-				e.logf("changed %s during its transfer (%v): fetching it again", j.Path, err)
-				resp, offset = nil, 0
-				continue
+		case errors.Is(err, errChanged):
+			if refetched >= maxRefetch {
+				e.count(&e.sum.Unstable)
+				e.failed(j, schemes.Errorf(schemes.ErrInterrupted,
+					"unstable: it changed during each of %d transfers, the last: %w", refetched+1, err))
+				return
 			}
-			e.count(&e.sum.Unstable)
-			e.failed(j, schemes.Errorf(schemes.ErrInterrupted,
-				"unstable: it changed during each of %d transfers, the last: %w", refetched+1, err))
-			return
-		}
-		if errors.Is(err, errMismatch) {
+			refetched++
+			e.count(&e.sum.Changed)
+			e.logf("changed %s during its transfer (%v): fetching it again", j.Path, err)
+			offset = 0
+		case errors.Is(err, errMismatch):
 			// Bytes the server's own checksum disowns: fetched again from
 			// the start, and never kept when no try matches.
-			if mismatches < e.maxRetries() && ctx.Err() == nil {
-				mismatches++
-				e.countRetryKind("verify")
-				e.logf("retry %d of %d: %s: %v", mismatches, e.maxRetries(), j.URL, err)
-				resp, offset = nil, 0
-				continue
+			if mismatches >= e.maxRetries() || ctx.Err() != nil {
+				e.failed(j, schemes.Errorf(schemes.ErrRefused, "%v, in each of %d transfers: not kept", err, mismatches+1))
+				return
 			}
-			e.failed(j, schemes.Errorf(schemes.ErrRefused, "%v, in each of %d transfers: not kept", err, mismatches+1))
-			return
-		}
-		if !r.again(ctx, err, j.URL) {
+			mismatches++
+			e.countRetryKind("verify")
+			e.logf("retry %d of %d: %s: %v", mismatches, e.maxRetries(), j.URL, err)
+			offset = 0
+		case !r.again(ctx, err, j.URL):
 			e.failed(j, err)
 			return
-		}
-		// A transfer that broke off goes on from where it stopped when its
-		// bytes were kept (a large file the listing dates), else starts over.
-		prev := offset
-		resp, offset = nil, 0
-		if j.Size >= resumeMin && !j.Mod.IsZero() {
-			if fi, err := e.root.Lstat(e.tmpPath(tmp)); err == nil && fi.Mode().IsRegular() && fi.Size() < j.Size {
-				offset = fi.Size()
+		default:
+			// A transfer that broke off goes on from where it stopped when
+			// its bytes were kept (a large file the listing dates), else
+			// starts over.
+			prev := offset
+			offset = 0
+			if j.Size >= resumeMin && !j.Mod.IsZero() {
+				offset = e.partialSize(j, tmp)
 			}
-		}
-		if offset > prev {
-			r.progressed()
+			if offset > prev {
+				r.progressed()
+			}
 		}
 	}
 }
@@ -228,15 +241,7 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 	if size < 0 {
 		size = j.Size
 	}
-	mod, modPrec := resp.Modified, ""
-	if mod.IsZero() {
-		mod = e.listTime(j.Mod, j.Prec)
-		if !exactTime(j.Prec) {
-			modPrec = j.Prec
-		}
-	} else {
-		e.calibrate(j.Mod, j.Prec, mod)
-	}
+	mod, modPrec := e.fileTime(j, resp)
 	resumable := size >= resumeMin && !j.Mod.IsZero()
 	partial := record{URL: j.URL, Kind: kindFile, Partial: true, Tmp: tmp, ListSize: j.Size,
 		ListModified: j.Mod, ListPrec: j.Prec, Run: e.run, From: j.From}
@@ -258,6 +263,7 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 	}
 	if err != nil {
 		if resumable && got > 0 && !errors.Is(err, errChanged) && !errors.Is(err, errMismatch) && !errors.Is(err, errUnproven) {
+			// Kept to go on from where it stopped.
 			e.st.putFile(j.Path, partial)
 			e.st.putTemp(tmp, j.Path)
 		} else {
@@ -274,41 +280,61 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 	if vh != nil {
 		done.ServerHash = resp.Hash.Alg + ":" + resp.Hash.Hex
 	}
-	if complete && rec.SHA256 == sum && rec.Size == got {
-		// Same bytes (a plain Gopher item fetched again): keep the file.
+	if err := e.settleFile(j, tmp, done, complete && rec.SHA256 == sum && rec.Size == got); err != nil {
+		return err
+	}
+	if resumable || rec.Partial {
+		e.st.delTemp(tmp)
+	}
+	return nil
+}
+
+// fileTime is the time a file fetched is given: the server's, else the
+// listing's (with its precision when coarser than the second). A server's
+// time beside the listing's calibrates the listing's zone.
+func (e *engine) fileTime(j job, resp *fetch.Response) (time.Time, string) {
+	if !resp.Modified.IsZero() {
+		e.calibrate(j.Mod, j.Prec, resp.Modified)
+		return resp.Modified, ""
+	}
+	if exactTime(j.Prec) {
+		return e.listTime(j.Mod, j.Prec), ""
+	}
+	return e.listTime(j.Mod, j.Prec), j.Prec
+}
+
+// settleFile puts a file received whole into tmp where it belongs, and
+// records it as done: same is a copy of the bytes already kept (a plain
+// Gopher item fetched again), which stays as it is.
+func (e *engine) settleFile(j job, tmp string, done record, same bool) error {
+	change := "unchanged"
+	if same {
 		e.root.Remove(e.tmpPath(tmp))
-		e.st.putFile(j.Path, done)
-		e.share(j.Path, done)
 		e.count(&e.sum.Unchanged)
 		e.logf("unchanged %s", j.Path)
-		e.emit(Event{Status: StatusDone, Change: "unchanged", URL: j.URL, Path: j.Path}, j.track)
 	} else {
-		existed, err := e.install(tmp, j.Path, mod)
+		existed, err := e.install(tmp, j.Path, done.Modified)
 		if err != nil {
 			e.root.Remove(e.tmpPath(tmp))
 			return fmt.Errorf("writing %s: %w", j.Path, err)
 		}
-		e.st.putFile(j.Path, done)
-		e.share(j.Path, done)
-		change := "new"
 		switch {
-		case !existed && j.sharedSum == sum:
+		case !existed && j.sharedSum == done.SHA256:
 			// New in this DIR, but the crawl had these bytes already.
-			change = "unchanged"
 			e.count(&e.sum.Unchanged)
 			e.logf("unchanged %s (in the crawl), installed here", j.Path)
 		case existed:
 			change = "updated"
 			e.count(&e.sum.Updated)
-			e.logf("updated %s (%d bytes)", j.Path, got)
+			e.logf("updated %s (%d bytes)", j.Path, done.Size)
 		default:
+			change = "new"
 			e.count(&e.sum.New)
-			e.logf("new %s (%d bytes)", j.Path, got)
+			e.logf("new %s (%d bytes)", j.Path, done.Size)
 		}
-		e.emit(Event{Status: StatusDone, Change: change, URL: j.URL, Path: j.Path}, j.track)
 	}
-	if resumable || rec.Partial {
-		e.st.delTemp(tmp)
-	}
+	e.st.putFile(j.Path, done)
+	e.share(j.Path, done)
+	e.emit(Event{Status: StatusDone, Change: change, URL: j.URL, Path: j.Path}, j.track)
 	return nil
 }
