@@ -34,17 +34,14 @@ func (e *engine) listDir(ctx context.Context, j job, pre *fetch.Response) {
 	}
 	defer func() { resp.Close() }()
 	w := &dirWalk{j: j, key: key, deeper: e.opts.Depth == 0 || j.Depth+1 < e.opts.Depth, anc: j.Anc}
-	var held []schemes.Entry
-	holding := true
-	versions := map[string]schemes.Entry{}
-	var lh listingHash
+	d := newDirRead()
 	r := e.retrier()
 	for {
 		ent, err := resp.Listing.Next()
 		if err == io.EOF {
 			break
 		}
-		if err != nil && holding && r.again(ctx, err, j.URL) {
+		if err != nil && d.holding && r.again(ctx, err, j.URL) {
 			// Broken off (a reset, a stalled data connection) before
 			// anything of it was queued: read it again from the start.
 			again := e.openListing(ctx, j, nil, "directory")
@@ -53,7 +50,7 @@ func (e *engine) listDir(ctx context.Context, j job, pre *fetch.Response) {
 			}
 			resp.Close()
 			resp = again
-			held, versions, lh, w.partial = nil, map[string]schemes.Entry{}, listingHash{}, false
+			d, w.partial = newDirRead(), false
 			continue
 		}
 		if err != nil {
@@ -62,42 +59,17 @@ func (e *engine) listDir(ctx context.Context, j job, pre *fetch.Response) {
 			// What was read is taken, as it streamed before; the listing
 			// proves nothing, so no loop is claimed and no file is gone.
 			if e.enter(w) {
-				e.dispatch(w, held, versions)
+				e.dispatch(w, d.held, d.versions)
 			}
 			return
 		}
-		if ent.Type == schemes.TypeDir && (ent.Name == "." || ent.Name == "..") {
-			// A listing's own "current" and "parent" entries (LIST -a, MLSD
-			// cdir/pdir): notation, not content.
-			continue
-		}
-		lh.add(ent)
-		switch {
-		case ent.Type == schemes.TypeUnparsed:
-			e.unparsed(j, ent.Name)
-			w.partial = true
-		case ent.Version > 0 && !e.opts.AllVersions:
-			if v, ok := versions[ent.Name]; !ok || ent.Version > v.Version {
-				versions[ent.Name] = ent
-			}
-		case holding:
-			held = append(held, ent)
-			if len(held) > loopCheckMax {
-				// Too long to hold: taken as it streams, not compared.
-				holding = false
-				if !e.enter(w) {
-					return
-				}
-				e.dispatch(w, held, nil)
-				held = nil
-			}
-		default:
-			e.dirEntry(w, ent)
+		if !e.readEntry(w, d, ent) {
+			return
 		}
 	}
-	if holding {
-		h := lh.sum64()
-		if repeats(j.Anc, h) >= lh.proof() {
+	if d.holding {
+		h := d.lh.sum64()
+		if repeats(j.Anc, h) >= d.lh.proof() {
 			e.count(&e.sum.Loops)
 			e.logf("loop %s: its listing repeats an ancestor's, not entered", j.Path)
 			return
@@ -107,11 +79,60 @@ func (e *engine) listDir(ctx context.Context, j job, pre *fetch.Response) {
 	if !e.enter(w) {
 		return
 	}
-	e.dispatch(w, held, versions)
+	e.dispatch(w, d.held, d.versions)
 	if !w.partial {
 		lr.Listed = e.run
 		e.st.putListing(key, lr)
 	}
+}
+
+// dirRead is what reading one listing holds: its entries, held back
+// while the listing may yet prove to repeat an ancestor's (a loop), the
+// highest version of each name a versioned listing gives, and the
+// listing's hash.
+type dirRead struct {
+	held     []schemes.Entry
+	holding  bool
+	versions map[string]schemes.Entry
+	lh       listingHash
+}
+
+func newDirRead() *dirRead {
+	return &dirRead{holding: true, versions: map[string]schemes.Entry{}}
+}
+
+// readEntry takes one entry of w's listing: held, or walked at once once
+// the listing is too long to hold; false when the walk ends here.
+func (e *engine) readEntry(w *dirWalk, d *dirRead, ent schemes.Entry) bool {
+	if ent.Type == schemes.TypeDir && (ent.Name == "." || ent.Name == "..") {
+		// A listing's own "current" and "parent" entries (LIST -a, MLSD
+		// cdir/pdir): notation, not content.
+		return true
+	}
+	d.lh.add(ent)
+	switch {
+	case ent.Type == schemes.TypeUnparsed:
+		e.unparsed(w.j, ent.Name)
+		w.partial = true
+	case ent.Version > 0 && !e.opts.AllVersions:
+		if v, ok := d.versions[ent.Name]; !ok || ent.Version > v.Version {
+			d.versions[ent.Name] = ent
+		}
+	case d.holding:
+		d.held = append(d.held, ent)
+		if len(d.held) > loopCheckMax {
+			// Too long to hold: taken as it streams, not compared.
+			d.holding = false
+			if !e.enter(w) {
+				return false
+			}
+			e.dispatch(w, d.held, nil)
+			d.held = nil
+		}
+	default:
+		e.dirEntry(w, ent)
+	}
+	return true
 }
 
 // repeats counts the ancestors whose listing hashed as h.
