@@ -68,85 +68,122 @@ func (s CheckSummary) Differs() bool {
 // error is for a DIR that holds no readable state, or a walk that ends
 // early (ctx).
 func Check(ctx context.Context, dir string, report func(Difference)) (CheckSummary, error) {
-	sum := CheckSummary{Dir: dir}
-	root, err := os.OpenRoot(dir)
+	c := &checker{sum: CheckSummary{Dir: dir}, report: report}
+	root, st, err := openCheckState(dir)
 	if err != nil {
-		return sum, err
+		return c.sum, err
 	}
 	defer root.Close()
+	defer st.close()
+	c.root, c.st = root, st
+	if err := c.recorded(ctx); err != nil {
+		return c.sum, err
+	}
+	return c.sum, c.added(ctx, dir)
+}
+
+// openCheckState opens DIR and its state, read-only.
+func openCheckState(dir string) (*os.Root, *store, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, err
+	}
 	if err := stateDirOK(root); err != nil {
-		return sum, fmt.Errorf("%s holds no mirror state: %w", dir, err)
+		root.Close()
+		return nil, nil, fmt.Errorf("%s holds no mirror state: %w", dir, err)
 	}
 	db := filepath.Join(dir, stateDir, "state.db")
 	if fi, err := root.Lstat(stateDir + "/state.db"); err != nil || !fi.Mode().IsRegular() {
-		return sum, fmt.Errorf("%s holds no mirror state (%s)", dir, db)
+		root.Close()
+		return nil, nil, fmt.Errorf("%s holds no mirror state (%s)", dir, db)
 	}
 	st, err := openStore(db, true)
 	if err != nil {
-		return sum, fmt.Errorf("mirror state: %w", err)
+		root.Close()
+		return nil, nil, fmt.Errorf("mirror state: %w", err)
 	}
-	defer st.close()
-	bag := isBag(st)
-	diff := func(d Difference) {
-		switch d.Change {
-		case DiffChanged:
-			sum.Changed++
-		case DiffMissing:
-			sum.Missing++
-		case DiffAdded:
-			sum.Added++
-		}
-		report(d)
+	return root, st, nil
+}
+
+// checker is one Check of a mirror's tree against its state.
+type checker struct {
+	root   *os.Root
+	st     *store
+	sum    CheckSummary
+	report func(Difference)
+}
+
+// diff counts and reports one difference.
+func (c *checker) diff(d Difference) {
+	switch d.Change {
+	case DiffChanged:
+		c.sum.Changed++
+	case DiffMissing:
+		c.sum.Missing++
+	case DiffAdded:
+		c.sum.Added++
 	}
+	c.report(d)
+}
+
+// recorded re-reads every file and link the state records.
+func (c *checker) recorded(ctx context.Context) error {
 	buf := make([]byte, 256<<10)
-	err = st.scanFiles(func(p string, rec record) {
+	err := c.st.scanFiles(func(p string, rec record) {
 		if ctx.Err() != nil || rec.Partial {
 			return
 		}
-		switch rec.Kind {
-		case kindLink:
-			if !rec.Created {
-				return
-			}
-			sum.Links++
-			fi, err := root.Lstat(p)
-			if err != nil {
-				diff(Difference{Change: DiffMissing, Path: p})
-				return
-			}
-			target, err := root.Readlink(p)
-			if fi.Mode()&fs.ModeSymlink == 0 || err != nil || target != rec.Target {
-				diff(Difference{Change: DiffChanged, Path: p, Detail: fmt.Sprintf("not the link to %q the mirror made", rec.Target)})
+		if rec.Kind == kindLink {
+			if rec.Created {
+				c.link(p, rec)
 			}
 			return
 		}
-		sum.Files++
-		n, got, err := hashLocal(root, p, buf)
+		c.sum.Files++
+		n, got, err := hashLocal(c.root, p, buf)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			diff(Difference{Change: DiffMissing, Path: p})
+			c.diff(Difference{Change: DiffMissing, Path: p})
 		case err != nil:
-			diff(Difference{Change: DiffChanged, Path: p, Detail: err.Error()})
+			c.diff(Difference{Change: DiffChanged, Path: p, Detail: err.Error()})
 		case n != rec.Size:
-			sum.Bytes += n
-			diff(Difference{Change: DiffChanged, Path: p, Detail: fmt.Sprintf("%d bytes, the mirror wrote %d", n, rec.Size)})
+			c.sum.Bytes += n
+			c.diff(Difference{Change: DiffChanged, Path: p, Detail: fmt.Sprintf("%d bytes, the mirror wrote %d", n, rec.Size)})
 		case rec.SHA256 != "" && got != rec.SHA256:
-			sum.Bytes += n
-			diff(Difference{Change: DiffChanged, Path: p, Detail: fmt.Sprintf("sha256 %s, the mirror wrote %s", got, rec.SHA256)})
+			c.sum.Bytes += n
+			c.diff(Difference{Change: DiffChanged, Path: p, Detail: fmt.Sprintf("sha256 %s, the mirror wrote %s", got, rec.SHA256)})
 		default:
-			sum.Bytes += n
+			c.sum.Bytes += n
 		}
 	})
 	if err != nil {
-		return sum, fmt.Errorf("mirror state: %w", err)
+		return fmt.Errorf("mirror state: %w", err)
 	}
-	if err := ctx.Err(); err != nil {
-		return sum, err
+	return ctx.Err()
+}
+
+// link checks a link the mirror made: still there, and still to its
+// target.
+func (c *checker) link(p string, rec record) {
+	c.sum.Links++
+	fi, err := c.root.Lstat(p)
+	if err != nil {
+		c.diff(Difference{Change: DiffMissing, Path: p})
+		return
 	}
-	// filepath.WalkDir, which follows no symlink, rather than a walk of
-	// root.FS(): io/fs refuses names that are not UTF-8, as a remote
-	// name in Latin-1 is.
-	err = filepath.WalkDir(dir, func(fp string, de fs.DirEntry, err error) error {
+	target, err := c.root.Readlink(p)
+	if fi.Mode()&fs.ModeSymlink == 0 || err != nil || target != rec.Target {
+		c.diff(Difference{Change: DiffChanged, Path: p, Detail: fmt.Sprintf("not the link to %q the mirror made", rec.Target)})
+	}
+}
+
+// added walks DIR for files the state does not record (gofer's state and
+// a bag's tag files aside). filepath.WalkDir, which follows no symlink,
+// rather than a walk of root.FS(): io/fs refuses names that are not
+// UTF-8, as a remote name in Latin-1 is.
+func (c *checker) added(ctx context.Context, dir string) error {
+	bag := isBag(c.st)
+	return filepath.WalkDir(dir, func(fp string, de fs.DirEntry, err error) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -159,7 +196,7 @@ func Check(ctx context.Context, dir string, report func(Difference)) (CheckSumma
 			if p == "." {
 				return err
 			}
-			diff(Difference{Change: DiffChanged, Path: p, Detail: err.Error()})
+			c.diff(Difference{Change: DiffChanged, Path: p, Detail: err.Error()})
 			return nil
 		}
 		if p == "." {
@@ -169,18 +206,14 @@ func Check(ctx context.Context, dir string, report func(Difference)) (CheckSumma
 		if top && p == stateDir {
 			return fs.SkipDir
 		}
-		if de.IsDir() {
+		if de.IsDir() || top && bag && bagTagFile(p) {
 			return nil
 		}
-		if top && bag && bagTagFile(p) {
-			return nil
-		}
-		if _, ok := st.getFile(p); !ok {
-			diff(Difference{Change: DiffAdded, Path: p})
+		if _, ok := c.st.getFile(p); !ok {
+			c.diff(Difference{Change: DiffAdded, Path: p})
 		}
 		return nil
 	})
-	return sum, err
 }
 
 // hashLocal streams the file at p through sha256: its size and hex digest.
