@@ -115,111 +115,123 @@ type workerJSON struct {
 // Handler serves the board's pages and API.
 func (b *Board) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /jobs/{$}", func(w http.ResponseWriter, req *http.Request) {
-		jobs, err := cluster.Jobs(req.Context(), b.opts)
-		d := struct {
-			Server string
-			Jobs   []*cluster.JobStatus
-			Charts map[string]template.HTML
-			Err    string
-			Token  string
-		}{Server: security.RedactURL(b.opts.URL), Jobs: jobs, Charts: map[string]template.HTML{}}
-		if err != nil {
-			d.Err = err.Error()
-		}
-		if t := req.URL.Query().Get("token"); validToken(t, b.token) {
-			d.Token = t
-		}
-		b.mu.Lock()
-		for _, j := range jobs {
-			d.Charts[j.Job] = chart("Items done over time", "items", b.series[j.Job], []line{
-				{"done", "#06c", func(p Point) float64 { return float64(p.Done) }},
-				{"failed", "#c00", func(p Point) float64 { return float64(p.Failed) }}})
-		}
-		b.mu.Unlock()
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Content-Security-Policy", reportCSP+"; form-action 'self'")
-		w.Header().Set("Cache-Control", "no-store")
-		pageTmpl.ExecuteTemplate(w, "board", d)
-	})
-	mux.HandleFunc("GET /api/jobs", func(w http.ResponseWriter, req *http.Request) {
-		only := req.URL.Query()["job"]
-		for _, j := range only {
-			if !cluster.ValidJob(j) {
-				http.Error(w, "400 bad request: not a job name", http.StatusBadRequest)
-				return
-			}
-		}
-		jobs, err := cluster.Jobs(req.Context(), b.opts, only...)
-		if err != nil {
-			http.Error(w, "502 bad gateway: "+err.Error(), http.StatusBadGateway)
-			return
-		}
-		out := []jobJSON{}
-		b.mu.Lock()
-		for _, j := range jobs {
-			jj := jobJSON{Job: j.Job, URL: j.URL, Run: j.Run, State: j.State, Done: j.Done, Failed: j.Failed, Queued: j.Queued,
-				InFlight: j.InFlight, Bytes: j.Bytes, Reassigned: j.Reassigned, ReassignSeconds: j.ReassignSeconds,
-				Paused: j.Control.Paused, Rules: RuleStrings(j.Control.Rules), Throughput: b.series[j.Job], Workers: []workerJSON{}}
-			if jj.Throughput == nil {
-				jj.Throughput = []Point{}
-			}
-			for _, wk := range j.Workers {
-				jj.Workers = append(jj.Workers, workerJSON{Name: wk.Worker, Host: wk.Host, State: wk.State, Holding: wk.Holding,
-					Done: wk.Done, Failed: wk.Failed, Bytes: wk.Bytes, Paused: wk.Paused, Reassigned: wk.Reassigned})
-			}
-			out = append(out, jj)
-		}
-		b.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-store")
-		json.NewEncoder(w).Encode(out)
-	})
-	steer := func(change func(req *http.Request, jc *cluster.JobControl) error) http.HandlerFunc {
-		return steering(b.token, "/jobs/", func(req *http.Request) (any, error) {
-			job := req.PathValue("job")
-			if !cluster.ValidJob(job) {
-				return nil, fmt.Errorf("%q is not a job name", job)
-			}
-			opts := b.opts
-			opts.Job = job
-			jc, err := cluster.Steer(req.Context(), opts, func(jc *cluster.JobControl) error { return change(req, jc) })
-			if err != nil {
-				return nil, err
-			}
-			return map[string]any{"job": job, "paused": jc.Paused, "rules": RuleStrings(jc.Rules)}, nil
-		})
-	}
-	mux.HandleFunc("POST /api/jobs/{job}/pause", steer(func(_ *http.Request, jc *cluster.JobControl) error {
+	mux.HandleFunc("GET /jobs/{$}", b.servePage)
+	mux.HandleFunc("GET /api/jobs", b.serveJobs)
+	mux.HandleFunc("POST /api/jobs/{job}/pause", b.steer(func(_ *http.Request, jc *cluster.JobControl) error {
 		jc.Paused = true
 		return nil
 	}))
-	mux.HandleFunc("POST /api/jobs/{job}/resume", steer(func(_ *http.Request, jc *cluster.JobControl) error {
+	mux.HandleFunc("POST /api/jobs/{job}/resume", b.steer(func(_ *http.Request, jc *cluster.JobControl) error {
 		jc.Paused = false
 		return nil
 	}))
-	exclude := func(remove bool) http.HandlerFunc {
-		return steer(func(req *http.Request, jc *cluster.JobControl) error {
-			f := mirror.Filter{Exclude: true, Glob: req.FormValue("pattern")}
-			if err := mirror.CheckFilters([]mirror.Filter{f}); err != nil {
-				return err
-			}
-			if i := lastIndex(jc.Rules, f); i >= 0 {
-				if remove || req.FormValue("remove") == "1" {
-					jc.Rules = append(jc.Rules[:i:i], jc.Rules[i+1:]...)
-				}
-				return nil
-			}
-			if remove || req.FormValue("remove") == "1" {
-				return fmt.Errorf("no rule %s: %w", f, schemes.ErrUsage)
-			}
-			jc.Rules = append(jc.Rules, f)
-			return nil
-		})
-	}
-	mux.HandleFunc("POST /api/jobs/{job}/exclude", exclude(false))
-	mux.HandleFunc("DELETE /api/jobs/{job}/exclude", exclude(true))
+	mux.HandleFunc("POST /api/jobs/{job}/exclude", b.exclude(false))
+	mux.HandleFunc("DELETE /api/jobs/{job}/exclude", b.exclude(true))
 	return mux
+}
+
+// servePage is the board's page: every job, with its chart.
+func (b *Board) servePage(w http.ResponseWriter, req *http.Request) {
+	jobs, err := cluster.Jobs(req.Context(), b.opts)
+	d := struct {
+		Server string
+		Jobs   []*cluster.JobStatus
+		Charts map[string]template.HTML
+		Err    string
+		Token  string
+	}{Server: security.RedactURL(b.opts.URL), Jobs: jobs, Charts: map[string]template.HTML{}}
+	if err != nil {
+		d.Err = err.Error()
+	}
+	if t := req.URL.Query().Get("token"); validToken(t, b.token) {
+		d.Token = t
+	}
+	b.mu.Lock()
+	for _, j := range jobs {
+		d.Charts[j.Job] = chart("Items done over time", "items", b.series[j.Job], []line{
+			{"done", "#06c", func(p Point) float64 { return float64(p.Done) }},
+			{"failed", "#c00", func(p Point) float64 { return float64(p.Failed) }}})
+	}
+	b.mu.Unlock()
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", reportCSP+"; form-action 'self'")
+	w.Header().Set("Cache-Control", "no-store")
+	pageTmpl.ExecuteTemplate(w, "board", d)
+}
+
+// serveJobs is /api/jobs: the jobs asked for (?job=, any number; all
+// without), each with its workers and its throughput, as JSON.
+func (b *Board) serveJobs(w http.ResponseWriter, req *http.Request) {
+	only := req.URL.Query()["job"]
+	for _, j := range only {
+		if !cluster.ValidJob(j) {
+			http.Error(w, "400 bad request: not a job name", http.StatusBadRequest)
+			return
+		}
+	}
+	jobs, err := cluster.Jobs(req.Context(), b.opts, only...)
+	if err != nil {
+		http.Error(w, "502 bad gateway: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	out := []jobJSON{}
+	b.mu.Lock()
+	for _, j := range jobs {
+		jj := jobJSON{Job: j.Job, URL: j.URL, Run: j.Run, State: j.State, Done: j.Done, Failed: j.Failed, Queued: j.Queued,
+			InFlight: j.InFlight, Bytes: j.Bytes, Reassigned: j.Reassigned, ReassignSeconds: j.ReassignSeconds,
+			Paused: j.Control.Paused, Rules: RuleStrings(j.Control.Rules), Throughput: b.series[j.Job], Workers: []workerJSON{}}
+		if jj.Throughput == nil {
+			jj.Throughput = []Point{}
+		}
+		for _, wk := range j.Workers {
+			jj.Workers = append(jj.Workers, workerJSON{Name: wk.Worker, Host: wk.Host, State: wk.State, Holding: wk.Holding,
+				Done: wk.Done, Failed: wk.Failed, Bytes: wk.Bytes, Paused: wk.Paused, Reassigned: wk.Reassigned})
+		}
+		out = append(out, jj)
+	}
+	b.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	json.NewEncoder(w).Encode(out)
+}
+
+// steer is the handler of one change to the job the path names.
+func (b *Board) steer(change func(req *http.Request, jc *cluster.JobControl) error) http.HandlerFunc {
+	return steering(b.token, "/jobs/", func(req *http.Request) (any, error) {
+		job := req.PathValue("job")
+		if !cluster.ValidJob(job) {
+			return nil, fmt.Errorf("%q is not a job name", job)
+		}
+		opts := b.opts
+		opts.Job = job
+		jc, err := cluster.Steer(req.Context(), opts, func(jc *cluster.JobControl) error { return change(req, jc) })
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"job": job, "paused": jc.Paused, "rules": RuleStrings(jc.Rules)}, nil
+	})
+}
+
+// exclude adds an exclusion rule to a job, or takes it back (remove, or
+// the form's remove=1).
+func (b *Board) exclude(remove bool) http.HandlerFunc {
+	return b.steer(func(req *http.Request, jc *cluster.JobControl) error {
+		f := mirror.Filter{Exclude: true, Glob: req.FormValue("pattern")}
+		if err := mirror.CheckFilters([]mirror.Filter{f}); err != nil {
+			return err
+		}
+		if i := lastIndex(jc.Rules, f); i >= 0 {
+			if remove || req.FormValue("remove") == "1" {
+				jc.Rules = append(jc.Rules[:i:i], jc.Rules[i+1:]...)
+			}
+			return nil
+		}
+		if remove || req.FormValue("remove") == "1" {
+			return fmt.Errorf("no rule %s: %w", f, schemes.ErrUsage)
+		}
+		jc.Rules = append(jc.Rules, f)
+		return nil
+	})
 }
 
 func lastIndex(fs []mirror.Filter, f mirror.Filter) int {

@@ -118,6 +118,14 @@ func (r *Recorder) Handler(ctl *mirror.Control, token string) http.Handler {
 		w.Write(append(r.LatestStats(), '\n'))
 	})
 	mux.HandleFunc("GET /api/events", r.serveEvents)
+	r.steerRoutes(mux, ctl, token)
+	return loopbackOnly(mux)
+}
+
+// steerRoutes adds to mux the changes a run takes while it goes on:
+// pause and resume, rules added and taken back, settings. Each needs the
+// token, and ctl; a run that has ended takes none.
+func (r *Recorder) steerRoutes(mux *http.ServeMux, ctl *mirror.Control, token string) {
 	steer := func(do func(req *http.Request) (any, error)) http.HandlerFunc {
 		return steering(token, "/", func(req *http.Request) (any, error) {
 			if ctl == nil || r.Ended() {
@@ -149,7 +157,13 @@ func (r *Recorder) Handler(ctl *mirror.Control, token string) http.Handler {
 		mux.HandleFunc("POST /api/"+kind, steer(func(req *http.Request) (any, error) { return rule(req, false) }))
 		mux.HandleFunc("DELETE /api/"+kind, steer(func(req *http.Request) (any, error) { return rule(req, true) }))
 	}
-	mux.HandleFunc("POST /api/settings", steer(func(req *http.Request) (any, error) {
+	mux.HandleFunc("POST /api/settings", steer(settingsChange(ctl)))
+}
+
+// settingsChange is the change of /api/settings: the byte budget
+// (limit_rate) and the streams per server (max_per_host).
+func settingsChange(ctl *mirror.Control) func(req *http.Request) (any, error) {
+	return func(req *http.Request) (any, error) {
 		out := map[string]any{}
 		if v := req.FormValue("limit_rate"); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
@@ -175,8 +189,7 @@ func (r *Recorder) Handler(ctl *mirror.Control, token string) http.Handler {
 			return nil, fmt.Errorf("nothing to set: send limit_rate or max_per_host")
 		}
 		return out, nil
-	}))
-	return loopbackOnly(mux)
+	}
 }
 
 // errEnded is a change asked of a run that has ended.
