@@ -32,9 +32,9 @@ type Problem struct {
 	URI    string
 	Text   string
 	// Warning marks what is common practice rather than an error (a file
-	// that does not start with a warcinfo record, a WARC-Concurrent-To
-	// naming a record in no file of the set); gofer warc check fails on
-	// warnings only with --strict.
+	// that does not start with a warcinfo record, a WARC-Concurrent-To or
+	// WARC-Refers-To naming a record in no file of the set); gofer warc
+	// check fails on warnings only with --strict.
 	Warning bool
 }
 

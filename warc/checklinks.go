@@ -205,8 +205,8 @@ func parseLinkLine(s string) (def bool, ll linkLine) {
 }
 
 // check reports what the links name that is not there or not so: an ID
-// used twice, a WARC-Concurrent-To (a warning) or WARC-Refers-To naming no
-// record, a revisit whose target URI, date or payload digest are not
+// used twice, a WARC-Concurrent-To or WARC-Refers-To naming no record (a
+// warning), a revisit whose target URI, date or payload digest are not
 // those of the record it refers to, and revisits that refer to each other
 // in a loop.
 func (l *links) check(report func(Problem)) error {
@@ -245,7 +245,10 @@ func (l *links) check(report func(Problem)) error {
 			return
 		}
 		if target == nil {
-			p.Text = fmt.Sprintf("WARC-Refers-To %s names no record of the archive", ll.id)
+			// Common practice: a revisit deduplicated against an
+			// earlier crawl's files, a WAT or WET record naming the
+			// record of the WARC it was made from.
+			p.Text, p.Warning = fmt.Sprintf("WARC-Refers-To %s names no record of the archive", ll.id), true
 			report(p)
 			return
 		}
