@@ -153,6 +153,10 @@ func (a *Archive) open(c *capture, raw bool) (*Payload, error) {
 		r, err = rec.Block().RawBytes()
 	} else {
 		r, err = warc.Payload(rec)
+		if ph, ok := rec.Block().(gowarc.ProtocolHeaderBlock); ok {
+			// The payload of an HTTP message: its block past the header.
+			p.Size -= int64(len(ph.ProtocolHeaderBytes()))
+		}
 	}
 	if err != nil {
 		p.Close()
@@ -198,7 +202,7 @@ func (a *Archive) lookupResponse(uri string) (p *Payload, head []byte, err error
 		head = ph.ProtocolHeaderBytes()
 	}
 	p.Reader = io.MultiReader(bytes.NewReader(head), p.Reader)
-	p.Size = int64(len(head)) + p.Size - int64(len(ph.ProtocolHeaderBytes()))
+	p.Size += int64(len(head))
 	p.Date = orig.date
 	return p, head, nil
 }
