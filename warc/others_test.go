@@ -98,6 +98,15 @@ var otherPages = map[string][][2]string{
 	"commoncrawl.warc": {{"https://example.edu/", "Common"}},
 }
 
+// otherMimes are the media types a WACZ index gives the records that
+// are not of HTTP: their records' Content-Type.
+var otherMimes = map[string]string{
+	"dns:example.com":                          "text/dns",
+	"urn:pageinfo:https://example.net/rec":     "application/json",
+	"urn:pageinfo:https://example.com/crawled": "application/json",
+	"urn:view:https://example.com/crawled":     "image/png",
+}
+
 // otherCompressions are the forms each fixture is read in: as written,
 // gzipped per record and whole, and zstd-compressed per record.
 var otherCompressions = []string{"plain", "gzip per record", "gzip whole", "zstd per record"}
@@ -358,7 +367,8 @@ func TestOthersPack(t *testing.T) {
 				for _, e := range idx {
 					if e.URL == r.uri && e.Digest == digest {
 						found = true
-						if strings.HasPrefix(r.uri, "http") && (e.Status != "200" || e.Mime == "") {
+						if strings.HasPrefix(r.uri, "http") && (e.Status != "200" || e.Mime == "") ||
+							!strings.HasPrefix(r.uri, "http") && (e.Status != "" || e.Mime != otherMimes[r.uri]) {
 							t.Errorf("%s %s: %s indexed as %+v", c, name, r.uri, e)
 						}
 					}

@@ -30,8 +30,8 @@ import (
 //
 // URLKEY is the SURT of an http or https URL (WACZSURT), any other URL as
 // it is; TIMESTAMP the WARC-Date's first 14 digits; mime the HTTP
-// Content-Type of a response (its media type alone), "warc/revisit" for a
-// revisit, else the record's Content-Type; status the HTTP status of a
+// Content-Type of an HTTP response (its media type alone), "warc/revisit"
+// for a revisit, else the record's Content-Type; status the HTTP status of a
 // response or of a revisit that keeps its header block; digest the
 // WARC-Payload-Digest without its "sha1:"; length and offset, as strings,
 // where the record lies in its file (its gzip member; in an uncompressed
@@ -158,7 +158,7 @@ func waczIndex(path string, pages *pageList) ([]string, error) {
 			}
 		case typ == gowarc.Response && isGeminiResponse(ct):
 			cand = geminiFields(rec, &p.f)
-		case typ == gowarc.Response:
+		case typ == gowarc.Response && isHTTPType(ct):
 			cand = httpFields(rec, &p.f)
 		default:
 			p.f.Mime = ct
@@ -178,6 +178,15 @@ func waczIndex(path string, pages *pageList) ([]string, error) {
 	}
 	flush(fi.Size())
 	return lines, nil
+}
+
+// isHTTPType reports whether a record's Content-Type says its block is
+// an HTTP message, or says nothing; another response (Heritrix's text/dns
+// lookups) is indexed under its own Content-Type.
+func isHTTPType(ct string) bool {
+	mt, _, _ := strings.Cut(ct, ";")
+	mt = strings.TrimSpace(mt)
+	return mt == "" || strings.EqualFold(mt, "application/http")
 }
 
 // errSharedMembers is waczIndex's answer for a file whose gzip members
