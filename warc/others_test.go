@@ -328,6 +328,17 @@ func TestOthersCat(t *testing.T) {
 		if err := CatArchives(set, "http://example.org/page", at, &b); err != nil || b.String() != "warcprox captured this page\n" {
 			t.Errorf("%s: cat of warcprox's revisit: %q, %v", c, b.String(), err)
 		}
+		// Without a time, the first capture in archive order: the
+		// revisit, when its file is named first.
+		b.Reset()
+		if err := CatArchives([]string{set[1], set[0]}, "http://example.org/page", time.Time{}, &b); err != nil || b.String() != "warcprox captured this page\n" {
+			t.Errorf("%s: cat of warcprox's revisit, named first: %q, %v", c, b.String(), err)
+		}
+		// The revisit alone, the record it refers to in no file named.
+		b.Reset()
+		if err := CatArchives(set[1:], "http://example.org/page", time.Time{}, &b); err == nil {
+			t.Errorf("%s: cat of a revisit without what it refers to: %q", c, b.String())
+		}
 	}
 }
 
