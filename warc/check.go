@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"net/http/httputil"
 	"net/textproto"
 	"os"
 	"path/filepath"
@@ -111,8 +112,12 @@ type checked struct {
 // type, a file that does not start with a warcinfo record, and a CDXJ index
 // beside a segment that does not list each of its records (but the
 // warcinfo) at its offset and length, and nothing else. Files without an
-// index beside them (another tool's WARCs) are checked without. The error
-// is for an archive that cannot be read at all.
+// index beside them (another tool's WARCs) are checked without. The
+// payload digest of a chunked HTTP response may be of its body as sent
+// or with the chunked coding undone (the standard's reading). A
+// WARC-Concurrent-To or WARC-Refers-To naming no record of the set, and
+// a file that does not start with a warcinfo record, are warnings. The
+// error is for an archive that cannot be read at all.
 func Check(archives []string, report func(Problem)) error {
 	return CheckWith(archives, ReadOptions{}, report)
 }
@@ -204,7 +209,7 @@ func checkFile(path string, opt ReadOptions, l *links, report func(Problem)) err
 				}
 			}
 			if d := h.Get("WARC-Payload-Digest"); d != "" && typ != "revisit" && block.payload != nil {
-				if ok, known := block.payload.matches(d); known && !ok {
+				if ok, known := block.payloadMatches(d); known && !ok {
 					bad("WARC-Payload-Digest %s does not match the payload", d)
 				}
 			}
@@ -391,7 +396,8 @@ func readRecords(rd *Reader, n int, fn func(fileRecord, string, *blockSums), pro
 		ps := payloadSplitter(h)
 		s := &blockSums{block: newSums(h.Get("WARC-Block-Digest"))}
 		if ps != nil {
-			s.payload = newSums(h.Get("WARC-Payload-Digest"))
+			ps.digest = h.Get("WARC-Payload-Digest")
+			s.payload = newSums(ps.digest)
 			ps.payload = s.payload
 		}
 		var head bytes.Buffer
@@ -400,6 +406,9 @@ func readRecords(rd *Reader, n int, fn func(fileRecord, string, *blockSums), pro
 		s.head = head.String()
 		if ps != nil && !ps.split {
 			s.payload = nil
+		}
+		if ps != nil && ps.chunked != nil {
+			s.dechunked = ps.chunked.finish()
 		}
 		whole := got == rec.ContentLength
 		end, ended := rd.Finish()
@@ -419,7 +428,24 @@ func readRecords(rd *Reader, n int, fn func(fileRecord, string, *blockSums), pro
 type blockSums struct {
 	block   *sums
 	payload *sums // nil when the payload cannot be told apart
-	head    string
+	// dechunked are the digests of a chunked HTTP payload with its
+	// transfer coding undone (the standard's payload); nil for any other
+	// payload, or one whose chunks do not read.
+	dechunked *sums
+	head      string
+}
+
+// payloadMatches says whether the payload digest d is the payload's: of
+// the bytes after the HTTP header, or, for a chunked message, of those
+// with the chunked coding undone. WARC (1.0 and 1.1, §5.9) defines the
+// payload of an HTTP message as its body without transfer coding; most
+// writers digest the bytes as sent. known is false for an algorithm
+// check does not know.
+func (s *blockSums) payloadMatches(d string) (ok, known bool) {
+	if ok, known = s.payload.matches(d); ok || !known || s.dechunked == nil {
+		return ok, known
+	}
+	return s.dechunked.matches(d)
 }
 
 type headWriter struct {
@@ -442,7 +468,17 @@ type splitter struct {
 	tail    []byte // the last bytes seen before the separator was found
 	split   bool
 	payload *sums
+	// Of an HTTP message: its header's first bytes (up to
+	// maxChunkedHead), to tell a chunked body, and the chunks undone.
+	http    bool
+	head    []byte
+	digest  string // the WARC-Payload-Digest, naming the algorithm
+	chunked *dechunker
 }
+
+// maxChunkedHead bounds the HTTP header read to find a chunked transfer
+// coding; a longer header's payload is digested as sent only.
+const maxChunkedHead = 64 << 10
 
 func payloadSplitter(h textproto.MIMEHeader) *splitter {
 	ct := normalType(h.Get("Content-Type"))
@@ -450,7 +486,7 @@ func payloadSplitter(h textproto.MIMEHeader) *splitter {
 	case h.Get("WARC-Type") == "revisit":
 		return nil
 	case strings.HasPrefix(ct, "application/http"):
-		return &splitter{sep: []byte("\r\n\r\n")}
+		return &splitter{sep: []byte("\r\n\r\n"), http: true}
 	case ct == normalType(ResponseGemini):
 		return &splitter{sep: []byte("\n")}
 	}
@@ -466,13 +502,25 @@ func (w splitWriter) Write(p []byte) (int, error) {
 	}
 	if s.split {
 		s.payload.Write(p)
+		if s.chunked != nil {
+			s.chunked.Write(p)
+		}
 		return len(p), nil
+	}
+	if s.http && len(s.head) < maxChunkedHead {
+		s.head = append(s.head, p[:min(len(p), maxChunkedHead-len(s.head))]...)
 	}
 	buf := append(s.tail, p...)
 	if i := bytes.Index(buf, s.sep); i >= 0 {
 		s.split = true
-		s.payload.Write(buf[i+len(s.sep):])
+		rest := buf[i+len(s.sep):]
+		s.payload.Write(rest)
 		s.tail = nil
+		if h, _, found := bytes.Cut(s.head, s.sep); found && isChunked(h) {
+			s.chunked = newDechunker(s.digest)
+			s.chunked.Write(rest)
+		}
+		s.head = nil
 		return len(p), nil
 	}
 	if len(buf) > len(s.sep) {
@@ -480,6 +528,53 @@ func (w splitWriter) Write(p []byte) (int, error) {
 	}
 	s.tail = append([]byte(nil), buf...)
 	return len(p), nil
+}
+
+// isChunked says whether an HTTP header names the chunked transfer coding.
+func isChunked(head []byte) bool {
+	for _, line := range strings.Split(string(head), "\n") {
+		name, value, ok := strings.Cut(line, ":")
+		if ok && strings.EqualFold(strings.TrimSpace(name), "Transfer-Encoding") &&
+			strings.Contains(strings.ToLower(value), "chunked") {
+			return true
+		}
+	}
+	return false
+}
+
+// dechunker digests a chunked HTTP body with its chunked coding undone,
+// as it streams in.
+type dechunker struct {
+	pw     *io.PipeWriter
+	sums   *sums
+	failed bool
+	done   chan struct{}
+}
+
+func newDechunker(digest string) *dechunker {
+	pr, pw := io.Pipe()
+	c := &dechunker{pw: pw, sums: newSums(digest), done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		if _, err := io.Copy(c.sums, httputil.NewChunkedReader(pr)); err != nil {
+			c.failed = true
+		}
+		io.Copy(io.Discard, pr) // the trailer, or what follows a bad chunk
+	}()
+	return c
+}
+
+func (c *dechunker) Write(p []byte) (int, error) { return c.pw.Write(p) }
+
+// finish ends the body and returns its digests, nil when its chunks did
+// not read.
+func (c *dechunker) finish() *sums {
+	c.pw.Close()
+	<-c.done
+	if c.failed {
+		return nil
+	}
+	return c.sums
 }
 
 // sums hashes a block with the digest algorithm its record names.
