@@ -116,10 +116,16 @@ func (l *htmlLinks) Next() (Entry, error) {
 				if err != nil {
 					break
 				}
+				// A URL that does not parse back as an absolute URL is no link
+				// ("A:/.//[" resolves to a path that writes as "a://[").
+				ref := u.String()
+				if back, err := url.Parse(ref); err != nil || !back.IsAbs() {
+					break
+				}
 				if l.n++; l.n > l.limit {
 					return Entry{}, Errorf(ErrTooLarge, "HTML page of more than %d links", l.limit)
 				}
-				return Entry{Name: raw, Type: TypeLink, URL: u.String(), Size: -1,
+				return Entry{Name: raw, Type: TypeLink, URL: ref, Size: -1,
 					HTML: &HTMLLink{Element: element, Attr: attr}}, nil
 			}
 		}
