@@ -12,6 +12,7 @@ import (
 
 	"github.com/goferurl/gofer/warc"
 	"github.com/klauspost/compress/zstd"
+	"github.com/nlnwa/gowarc"
 )
 
 // formsFiles writes the fixtures of warc/testdata/others named
@@ -96,6 +97,10 @@ func TestOtherForms(t *testing.T) {
 	wants := []want{
 		{"http://example.com/", "response", "application/http; msgtype=response",
 			"<html><head><title>Example Domain</title></head><body><a href=\"/about\">about</a></body></html>\n", at("2026-01-02T03:04:07Z")},
+		// Heritrix's chunked response: the body as sent, chunks and all,
+		// as served with its Transfer-Encoding header.
+		{"http://example.com/about", "response", "application/http; msgtype=response",
+			"1a\r\nAbout example.com, sent in\r\n11\r\n two chunks here.\r\n0\r\n\r\n", at("2026-01-02T03:04:08Z")},
 		{"dns:example.com", "response", "text/dns", "20260102030406\nexample.com.\t3600\tIN\tA\t192.0.2.80\n", at("2026-01-02T03:04:06Z")},
 		// The latest capture is warcprox's revisit: its own date, the
 		// first file's payload.
@@ -155,6 +160,47 @@ func TestOtherForms(t *testing.T) {
 		for _, w := range warns {
 			if !strings.HasSuffix(w, ": no index beside it; reading its records") {
 				t.Errorf("%s: %s", c, w)
+			}
+		}
+	}
+}
+
+// TestOtherFormsHTTP serves the HTTP captures of the other tools' WARCs
+// as a proxy asks for them: each response as recorded, status line,
+// header and body; warcprox's revisit with its own header and the
+// payload of the response it refers to in the other file.
+func TestOtherFormsHTTP(t *testing.T) {
+	all := []string{"heritrix3.warc", "warcprox-1.warc", "warcprox-2.warc", "webrecorder.warc", "browsertrix.warc",
+		"commoncrawl.warc", "commoncrawl.warc.wat", "commoncrawl.warc.wet"}
+	// The blocks as the fixtures hold them.
+	blocks := map[string]string{}
+	for _, name := range all {
+		err := warc.Walk(filepath.Join("..", "warc", "testdata", "others", name), false, func(e warc.Entry, rec gowarc.WarcRecord) error {
+			if e.Type != "response" || !strings.HasPrefix(e.URI, "http") {
+				return nil
+			}
+			r, err := rec.Block().RawBytes()
+			if err != nil {
+				return err
+			}
+			b, err := io.ReadAll(r)
+			blocks[e.URI] = string(b)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(blocks) != 7 {
+		t.Fatalf("%d HTTP responses in the fixtures, want 7", len(blocks))
+	}
+	for _, c := range []string{"plain", "gzip per record", "gzip whole", "zstd per record"} {
+		a := open(t, Options{}, formsFiles(t, c, all...)...)
+		addr := serveHTTP(t, a, "")
+		for uri, want := range blocks {
+			got := exchange(t, addr, "GET "+uri+" HTTP/1.1\r\nHost: "+addr+"\r\n\r\n")
+			if got != want {
+				t.Errorf("%s: %s:\n got %q\nwant %q", c, uri, got, want)
 			}
 		}
 	}
