@@ -336,6 +336,37 @@ func TestOthersIndex(t *testing.T) {
 	}
 }
 
+// TestOthersMergeAll merges the indexes of every fixture at once: each
+// record but the warcinfo records once, in key order, where records of
+// one URI, type and digest count as copies of one (MergeIndexes): of
+// warcprox's two requests of a page, both without a body, the first.
+func TestOthersMergeAll(t *testing.T) {
+	want := 0
+	copies := map[string]bool{}
+	for _, recs := range otherForms {
+		for _, r := range recs {
+			key := r.typ + " " + r.uri + " " + r.digest
+			if r.typ != "warcinfo" && (r.digest == "" || !copies[key]) {
+				copies[key] = true
+				want++
+			}
+		}
+	}
+	if want != 24 {
+		t.Fatalf("%d records to index, want 24", want)
+	}
+	for _, c := range otherCompressions {
+		var b bytes.Buffer
+		if err := MergeSegments(&b, otherFiles(t, c, otherNames()...)...); err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+		if len(lines) != want || !slices.IsSorted(lines) {
+			t.Errorf("%s: %d lines, want %d in order:\n%s", c, len(lines), want, b.String())
+		}
+	}
+}
+
 // TestOthersCat prints the payload of each capture of every fixture, in
 // every compression, as cat does; a revisit in one file resolved to the
 // response in the other.
