@@ -471,3 +471,45 @@ func TestOthersPack(t *testing.T) {
 		}
 	}
 }
+
+// TestOthersPackAll packs every fixture into one WACZ and reads it back
+// as a reading command does: each file stored, every page listed, check
+// finding nothing, and cat serving each capture from the WACZ.
+func TestOthersPackAll(t *testing.T) {
+	for _, c := range otherCompressions {
+		files := otherFiles(t, c, otherNames()...)
+		path := filepath.Join(t.TempDir(), "all.wacz")
+		if err := PackFile(path, files, PackOptions{}); err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		zr, err := zip.OpenReader(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored := 0
+		for _, f := range zr.File {
+			if strings.HasPrefix(f.Name, "archive/") {
+				stored++
+			}
+		}
+		pages := strings.Count(string(zipMember(t, &zr.Reader, "pages/pages.jsonl")), "\n") - 1
+		zr.Close()
+		if stored != len(files) || pages != 4 {
+			t.Errorf("%s: %d files stored, %d pages; want %d and 4", c, stored, pages, len(files))
+		}
+		if p := problemLines(t, path); len(p) > 0 {
+			t.Errorf("%s: check of the WACZ: %q", c, p)
+		}
+		for _, name := range otherNames() {
+			for _, r := range otherForms[name] {
+				if r.typ != "response" && r.typ != "resource" {
+					continue
+				}
+				var b bytes.Buffer
+				if err := CatArchives([]string{path}, r.uri, time.Time{}, &b); err != nil || b.String() != r.payload {
+					t.Errorf("%s: cat %s from the WACZ: %q, %v", c, r.uri, b.String(), err)
+				}
+			}
+		}
+	}
+}
