@@ -33,8 +33,11 @@ WARC/1.0's rules; digests may be base32, base16 or base64. A record that
 cannot be read is reported and checking goes on with the next. A revisit
 that refers to itself, or revisits that refer to each other in a loop,
 are reported. What is common practice rather than an error (a file that
-does not start with a warcinfo record, a WARC-Concurrent-To naming a
-record in no file of the set) is a warning, printed "warning: ...".
+does not start with a warcinfo record, a WARC-Concurrent-To or
+WARC-Refers-To naming a record in no file of the set) is a warning,
+printed "warning: ...". A chunked HTTP response's payload digest is
+taken over the body as sent or with the chunked coding undone, as
+writers differ.
 The exit status is 0 when nothing is wrong (warnings aside, unless
 --strict), 1 when anything is.`,
 		Args: func(_ *cobra.Command, args []string) error {
