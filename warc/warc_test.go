@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"encoding/base32"
 	"encoding/json"
+	"errors"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -395,5 +396,50 @@ func TestGeminiRecords(t *testing.T) {
 	var out bytes.Buffer
 	if err := Cat(path, uri, &out); err != nil || out.String() != body {
 		t.Errorf("Cat = %q, %v", out.String(), err)
+	}
+}
+
+// A segment killed before its first record was whole holds no record
+// once cut back: the next writer removes it rather than leave a WARC
+// that every reader refuses, and says so.
+func TestRecoverRemovesEmptySegment(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "crawl")
+	w, err := CreateSegments(prefix, 0, Info{Software: "gofer test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := w.Capture("gopher://127.0.0.1/0/a")
+	record(t, c, schemes.CaptureRecord{Type: "resource", ContentType: "text/plain"}, strings.NewReader("payload"))
+	c.Close()
+	seg := SegmentName(prefix, 0)
+	if err := os.Truncate(seg, 20); err != nil { // into the first member
+		t.Fatal(err)
+	}
+	w.f.Close() // the killed process's descriptor
+
+	w2, err := CreateSegments(prefix, 0, Info{Software: "gofer test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w2.Recovered) != 1 || !strings.Contains(w2.Recovered[0], "removed") {
+		t.Errorf("Recovered = %q, want the empty segment said removed", w2.Recovered)
+	}
+	if _, err := os.Stat(seg); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the segment with no record is still there: %v", err)
+	}
+	c = w2.Capture("gopher://127.0.0.1/0/a")
+	record(t, c, schemes.CaptureRecord{Type: "resource", ContentType: "text/plain"}, strings.NewReader("payload"))
+	c.Close()
+	if err := w2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	segs, _ := Segments(prefix)
+	for _, s := range segs {
+		if err := Walk(s, true, func(Entry, gowarc.WarcRecord) error { return nil }); err != nil {
+			t.Errorf("%s: %v", s, err)
+		}
+	}
+	if len(segs) != 1 {
+		t.Errorf("segments %v, want the rerun's one", segs)
 	}
 }

@@ -108,6 +108,15 @@ func CreateSegments(prefix string, maxSize int64, info Info) (*Writer, error) {
 			if err != nil {
 				return nil, err
 			}
+			if fi, err := os.Stat(seg); err == nil && fi.Size() == 0 {
+				// Killed before its first record was whole: a segment
+				// with no record is no WARC, and goes.
+				if err := os.Remove(seg); err != nil {
+					return nil, fmt.Errorf("warc: %w", err)
+				}
+				w.Recovered = append(w.Recovered, fmt.Sprintf("%s: removed, no record in it was finished (%d bytes)", seg, cut))
+				continue
+			}
 			if cut > 0 {
 				w.Recovered = append(w.Recovered, fmt.Sprintf("%s: cut %d bytes of a record left unfinished", seg, cut))
 			}
