@@ -96,17 +96,28 @@ func start(t *testing.T, target string, ftp bool, cfg Config) *Relay {
 // is heard 2 RTT after connect; then every exchange costs one RTT.
 func TestConnectAndRoundTrip(t *testing.T) {
 	r := start(t, greeter(t), false, Config{RTT: rtt})
-	t0 := time.Now()
-	c, err := net.Dial("tcp", r.Addr())
-	if err != nil {
-		t.Fatal(err)
+	// Three connections, the fastest measured, as for the exchanges below:
+	// a moment the loaded machine gave to other work fails no run.
+	var greets []time.Duration
+	var c net.Conn
+	var tp *textproto.Conn
+	for range 3 {
+		if c != nil {
+			c.Close()
+		}
+		t0 := time.Now()
+		var err error
+		if c, err = net.Dial("tcp", r.Addr()); err != nil {
+			t.Fatal(err)
+		}
+		tp = textproto.NewConn(c)
+		if _, _, err := tp.ReadResponse(220); err != nil {
+			t.Fatal(err)
+		}
+		greets = append(greets, time.Since(t0))
 	}
 	defer c.Close()
-	tp := textproto.NewConn(c)
-	if _, _, err := tp.ReadResponse(220); err != nil {
-		t.Fatal(err)
-	}
-	within(t, "connect to greeting", time.Since(t0), 2*rtt)
+	withinRepeated(t, "connect to greeting", greets, 2*rtt)
 	var runs []time.Duration
 	for i := 0; i < 3; i++ {
 		t1 := time.Now()
@@ -121,8 +132,8 @@ func TestConnectAndRoundTrip(t *testing.T) {
 	withinRepeated(t, "NOOP round trip", runs, rtt)
 	c.Close()
 	r.Close()
-	if got := r.Counts(); got.Conns != 1 || got.Turns != 3 {
-		t.Errorf("counts %+v, want 1 connection and 3 turns", got)
+	if got := r.Counts(); got.Conns != 3 || got.Turns != 3 {
+		t.Errorf("counts %+v, want 3 connections and 3 turns", got)
 	}
 }
 
