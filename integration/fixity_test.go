@@ -284,9 +284,7 @@ func TestFixityCheckRemote(t *testing.T) {
 	itest.Parallel(t)
 	itest.Require(t, itest.ProFTPDHost+":2123")
 	itest.Require(t, itest.FTPHost+":21")
-	src := filepath.Join(itest.FTPMoreDir(), "scratch", t.Name())
-	os.RemoveAll(src)
-	t.Cleanup(func() { os.RemoveAll(src) })
+	src := itest.FTPMoreScratch(t)
 	old := time.Date(2011, 2, 3, 4, 5, 6, 0, time.UTC)
 	for p, body := range map[string]string{"a.txt": "alpha\n", "c.txt": "gamma\n", "sub/b.txt": "beta\n", "gone/d.txt": "delta\n", "gone/e.txt": "epsilon\n"} {
 		p = filepath.Join(src, p)

@@ -111,9 +111,7 @@ func TestFTPMirrorDirectoryTimes(t *testing.T) {
 	itest.Parallel(t)
 	itest.Require(t, itest.TwistedFTPHost+":21")
 	itest.Require(t, itest.FTPHost+":21")
-	src := filepath.Join(itest.FTPMoreDir(), "scratch", t.Name())
-	os.RemoveAll(src)
-	t.Cleanup(func() { os.RemoveAll(src) })
+	src := itest.FTPMoreScratch(t)
 	base := time.Date(2020, 5, 6, 7, 8, 9, 0, time.UTC)
 	want := map[string]time.Time{}
 	for i, d := range []string{"a", "b", "c"} {

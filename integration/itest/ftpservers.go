@@ -1,6 +1,10 @@
 package itest
 
-import "path/filepath"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // The ftpmore servers (integration/lib/ftpmore.sh): port 21 each, all
 // serving FTPMoreDir. The same facts as integration/lib/common.sh.
@@ -20,6 +24,17 @@ const (
 // (hard links to ArchiveDir), links/ (symlinks of every kind) and
 // scratch/ (world-writable; a test makes its own subdirectory there).
 func FTPMoreDir() string { return filepath.Join(StateDir(), ftpMoreTreeFromState) }
+
+// FTPMoreScratch is a directory of t's own in the ftpmore servers' tree,
+// at scratch/TESTNAME, empty when the test starts and removed when it
+// ends.
+func FTPMoreScratch(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(FTPMoreDir(), "scratch", t.Name())
+	os.RemoveAll(dir)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
 
 // FTPMoreCertPath is the self-signed certificate of the ftpmore servers
 // that offer AUTH TLS (its own CA, naming 127.0.0.31-37).
