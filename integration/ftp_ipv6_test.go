@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,14 +18,16 @@ import (
 
 // TestFTPIPv6: ftp://[::1]/ end to end: a file byte-exact in passive
 // mode (EPSV: PASV cannot name an IPv6 address) and in active mode (EPRT
-// |2|), a listing whose entries' URLs keep the brackets, and a mirror.
+// |2|), plain and over TLS, a listing whose entries' URLs keep the brackets, and a mirror.
 func TestFTPIPv6(t *testing.T) {
 	itest.Parallel(t)
 	itest.Require(t, "[::1]:21")
 	manifest := itest.Manifest(t)
 	base := "ftp://[::1]/archive"
 	dir := t.TempDir()
-	for _, mode := range [][]string{nil, {"--ftp-port", "-"}} {
+	// Plain and TLS (AUTH TLS, PROT P; -k: the harness certificate names
+	// no IPv6 address), each passive and active.
+	for _, mode := range [][]string{nil, {"--ftp-port", "-"}, {"--ftp-ssl", "-k"}, {"--ftp-ssl", "-k", "--ftp-port", "-"}} {
 		out := filepath.Join(dir, "random-64k.bin")
 		res := itest.RunIn(t, dir, nil, nil, append(append([]string{"get", "-v"}, mode...), "-o", out, base+"/binary/random-64k.bin")...)
 		if res.Code != 0 {
@@ -33,12 +36,17 @@ func TestFTPIPv6(t *testing.T) {
 		if got := sha256File(t, out); got != manifest["binary/random-64k.bin"] {
 			t.Errorf("get %q: sha256 %s", mode, got)
 		}
-		want := "> EPSV"
-		if mode != nil {
-			want = "> EPRT |2|::1|"
+		want := []string{"> EPSV"}
+		if slices.Contains(mode, "--ftp-port") {
+			want = []string{"> EPRT |2|::1|"}
 		}
-		if !strings.Contains(res.Stderr, want) {
-			t.Errorf("get %q: no %q in the transcript", mode, want)
+		if slices.Contains(mode, "--ftp-ssl") {
+			want = append(want, "> AUTH TLS", "> PROT P")
+		}
+		for _, w := range want {
+			if !strings.Contains(res.Stderr, w) {
+				t.Errorf("get %q: no %q in the transcript", mode, w)
+			}
 		}
 	}
 	res := itest.RunIn(t, dir, nil, nil, "get", "--json", base+"/text/")
