@@ -16,38 +16,50 @@ import (
 	"github.com/goferurl/gofer/integration/itest"
 )
 
-// TestFTPIPv6: ftp://[::1]/ end to end: a file byte-exact in passive
-// mode (EPSV: PASV cannot name an IPv6 address) and in active mode (EPRT
-// |2|), plain and over TLS, a listing whose entries' URLs keep the brackets, and a mirror.
+// TestFTPIPv6: ftp://[::1]/ end to end: a file byte-exact from vsftpd
+// ([::1]:21) and ProFTPD ([::1]:2124) in passive mode (EPSV: PASV cannot
+// name an IPv6 address) and in active mode (EPRT |2|), each plain and over
+// TLS, and a mirror from ProFTPD in active mode over TLS; then, from
+// vsftpd, a listing whose entries' URLs keep the brackets, and a mirror.
 func TestFTPIPv6(t *testing.T) {
 	itest.Parallel(t)
 	itest.Require(t, "[::1]:21")
+	itest.Require(t, "[::1]:2124")
 	manifest := itest.Manifest(t)
 	base := "ftp://[::1]/archive"
 	dir := t.TempDir()
-	// Plain and TLS (AUTH TLS, PROT P; -k: the harness certificate names
+	// Plain and TLS (AUTH TLS, PROT P; -k: the harness certificates name
 	// no IPv6 address), each passive and active.
-	for _, mode := range [][]string{nil, {"--ftp-port", "-"}, {"--ftp-ssl", "-k"}, {"--ftp-ssl", "-k", "--ftp-port", "-"}} {
-		out := filepath.Join(dir, "random-64k.bin")
-		res := itest.RunIn(t, dir, nil, nil, append(append([]string{"get", "-v"}, mode...), "-o", out, base+"/binary/random-64k.bin")...)
-		if res.Code != 0 {
-			t.Fatalf("get %q: exit %d: %s", mode, res.Code, res.Reason())
-		}
-		if got := sha256File(t, out); got != manifest["binary/random-64k.bin"] {
-			t.Errorf("get %q: sha256 %s", mode, got)
-		}
-		want := []string{"> EPSV"}
-		if slices.Contains(mode, "--ftp-port") {
-			want = []string{"> EPRT |2|::1|"}
-		}
-		if slices.Contains(mode, "--ftp-ssl") {
-			want = append(want, "> AUTH TLS", "> PROT P")
-		}
-		for _, w := range want {
-			if !strings.Contains(res.Stderr, w) {
-				t.Errorf("get %q: no %q in the transcript", mode, w)
+	for _, server := range []string{base, "ftp://[::1]:2124/archive"} {
+		for _, mode := range [][]string{nil, {"--ftp-port", "-"}, {"--ftp-ssl", "-k"}, {"--ftp-ssl", "-k", "--ftp-port", "-"}} {
+			out := filepath.Join(dir, "random-64k.bin")
+			res := itest.RunIn(t, dir, nil, nil, append(append([]string{"get", "-v"}, mode...), "-o", out, server+"/binary/random-64k.bin")...)
+			if res.Code != 0 {
+				t.Fatalf("get %s %q: exit %d: %s", server, mode, res.Code, res.Reason())
+			}
+			if got := sha256File(t, out); got != manifest["binary/random-64k.bin"] {
+				t.Errorf("get %s %q: sha256 %s", server, mode, got)
+			}
+			want := []string{"> EPSV"}
+			if slices.Contains(mode, "--ftp-port") {
+				want = []string{"> EPRT |2|::1|"}
+			}
+			if slices.Contains(mode, "--ftp-ssl") {
+				want = append(want, "> AUTH TLS", "> PROT P")
+			}
+			for _, w := range want {
+				if !strings.Contains(res.Stderr, w) {
+					t.Errorf("get %s %q: no %q in the transcript", server, mode, w)
+				}
 			}
 		}
+	}
+	pdir := filepath.Join(dir, "proftpd")
+	if res := itest.RunIn(t, dir, nil, nil, "mirror", "--ftp-ssl", "-k", "--ftp-port", "-", "ftp://[::1]:2124/archive/text/", pdir); res.Code != 0 {
+		t.Fatalf("mirror from ProFTPD on [::1], active, TLS: exit %d: %s", res.Code, res.Reason())
+	}
+	if d := itest.DiffSubtree(t, pdir, "text/", ".gofer"); len(d) != 0 {
+		t.Errorf("mirror from ProFTPD on [::1] differs from the archive: %q", d)
 	}
 	res := itest.RunIn(t, dir, nil, nil, "get", "--json", base+"/text/")
 	if res.Code != 0 {

@@ -197,6 +197,9 @@ up_ftpmore() {
 	# XSHA1, XMD5, XCRC), on a port of its own.
 	proftpd_conf proftpd-digest "$PROFTPD_ADDR" 48700 48799 "LoadModule mod_digest.c" "DigestEngine on" "DigestAlgorithms all" |
 		sed "s/^Port 21\$/Port 2123/" | put "$STATE/etc/proftpd-digest.conf"
+	# IPv6: ProFTPD on [::1]:2124 (vsftpd has [::1]:21).
+	proftpd_conf proftpd-v6 ::1 48800 48899 |
+		sed "s/^Port 21\$/Port 2124/; s/^UseIPv6 off\$/UseIPv6 on/" | put "$STATE/etc/proftpd-v6.conf"
 
 	fresh_logs proftpd proftpd.log proftpd-system.log proftpd-tls.log
 	fresh_logs proftpd-limited proftpd-limited.log proftpd-limited-system.log proftpd-limited-tls.log
@@ -204,6 +207,8 @@ up_ftpmore() {
 	start proftpd-limited env LD_LIBRARY_PATH="$lib" "$root/usr/sbin/proftpd" -n -c "$STATE/etc/proftpd-limited.conf"
 	fresh_logs proftpd-digest proftpd-digest.log proftpd-digest-system.log proftpd-digest-tls.log
 	start proftpd-digest env LD_LIBRARY_PATH="$lib" "$root/usr/sbin/proftpd" -n -c "$STATE/etc/proftpd-digest.conf"
+	fresh_logs proftpd-v6 proftpd-v6.log proftpd-v6-system.log proftpd-v6-tls.log
+	start proftpd-v6 env LD_LIBRARY_PATH="$lib" "$root/usr/sbin/proftpd" -n -c "$STATE/etc/proftpd-v6.conf"
 	for v in 12 13; do
 		fresh_logs "proftpd-reuse$v" "proftpd-reuse$v.log" "proftpd-reuse$v-system.log" "proftpd-reuse$v-tls.log"
 		start "proftpd-reuse$v" env LD_LIBRARY_PATH="$lib" "$root/usr/sbin/proftpd" -n -c "$STATE/etc/proftpd-reuse$v.conf"
@@ -235,6 +240,7 @@ up_ftpmore() {
 	wait_port proftpd-reuse12 "$PROFTPD_ADDR" 2121
 	wait_port proftpd-reuse13 "$PROFTPD_ADDR" 2122
 	wait_port proftpd-digest "$PROFTPD_ADDR" 2123
+	wait_port proftpd-v6 ::1 2124
 	wait_port pure-ftpd "$PUREFTPD_ADDR" 21
 	wait_port pure-ftpd-limited "$PUREFTPD_LIMITED_ADDR" 21
 	wait_port bsd-ftpd "$BSDFTPD_ADDR" 21
@@ -247,7 +253,7 @@ up_ftpmore() {
 
 down_ftpmore() {
 	local n
-	for n in proftpd proftpd-limited proftpd-reuse12 proftpd-reuse13 proftpd-digest pure-ftpd pure-ftpd-limited bsd-ftpd pyftpdlib twisted-ftp; do
+	for n in proftpd proftpd-limited proftpd-reuse12 proftpd-reuse13 proftpd-digest proftpd-v6 pure-ftpd pure-ftpd-limited bsd-ftpd pyftpdlib twisted-ftp; do
 		stop "$n"
 	done
 }
