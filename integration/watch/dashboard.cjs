@@ -48,21 +48,35 @@ async function main() {
     // answer is a redirect back to the page; the wait is for what the page
     // then says, which outlives the navigation (a navigation's own events
     // can be missed by the driver when the page is slow to start it).
+    // The page is pressed once it has loaded whole; a press whose form was
+    // never sent (no request reached the server: it has been seen, rarely,
+    // on a loaded machine) is pressed again, and out.presses counts them.
+    out.presses = {};
     const press = async (button, state, other) => {
-      const responded = page.waitForResponse((r) => r.url().includes('/api/' + button.slice(1)), { timeout: 60000 })
-        .then((r) => r.status(), (e) => 'none: ' + e.message);
-      await page.$eval(button, (b) => b.click());
-      try {
-        await page.waitForFunction((s, o) => {
-          const e = document.querySelector('#state');
-          return document.readyState !== 'loading' && e && e.textContent.startsWith(s) && document.querySelector(o);
-        }, { timeout: 60000, polling: 'mutation' }, state, other);
-      } catch (e) {
-        await page.screenshot({ path: path.join(shots, 'stuck.png'), fullPage: true }).catch(() => {});
-        const now = await page.$eval('#state', (x) => x.textContent).catch((x) => String(x));
-        throw new Error(`after ${button}: ${e.message}; the form's answer: ${await responded}; the page ${page.url()} says ${JSON.stringify(now)}`);
+      const sent = () => page.waitForRequest((r) => r.url().includes('/api/' + button.slice(1)), { timeout: 15000 })
+        .then(() => true, () => false);
+      let e;
+      for (let i = 1; i <= 3; i++) {
+        out.presses[button] = i;
+        const request = sent();
+        await page.$eval(button, (b) => b.click());
+        if (!(await request) && i < 3) {
+          continue;
+        }
+        try {
+          await page.waitForFunction((s, o) => {
+            const e = document.querySelector('#state');
+            return document.readyState === 'complete' && e && e.textContent.startsWith(s) && document.querySelector(o);
+          }, { timeout: 60000, polling: 'mutation' }, state, other);
+          return page.$eval('#state', (e) => e.textContent);
+        } catch (err) {
+          e = err;
+          break;
+        }
       }
-      return page.$eval('#state', (e) => e.textContent);
+      await page.screenshot({ path: path.join(shots, 'stuck.png'), fullPage: true }).catch(() => {});
+      const now = await page.$eval('#state', (x) => x.textContent).catch((x) => String(x));
+      throw new Error(`after ${button} (${out.presses[button]} presses): ${e ? e.message : 'no request sent'}; the page ${page.url()} says ${JSON.stringify(now)}`);
     };
     out.paused = await press('#pause', 'Paused', '#resume');
     await page.screenshot({ path: path.join(shots, 'paused.png'), fullPage: true });
