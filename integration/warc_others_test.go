@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -157,6 +158,11 @@ func warcioPath() string {
 // listed is one line of gofer warc list.
 type listed struct{ typ, date, length, uri, digest string }
 
+// listedDigest matches a digest in list's output (algorithm:value in
+// base32, base16 or base64), and no target URI: one of those has a dot,
+// a second colon or no colon at all.
+var listedDigest = regexp.MustCompile(`^[A-Za-z0-9-]+:[A-Za-z0-9+/=]+$`)
+
 func parseList(t *testing.T, out string) []listed {
 	t.Helper()
 	var recs []listed
@@ -166,12 +172,15 @@ func parseList(t *testing.T, out string) []listed {
 			t.Fatalf("list line %q", l)
 		}
 		r := listed{typ: f[0], date: f[1], length: f[2]}
-		for _, x := range f[3:] {
-			if strings.Contains(x, "://") {
-				r.uri = x
-			} else {
-				r.digest = x
-			}
+		switch rest := f[3:]; {
+		case len(rest) == 2:
+			r.digest, r.uri = rest[0], rest[1]
+		case len(rest) == 1 && listedDigest.MatchString(rest[0]):
+			r.digest = rest[0]
+		case len(rest) == 1: // a target URI that may be no URL (a WAT's file name)
+			r.uri = rest[0]
+		case len(rest) > 2:
+			t.Fatalf("list line %q", l)
 		}
 		recs = append(recs, r)
 	}
@@ -331,6 +340,9 @@ type corpusFile struct {
 	// records at offset and length those of the whole file, so they are
 	// not compared.
 	wholeGzip bool
+	// derived is a Common Crawl WAT or WET: metadata or conversion
+	// records made from a crawl's WARC, no capture for cat to give.
+	derived bool
 }
 
 // warcioRecord is one line of integration/warcwriters/warcio-payloads.mjs:
@@ -534,7 +546,10 @@ func readCorpusFile(t *testing.T, work, url string, f corpusFile) {
 	if !f.wacz {
 		comparePack(t, f.name, wacz, independent, f.plain != "" || f.wholeGzip, mine)
 	}
-	asked := compareCat(t, f.name, set, all)
+	asked := 0
+	if !f.derived {
+		asked = compareCat(t, f.name, set, all)
+	}
 	t.Logf("%s: %d records compared with warcio.js's, %d cat answers", f.name, len(mine), asked)
 }
 

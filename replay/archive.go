@@ -203,8 +203,7 @@ func (a *Archive) addWACZ(name string) error {
 	defer f.Close()
 	found := 0
 	for _, zf := range zr.File {
-		low := strings.ToLower(zf.Name)
-		if !strings.HasPrefix(low, "archive/") || !(strings.HasSuffix(low, ".warc") || strings.HasSuffix(low, ".warc.gz") || strings.HasSuffix(low, ".warc.zst")) {
+		if !warc.WACZArchived(zf.Name) {
 			continue
 		}
 		if zf.Method != zip.Store {

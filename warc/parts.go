@@ -26,9 +26,23 @@ type part struct {
 // isWACZ reports whether path names a WACZ file.
 func isWACZ(path string) bool { return strings.HasSuffix(strings.ToLower(path), ".wacz") }
 
+// WACZArchived reports whether name, a path in a WACZ's ZIP archive,
+// names one of its WARC files: a file of its archive/ directory whose
+// name says WARC (.warc, .warc.gz, .warc.zst, and a Common Crawl's
+// .warc.wat and .warc.wet, which are WARC files too) or ARC (.arc,
+// .arc.gz). Other files there (notes, a README) are not read.
+func WACZArchived(name string) bool {
+	low := strings.ToLower(name)
+	base, ok := strings.CutPrefix(low, "archive/")
+	if !ok || base == "" || strings.HasSuffix(base, "/") {
+		return false
+	}
+	return strings.Contains(base, ".warc") || strings.HasSuffix(base, ".arc") || strings.HasSuffix(base, ".arc.gz")
+}
+
 // readParts opens path and calls fn with each WARC file it holds: the
-// file itself, or, for a WACZ, each WARC file (.warc, .warc.gz,
-// .warc.zst) its archive/ directory stores, in the ZIP's order, as replay
+// file itself, or, for a WACZ, each WARC file its archive/ directory
+// stores (WACZArchived), in the ZIP's order, as replay
 // reads them. A WACZ that is no ZIP archive, holds no
 // WARC file, or compressed one (which cannot be read where it lies) is an
 // error naming it.
@@ -51,8 +65,7 @@ func readParts(path string, fn func(part) error) error {
 	}
 	var parts []part
 	for _, zf := range zr.File {
-		low := strings.ToLower(zf.Name)
-		if !strings.HasPrefix(low, "archive/") || !(strings.HasSuffix(low, ".warc") || strings.HasSuffix(low, ".warc.gz") || strings.HasSuffix(low, ".warc.zst")) {
+		if !WACZArchived(zf.Name) {
 			continue
 		}
 		if zf.Method != zip.Store {

@@ -37,7 +37,8 @@ func waczOf(t *testing.T, files [][2]string, deflated ...string) string {
 }
 
 // TestWACZRead reads a WACZ's WARC files (one gzipped per record, one
-// uncompressed) where the ZIP stores them, as list, cat, check and merge
+// uncompressed, a Common Crawl WET, which is named .warc.wet; not a text
+// file beside them) where the ZIP stores them, as list, cat, check and merge
 // read it: every record of each, each record's offset its offset in the
 // WACZ, where it is read again; the index lines name the WACZ. A WARC
 // file the ZIP compressed, a WACZ without WARC files, and a WACZ given to
@@ -50,14 +51,15 @@ func TestWACZRead(t *testing.T) {
 		{"archive/one.warc.gz", one},
 		{"archive/two.warc", two},
 		{"archive/notes.txt", "not a WARC file, not read"},
+		{"archive/four.warc.wet", rawRecord("WARC/1.0", "conversion", "gopher://example.org/0/four", "four")},
 		{"datapackage.json", "{}"},
 	}, "indexes/index.cdx"))
 	entries, payloads, probs, err := walkAll(t, path)
 	if err != nil || len(probs) > 0 {
 		t.Fatalf("walk: %v %v", err, probs)
 	}
-	wantURIs := []string{"", "gopher://example.org/0/one", "gopher://example.org/0/two", "gopher://example.org/0/three"}
-	if len(entries) != len(wantURIs) || strings.Join(payloads[1:], " ") != "one two three" {
+	wantURIs := []string{"", "gopher://example.org/0/one", "gopher://example.org/0/two", "gopher://example.org/0/three", "gopher://example.org/0/four"}
+	if len(entries) != len(wantURIs) || strings.Join(payloads[1:], " ") != "one two three four" {
 		t.Fatalf("entries %+v, payloads %q", entries, payloads)
 	}
 	f, err := os.Open(path)
@@ -79,7 +81,7 @@ func TestWACZRead(t *testing.T) {
 	if err := ScanFile(path, func(_ string, e IndexEntry) { lines = append(lines, e) }, func(e error) { t.Error(e) }); err != nil {
 		t.Fatal(err)
 	}
-	if len(lines) != 3 {
+	if len(lines) != 4 {
 		t.Fatalf("index lines %+v", lines)
 	}
 	for i, l := range lines {
@@ -87,7 +89,7 @@ func TestWACZRead(t *testing.T) {
 			t.Errorf("index line %d: %+v, want %s at %d", i, l, wantURIs[i+1], entries[i+1].Offset)
 		}
 	}
-	for _, u := range wantURIs[1:] {
+	for _, u := range wantURIs[1:4] { // the conversion record is no capture
 		var b bytes.Buffer
 		if err := Cat(path, u, &b); err != nil || b.String() != strings.TrimPrefix(u, "gopher://example.org/0/") {
 			t.Errorf("cat %s: %q, %v", u, b.String(), err)
@@ -112,7 +114,7 @@ func TestWACZRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	zpath := writeFile(t, "z.wacz", waczOf(t, [][2]string{{"archive/two.warc", two}, {"archive/z.warc.zst", zstdFile(t, dict, false, three...)}}))
-	for _, u := range wantURIs[1:] {
+	for _, u := range wantURIs[1:4] {
 		var b bytes.Buffer
 		if err := Cat(zpath, u, &b); err != nil || b.String() != strings.TrimPrefix(u, "gopher://example.org/0/") {
 			t.Errorf("cat %s from a zstd WARC in a WACZ: %q, %v", u, b.String(), err)

@@ -163,7 +163,7 @@ then 1, as for a file without any record.`,
 				return failed
 			}
 			if problems > 0 {
-				return fmt.Errorf("warc list: %d stretches of the files hold no readable record", problems)
+				return fmt.Errorf("warc list: %s no readable record", counted(problems, "stretch of the files holds", "stretches of the files hold"))
 			}
 			return nil
 		},
@@ -236,4 +236,12 @@ func (c *cli) warcOnlyDir(dir string) (string, func() error) {
 		}
 		return nil
 	}
+}
+
+// counted is n with the word for one or for many.
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -140,7 +140,7 @@ func TestWarcOthers(t *testing.T) {
 	if code, _, errs := gofer(t, "", "warc", "check", path); code != 0 || strings.Count(errs, "warning: ") != 1 {
 		t.Errorf("warc check: %d %q", code, errs)
 	}
-	if code, _, errs := gofer(t, "", "warc", "check", "--strict", path); code != 1 || !strings.Contains(errs, "1 problems") {
+	if code, _, errs := gofer(t, "", "warc", "check", "--strict", path); code != 1 || !strings.Contains(errs, "warc check: 1 problem\n") {
 		t.Errorf("warc check --strict: %d %q", code, errs)
 	}
 	// A header past --max-header is an error of its record.

@@ -58,7 +58,7 @@ The exit status is 0 when nothing is wrong (warnings aside, unless
 				return err
 			}
 			if n > 0 {
-				return fmt.Errorf("warc check: %d problems", n)
+				return fmt.Errorf("warc check: %s", counted(n, "problem", "problems"))
 			}
 			return nil
 		},
