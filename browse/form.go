@@ -102,7 +102,7 @@ func (b *Browser) showForm(e schemes.Entry, form *schemes.Form) {
 			answers = append(answers, fmt.Sprintf("%d=%s", fd.fl.Position, formValue(f.GetFormItem(fd.item), fd.fl)))
 		}
 		b.closeForm()
-		b.fetchPage(fetch.Request{URL: e.URL, Form: answers}, e.Name)
+		b.fetchPage(fetch.Request{URL: e.URL, Call: schemes.Call{Form: answers}}, e.Name)
 	})
 	f.AddButton("Cancel", b.closeForm)
 	f.SetCancelFunc(b.closeForm)

@@ -153,7 +153,7 @@ func (b *Browser) openEntry(e schemes.Entry) {
 	case e.Type == schemes.TypeSearch:
 		b.prompt("Search for:", "", false, func(q string, ok bool) {
 			if ok {
-				b.fetchPage(fetch.Request{URL: e.URL, Query: q, HasQuery: true}, e.Name+": "+q)
+				b.fetchPage(fetch.Request{URL: e.URL, Call: schemes.Call{Query: q, HasQuery: true}}, e.Name+": "+q)
 			}
 		})
 	case isForm(e):

@@ -38,14 +38,18 @@ func withCapture(req *schemes.Request, c schemes.Capture) {
 	if c == nil {
 		return
 	}
+	// The client's settings are shared; a captured fetch has its own copy,
+	// whose dialer tells the capture of each connection.
+	st := *req.Ready().Settings
+	req.Settings = &st
 	req.Capture = c
-	req.Dialer = &captureDialer{d: req.Dialer, c: c}
+	st.Dialer = &captureDialer{d: st.Dialer, c: c}
 	if cc, ok := c.(conversationCapture); ok {
 		if w := cc.Conversation(); w != nil {
-			if req.Transcript != nil {
-				w = io.MultiWriter(req.Transcript, w)
+			if st.Transcript != nil {
+				w = io.MultiWriter(st.Transcript, w)
 			}
-			req.Transcript = w
+			st.Transcript = w
 		}
 	}
 }

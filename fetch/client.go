@@ -111,7 +111,13 @@ func (o *Options) SetFetcher(f schemes.Fetcher, scheme ...string) {
 	}
 }
 
-// Request is one retrieval with its per-call settings.
+// Request is one retrieval: its URL and what the call asks beyond it,
+// the schemes.Call every fetcher sees as it is (where to start and how
+// much to read, a condition, a search or form, what to ask the server
+// besides the bytes, a capture that learns of every connection opened,
+// and the typed views of one scheme's call: an article's part in News, a
+// message's text and headers in Mail). What holds for every call of a
+// Client is in its Options.
 type Request struct {
 	URL string
 	// Parsed, when not nil, is the URL already parsed (by ParseURL), so
@@ -119,47 +125,7 @@ type Request struct {
 	// and Plan use it and ignore URL. It is guarded all the same, and
 	// never modified.
 	Parsed *schemes.URL
-	// Offset resumes from this byte.
-	Offset int64
-	// Length, when positive, is how many bytes from Offset on the caller
-	// will read (see schemes.Request.Length).
-	Length int64
-	// Query answers a search; HasQuery says it was given.
-	Query    string
-	HasQuery bool
-	// Form holds +ASK answers as "NAME=VALUE".
-	Form []string
-	// Part asks for "head" or "body" of an article (schemes.NewsRequest).
-	Part string
-	// IfModifiedSince asks for the body only if it changed after this time.
-	IfModifiedSince time.Time
-	// SkipMetadata says the caller knows size and time already and wants
-	// only the body (see schemes.Request.SkipMetadata).
-	SkipMetadata bool
-	// SkipSize says the caller knows the size but not the exact time (see
-	// schemes.Request.SkipSize).
-	SkipSize bool
-	// Hash asks for the server's checksum of the file alongside it (see
-	// schemes.Request.Hash).
-	Hash bool
-	// ListHashes asks, of a directory, for the server's checksum of each
-	// file it lists (see schemes.Request.ListHashes).
-	ListHashes bool
-	// DirTimes asks a listing to date its directories to the second where
-	// the server can (see schemes.Request.DirTimes).
-	DirTimes bool
-	// Spare asks for up to this many more connections to the server,
-	// opened alongside this fetch and kept for the fetches that follow
-	// (see schemes.Request.Spare).
-	Spare int
-	// Body is the text of a mailto message (read to its end); nil means
-	// none. Body and Headers make the schemes.MailRequest.
-	Body io.Reader
-	// Headers are extra "Name: value" lines of a mailto message.
-	Headers []string
-	// Capture, when not nil, receives the exact bytes the fetch reads, for
-	// an archive (warc.Capture); it learns of every connection opened.
-	Capture schemes.Capture
+	schemes.Call
 
 	// quiet drops the warnings of a fetch that repeats one whose
 	// warnings were given (a later stream of a Download).
@@ -173,10 +139,12 @@ type Client struct {
 	fetchers map[string]schemes.Fetcher
 	dialer   schemes.Dialer
 
-	// schemeDialers holds one dialer per scheme, made once, so that a
-	// fetcher that pools connections by dialer (HTTP) keeps reusing them.
-	dialerMu      sync.Mutex
-	schemeDialers map[string]*dial.Dialer
+	// settings holds the Settings of each scheme's fetches, made once
+	// (settingsFor), so that every Request of the client points at the
+	// same ones and a fetcher that pools connections by dialer (HTTP,
+	// FTP) keeps reusing them.
+	settingsMu sync.Mutex
+	settings   map[string]*schemes.Settings
 
 	netrc func() (*netrcFile, error)
 
@@ -338,74 +306,49 @@ func (c *Client) guardFor(collect func(string)) *security.Guard {
 	}}
 }
 
-// schemeRequest builds what a fetcher sees from the Options and r; g is the
-// guard of the call, whose Check and Warn the fetcher gets.
+// schemeRequest builds what a fetcher sees: the URL, r's Call as it is,
+// the guard g of the call (whose Check and Warn the fetcher gets) and the
+// Settings of the client for u's scheme.
 func (c *Client) schemeRequest(r *Request, u *schemes.URL, g *security.Guard) (*schemes.Request, error) {
-	nf, err := c.netrc()
+	st, err := c.settingsFor(u.Scheme)
 	if err != nil {
 		return nil, err
 	}
-	o := &c.opts
-	req := &schemes.Request{
-		URL:             u,
-		Dialer:          c.dialer,
-		CheckURL:        g.Check,
-		Warn:            g.Warn,
-		Prompt:          o.Prompt,
-		Offset:          r.Offset,
-		Length:          r.Length,
-		IfModifiedSince: r.IfModifiedSince,
-		SkipMetadata:    r.SkipMetadata,
-		SkipSize:        r.SkipSize,
-		Hash:            r.Hash,
-		ListHashes:      r.ListHashes,
-		DirTimes:        r.DirTimes,
-		Spare:           r.Spare,
-		MaxBytes:        o.MaxBytes,
-		MaxLineLength:   o.MaxLineLength,
-		MaxEntries:      o.MaxEntries,
-		IdleTimeout:     o.IdleTimeout,
-		Query:           r.Query,
-		HasQuery:        r.HasQuery,
-		Form:            r.Form,
-		TLSConfig:       o.TLSConfig,
-		Transcript:      o.Transcript,
-		RemoteCharset:   c.charset.remoteName(),
-		CheckPort:       g.CheckServerPort,
-	}
-	if r.Part != "" {
-		req.News = &schemes.NewsRequest{Part: r.Part}
-	}
-	if r.Body != nil || r.Headers != nil {
-		req.Mail = &schemes.MailRequest{Body: r.Body, Headers: r.Headers}
-	}
-	req.Dialer = c.dialerFor(u.Scheme)
-	if nf != nil {
-		req.Credentials = nf.login
-	}
+	req := &schemes.Request{URL: u, Call: r.Call, CheckURL: g.Check, CheckPort: g.CheckServerPort, Warn: g.Warn, Settings: st}
 	withCapture(req, r.Capture)
 	return req, nil
 }
 
-// dialerFor returns the dialer for connections of scheme: a *dial.Dialer
-// learns the scheme, which picks its proxy (<scheme>_proxy). The guard has
-// checked the target; the proxy is the user's own choice and is not checked.
-func (c *Client) dialerFor(scheme string) schemes.Dialer {
-	d, ok := c.dialer.(*dial.Dialer)
-	if !ok {
-		return c.dialer
+// settingsFor returns the Settings of the client's fetches of scheme,
+// made from the Options the first time: a *dial.Dialer learns the scheme,
+// which picks its proxy (<scheme>_proxy; the guard has checked the
+// target, and the proxy is the user's own choice, not checked), and the
+// netrc file is read once.
+func (c *Client) settingsFor(scheme string) (*schemes.Settings, error) {
+	nf, err := c.netrc()
+	if err != nil {
+		return nil, err
 	}
-	c.dialerMu.Lock()
-	defer c.dialerMu.Unlock()
-	if sd := c.schemeDialers[scheme]; sd != nil {
-		return sd
+	c.settingsMu.Lock()
+	defer c.settingsMu.Unlock()
+	if st := c.settings[scheme]; st != nil {
+		return st, nil
 	}
-	sd := d.For(scheme)
-	if c.schemeDialers == nil {
-		c.schemeDialers = map[string]*dial.Dialer{}
+	o := &c.opts
+	st := &schemes.Settings{Dialer: c.dialer, TLSConfig: o.TLSConfig, Prompt: o.Prompt,
+		MaxBytes: o.MaxBytes, MaxLineLength: o.MaxLineLength, MaxEntries: o.MaxEntries, IdleTimeout: o.IdleTimeout,
+		RemoteCharset: c.charset.remoteName(), Transcript: o.Transcript}
+	if d, ok := c.dialer.(*dial.Dialer); ok {
+		st.Dialer = d.For(scheme)
 	}
-	c.schemeDialers[scheme] = sd
-	return sd
+	if nf != nil {
+		st.Credentials = nf.login
+	}
+	if c.settings == nil {
+		c.settings = map[string]*schemes.Settings{}
+	}
+	c.settings[scheme] = st
+	return st, nil
 }
 
 // OptionsFromEnvironment returns the Options a person's environment

@@ -29,9 +29,21 @@
 //
 // The zero Options read nothing from the environment; OptionsFromEnvironment
 // gives fetchers configured from $EMAIL, $NNTPSERVER and $SMTP_SERVER, as
-// gofer's command line takes them. The per-call inputs of one scheme
-// (Request.Part of an article, Request.Body and Headers of a message)
-// reach its fetcher as schemes.Request's typed views, News and Mail.
+// gofer's command line takes them.
+//
+// # One call and the settings of every call
+//
+// A Request is a URL and a schemes.Call: what this call asks beyond the
+// URL (offset and length, a condition, a search or form, a capture, and
+// the typed views of one scheme's call: an article's part in News, a
+// message's text in Mail). Every fetcher sees that same Call, unchanged,
+// in its schemes.Request. What holds for every call (dialer, limits,
+// timeouts, logins, prompt, TLS trust, charset, transcript) NewClient
+// makes once from the Options, as one schemes.Settings per scheme, and
+// every schemes.Request the Client makes points at it; the guard of each
+// call (its URL and port checks, its warnings) is the request's own.
+//
+//	resp, err := client.Do(ctx, &fetch.Request{URL: u, Call: schemes.Call{Offset: 1 << 20}})
 //
 // # Responses
 //

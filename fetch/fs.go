@@ -411,7 +411,7 @@ func (r *remoteFile) Read(p []byte) (int, error) {
 
 // open fetches the body from r.off on.
 func (r *remoteFile) open() error {
-	resp, err := r.fs.c.Do(r.fs.ctx, &Request{URL: r.n.url, Offset: r.off})
+	resp, err := r.fs.c.Do(r.fs.ctx, &Request{URL: r.n.url, Call: schemes.Call{Offset: r.off}})
 	if err != nil {
 		return err
 	}

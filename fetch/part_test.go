@@ -50,7 +50,7 @@ func TestPartResumesThroughClient(t *testing.T) {
 	}
 	c := NewClient(Options{})
 	defer c.Close()
-	resp, err := c.Do(context.Background(), &Request{URL: "file://" + src, Offset: p.Offset})
+	resp, err := c.Do(context.Background(), &Request{URL: "file://" + src, Call: schemes.Call{Offset: p.Offset}})
 	if err != nil {
 		t.Fatal(err)
 	}

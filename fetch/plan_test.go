@@ -104,8 +104,10 @@ func requestSeen(t *testing.T, opts Options) *schemes.Request {
 		return &schemes.Response{Kind: schemes.KindListing}, nil
 	}
 	c.Register("ftp", f)
-	if _, err := c.Do(context.Background(), &Request{URL: "ftp://127.0.0.21/x", Offset: 7, Query: "q", HasQuery: true, Form: []string{"1=a"},
-		Part: "head", Body: strings.NewReader("text"), Headers: []string{"X-A: 1"}}); err != nil {
+	if _, err := c.Do(context.Background(), &Request{
+		URL:  "ftp://127.0.0.21/x",
+		Call: schemes.Call{Offset: 7, Query: "q", HasQuery: true, Form: []string{"1=a"}, News: &schemes.NewsRequest{Part: "head"}, Mail: &schemes.MailRequest{Body: strings.NewReader("text"), Headers: []string{"X-A: 1"}}},
+	}); err != nil {
 		t.Fatal(err)
 	}
 	return got

@@ -254,7 +254,7 @@ func (c *Client) segmented(ctx context.Context, cancel context.CancelFunc, r *Re
 // (Options.RemoteCharset converts them once, on the way out).
 func streamRequest(r *Request, first *Response, lo, length int64) *Request {
 	// The first fetch gave the warnings this one would repeat.
-	q := &Request{URL: r.URL, Parsed: r.Parsed, Offset: lo, Length: length, SkipMetadata: true, quiet: true}
+	q := &Request{URL: r.URL, Parsed: r.Parsed, quiet: true, Call: schemes.Call{Offset: lo, Length: length, SkipMetadata: true}}
 	if first.URL != nil && first.URL.HTTP != nil {
 		q.URL, q.Parsed = first.URL.String(), first.URL
 	}

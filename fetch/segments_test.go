@@ -270,7 +270,7 @@ func TestDownloadFTPResumeSegments(t *testing.T) {
 	srv := newSegFTP(t, content, nil)
 	c, _ := segClient(t)
 	f := memFile{buf: slices.Clone(content[:1000])}
-	d, err := c.Download(context.Background(), &Request{URL: srv.url(), Offset: 1000}, &f, 3)
+	d, err := c.Download(context.Background(), &Request{URL: srv.url(), Call: schemes.Call{Offset: 1000}}, &f, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

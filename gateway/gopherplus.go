@@ -128,7 +128,7 @@ func (g *Gateway) ask(w http.ResponseWriter, r *http.Request) {
 			}
 			answers = append(answers, fmt.Sprintf("%d=%s", n, vs[len(vs)-1]))
 		}
-		resp, u, code, err := g.fetch(r, raw, fetch.Request{Form: answers})
+		resp, u, code, err := g.fetch(r, raw, fetch.Request{Call: schemes.Call{Form: answers}})
 		if err != nil {
 			g.fail(w, code, err.Error())
 			return

@@ -40,7 +40,7 @@ func gopherFetch(t *testing.T, raw string, set func(*schemes.Request)) (*schemes
 	if err != nil {
 		t.Fatalf("Parse(%q): %v", raw, err)
 	}
-	req := &schemes.Request{URL: u, Dialer: &dial.Dialer{}, IdleTimeout: 30 * time.Second}
+	req := &schemes.Request{URL: u, Settings: &schemes.Settings{Dialer: &dial.Dialer{}, IdleTimeout: 30 * time.Second}}
 	if set != nil {
 		set(req)
 	}

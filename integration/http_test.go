@@ -130,8 +130,10 @@ func TestLibraryHTTPSAndConditional(t *testing.T) {
 	}
 
 	// Unchanged since the archive's mtime: 304, no body.
-	resp, err = c.Do(ctx, &fetch.Request{URL: "https://" + itest.HTTPHost + "/archive/README.txt",
-		IfModifiedSince: time.Date(1994, 12, 20, 12, 0, 0, 0, time.UTC)})
+	resp, err = c.Do(ctx, &fetch.Request{
+		URL:  "https://" + itest.HTTPHost + "/archive/README.txt",
+		Call: schemes.Call{IfModifiedSince: time.Date(1994, 12, 20, 12, 0, 0, 0, time.UTC)},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

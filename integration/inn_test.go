@@ -89,7 +89,7 @@ func harnessFile(t *testing.T, dir string, p posted) []byte {
 }
 
 func innReq(u *schemes.URL) *schemes.Request {
-	return &schemes.Request{URL: u, Dialer: &dial.Dialer{}, IdleTimeout: 20 * time.Second}
+	return &schemes.Request{URL: u, Settings: &schemes.Settings{Dialer: &dial.Dialer{}, IdleTimeout: 20 * time.Second}}
 }
 
 func newsURL(n *schemes.News) *schemes.URL { return &schemes.URL{Scheme: "news", News: n} }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/integration/itest"
+	"github.com/goferurl/gofer/schemes"
 	"github.com/goferurl/gofer/schemes/mailto"
 )
 
@@ -209,7 +210,7 @@ func TestMailtoLibrary(t *testing.T) {
 	opts.SetFetcher(&mailto.Fetcher{SMTPServer: smtpAddr, From: "lib@example.org"}, mailto.Schemes()...)
 	c := fetch.NewClient(opts)
 	defer c.Close()
-	resp, err := c.Do(context.Background(), &fetch.Request{URL: "mailto:" + smtpInbox + "?subject=" + tok, Body: strings.NewReader("from the library\n")})
+	resp, err := c.Do(context.Background(), &fetch.Request{URL: "mailto:" + smtpInbox + "?subject=" + tok, Call: schemes.Call{Mail: &schemes.MailRequest{Body: strings.NewReader("from the library\n")}}})
 	if err != nil {
 		t.Fatal(err)
 	}

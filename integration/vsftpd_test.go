@@ -30,7 +30,7 @@ const vsftpd = itest.FTPHost + ":21"
 
 func vsftpdReq(segs ...string) *schemes.Request {
 	u := &schemes.URL{Scheme: "ftp", Host: itest.FTPHost, FTP: &schemes.FTP{Segments: segs}}
-	return &schemes.Request{URL: u, Dialer: &dial.Dialer{}, IdleTimeout: 30 * time.Second}
+	return &schemes.Request{URL: u, Settings: &schemes.Settings{Dialer: &dial.Dialer{}, IdleTimeout: 30 * time.Second}}
 }
 
 func vsftpdSHA(b []byte) string {

@@ -52,6 +52,7 @@ func notCaptured(u *schemes.URL) error {
 
 // Fetch answers req from the archive.
 func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Response, error) {
+	req = req.Ready()
 	if err := ctx.Err(); err != nil {
 		return nil, schemes.Errorf(schemes.ErrInterrupted, "%v", err)
 	}

@@ -94,7 +94,7 @@ func fetchURL(t *testing.T, f *Fetcher, raw string, mod func(*schemes.Request)) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := &schemes.Request{URL: u}
+	req := &schemes.Request{URL: u, Settings: &schemes.Settings{}}
 	if mod != nil {
 		mod(req)
 	}

@@ -48,28 +48,55 @@ type Dialer interface {
 	DialContext(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
-// Request is one retrieval as a scheme package sees it: the URL plus the
-// settings that apply to more than one scheme. A setting of one scheme's
-// protocol lives on that scheme's Fetcher (an FTP server's anonymous
-// password, the NNTP server of news: URLs), and the per-call inputs of one
-// scheme are a typed view (News, Mail), as URL has views. The zero value of
-// each limit means its safe default.
+// Request is one retrieval as a scheme package sees it, in three parts:
+// the URL and what this call asks beyond it (Call, the per-call request
+// fetch.Request shares); the guard of this call (CheckURL, CheckPort and
+// Warn, which collect the call's own warnings); and the settings of the
+// client that makes it (Settings: dialer, limits, timeouts, credentials,
+// prompt, TLS, charset, transcript), built once and shared by pointer by
+// every Request of that client. A fetcher reads Settings and never
+// changes them. A setting of one scheme's protocol lives on that scheme's
+// Fetcher (an FTP server's anonymous password, the NNTP server of news:
+// URLs), and the per-call inputs of one scheme are a typed view of Call
+// (News, Mail), as URL has views.
+//
+// A fetcher takes a Request whose Settings are nil as one under the zero
+// Settings (Ready), whose every limit is its safe default.
 type Request struct {
 	URL *URL
-	// Dialer opens every connection, FTP data connections included.
-	Dialer Dialer
+	Call
 	// CheckURL applies the guard's policy to a URL the fetcher is about to
 	// follow on its own (an HTTP redirect, a Gopher link); nil means allow.
 	CheckURL func(*URL) error
+	// CheckPort applies the guard's port policy to a server named outside
+	// the URL (an SMTP or NNTP server a fetcher is configured with); nil
+	// means allow.
+	CheckPort func(protocol string, port int) error
 	// Warn receives warnings for a person; nil discards them.
 	Warn func(string)
+	*Settings
+}
 
-	// Credentials returns a login for host from netrc or flags; nil means none.
-	Credentials func(host string) (user, password string, ok bool)
-	// Prompt asks the person at the terminal; secret means without echo.
-	// It is nil when there is no terminal.
-	Prompt func(question string, secret bool) (string, error)
+// Ready returns r with Settings, r itself when it has them, else a copy
+// of r under the zero Settings. Every fetcher's Fetch and Plan begin with
+// it, so that a fetcher called without a client still reads its
+// settings' defaults.
+func (r *Request) Ready() *Request {
+	if r.Settings != nil {
+		return r
+	}
+	c := *r
+	c.Settings = &Settings{}
+	return &c
+}
 
+// Call is what one retrieval asks beyond its URL: where to start and how
+// much to read, a condition, a search or form, what to ask the server
+// besides the bytes, and a capture; and, as typed views, what one
+// scheme's call carries (News, Mail). fetch.Request and Request both
+// hold it, so that a per-call setting is written once. Its zero value
+// asks for the whole resource.
+type Call struct {
 	// Offset asks for the resource from this byte on (resume, -C).
 	Offset int64
 	// Length, when positive, says the caller reads only this many bytes
@@ -109,15 +136,6 @@ type Request struct {
 	// logins then overlap the first listing). A fetcher without a pool
 	// ignores it; one that cannot open them goes without.
 	Spare int
-	// MaxBytes stops a transfer that grows past it (0: no limit).
-	MaxBytes int64
-	// MaxLineLength bounds one protocol line (0: DefaultMaxLineLength).
-	MaxLineLength int
-	// MaxEntries bounds a listing, menu or group (0: DefaultMaxEntries).
-	MaxEntries int
-	// IdleTimeout is the per-operation deadline: a read or write that makes
-	// no progress for this long fails with ErrTimeout (0: DefaultIdleTimeout).
-	IdleTimeout time.Duration
 
 	// Query answers a search (Gopher type 7, WAIS); HasQuery says it was given.
 	Query    string
@@ -133,12 +151,39 @@ type Request struct {
 	// means nothing more.
 	Mail *MailRequest
 
+	// Capture, when not nil, receives the exact bytes of what the fetch
+	// obtains, for an archive; see Capture.
+	Capture Capture
+}
+
+// Settings are the settings of a client that every fetch it makes works
+// under: fetch.NewClient builds them once from its Options (one per
+// scheme, each with the dialer of that scheme's proxy) and every Request
+// points at them. A fetcher that keeps connections keys them on the
+// settings that change a connection (FTP: Dialer, TLSConfig, IdleTimeout,
+// RemoteCharset). The zero value of each limit means its safe default.
+type Settings struct {
+	// Dialer opens every connection, FTP data connections included; nil
+	// means a plain net.Dialer.
+	Dialer Dialer
 	// TLSConfig is used for every TLS connection (CA pool, verification).
 	TLSConfig *tls.Config
-	// CheckPort applies the guard's port policy to a server named outside
-	// the URL (an SMTP or NNTP server a fetcher is configured with); nil
-	// means allow.
-	CheckPort func(protocol string, port int) error
+
+	// Credentials returns a login for host from netrc or flags; nil means none.
+	Credentials func(host string) (user, password string, ok bool)
+	// Prompt asks the person at the terminal; secret means without echo.
+	// It is nil when there is no terminal.
+	Prompt func(question string, secret bool) (string, error)
+
+	// MaxBytes stops a transfer that grows past it (0: no limit).
+	MaxBytes int64
+	// MaxLineLength bounds one protocol line (0: DefaultMaxLineLength).
+	MaxLineLength int
+	// MaxEntries bounds a listing, menu or group (0: DefaultMaxEntries).
+	MaxEntries int
+	// IdleTimeout is the per-operation deadline: a read or write that makes
+	// no progress for this long fails with ErrTimeout (0: DefaultIdleTimeout).
+	IdleTimeout time.Duration
 
 	// RemoteCharset is the charset other than UTF-8 the server spells
 	// names in, as the user named it ("latin1", "shift_jis"); "" when
@@ -149,10 +194,6 @@ type Request struct {
 
 	// Transcript receives the wire conversation (-v) with passwords as "****".
 	Transcript io.Writer
-
-	// Capture, when not nil, receives the exact bytes of what the fetch
-	// obtains, for an archive; see Capture.
-	Capture Capture
 }
 
 // NewsRequest is what a fetch of an NNTP article asks for beyond its URL.
@@ -170,32 +211,32 @@ type MailRequest struct {
 	Headers []string
 }
 
-// Defaults for the zero values of Request's limits.
+// Defaults for the zero values of Settings' limits.
 const (
 	DefaultMaxLineLength = 64 << 10
 	DefaultMaxEntries    = 1 << 20
 	DefaultIdleTimeout   = 60 * time.Second
 )
 
-// LineLimit returns MaxLineLength or its default.
-func (r *Request) LineLimit() int {
-	if r.MaxLineLength > 0 {
+// LineLimit returns MaxLineLength or its default (nil Settings: the default).
+func (r *Settings) LineLimit() int {
+	if r != nil && r.MaxLineLength > 0 {
 		return r.MaxLineLength
 	}
 	return DefaultMaxLineLength
 }
 
 // EntryLimit returns MaxEntries or its default.
-func (r *Request) EntryLimit() int {
-	if r.MaxEntries > 0 {
+func (r *Settings) EntryLimit() int {
+	if r != nil && r.MaxEntries > 0 {
 		return r.MaxEntries
 	}
 	return DefaultMaxEntries
 }
 
 // Idle returns IdleTimeout or its default.
-func (r *Request) Idle() time.Duration {
-	if r.IdleTimeout > 0 {
+func (r *Settings) Idle() time.Duration {
+	if r != nil && r.IdleTimeout > 0 {
 		return r.IdleTimeout
 	}
 	return DefaultIdleTimeout

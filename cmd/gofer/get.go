@@ -131,22 +131,17 @@ func (c *cli) getOne(ctx context.Context, client *fetch.Client, raw string, hasQ
 		return err
 	}
 	req := &fetch.Request{
-		URL: raw, Parsed: u, Offset: t.offset(),
-		Query: c.query, HasQuery: hasQuery,
-		Form: c.forms,
+		URL:    raw,
+		Parsed: u,
+		Call:   schemes.Call{Offset: t.offset(), Query: c.query, HasQuery: hasQuery, Form: c.forms},
 	}
 	if u.Scheme == "mailto" {
-		req.Headers = c.headers
+		req.Mail = &schemes.MailRequest{Headers: c.headers}
 		if f, ok := c.stdin.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
-			req.Body = c.stdin
+			req.Mail.Body = c.stdin
 		}
 	}
-	switch {
-	case c.head:
-		req.Part = "head"
-	case c.body:
-		req.Part = "body"
-	}
+	req.News = c.newsPart()
 	resp, err := client.Do(ctx, req)
 	if err != nil {
 		return err
@@ -194,4 +189,15 @@ func (c *cli) handoff(ctx context.Context, command []string) error {
 	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.stdin, c.stdout, c.stderr
 	return cmd.Run()
+}
+
+// newsPart is what --head or --body asks of an article, nil for all of it.
+func (c *cli) newsPart() *schemes.NewsRequest {
+	switch {
+	case c.head:
+		return &schemes.NewsRequest{Part: "head"}
+	case c.body:
+		return &schemes.NewsRequest{Part: "body"}
+	}
+	return nil
 }

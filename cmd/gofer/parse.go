@@ -33,13 +33,8 @@ func (c *cli) parseCommand() *cobra.Command {
 				return err
 			}
 			defer client.Close()
-			req := &fetch.Request{URL: args[0], Query: c.query, HasQuery: cmd.Flags().Changed("query"), Form: c.forms}
-			switch {
-			case c.head:
-				req.Part = "head"
-			case c.body:
-				req.Part = "body"
-			}
+			req := &fetch.Request{URL: args[0], Call: schemes.Call{Query: c.query, HasQuery: cmd.Flags().Changed("query"), Form: c.forms}}
+			req.News = c.newsPart()
 			plan, err := client.Plan(req)
 			if err != nil {
 				return err

@@ -647,9 +647,10 @@ func (c *check) direct(t *testing.T) {
 // would make it without a fetch.Client.
 func requestFor(o *fetch.Options, u *schemes.URL) *schemes.Request {
 	return &schemes.Request{
-		URL: u, Dialer: o.Dialer, Warn: o.Warn,
-		IdleTimeout: o.IdleTimeout, MaxBytes: o.MaxBytes, TLSConfig: o.TLSConfig,
-		Prompt: o.Prompt, Mail: &schemes.MailRequest{Body: strings.NewReader("conformance\n")},
+		URL:      u,
+		Warn:     o.Warn,
+		Call:     schemes.Call{Mail: &schemes.MailRequest{Body: strings.NewReader("conformance\n")}},
+		Settings: &schemes.Settings{Dialer: o.Dialer, IdleTimeout: o.IdleTimeout, MaxBytes: o.MaxBytes, TLSConfig: o.TLSConfig, Prompt: o.Prompt},
 	}
 }
 

@@ -99,8 +99,10 @@ func (e *engine) transfer(ctx context.Context, j job, pre *fetch.Response, rec r
 			known := j.Size >= 0 && !j.Mod.IsZero() && refetched == 0
 			// A checksum the listing gave (an MLSD fact) proves the
 			// file without asking the server for one.
-			resp, err = e.get(ctx, r, &fetch.Request{URL: j.URL, Offset: offset,
-				SkipMetadata: known && exactTime(j.Prec), SkipSize: known, Hash: e.opts.Verify != VerifyNever && listed.Alg == ""})
+			resp, err = e.get(ctx, r, &fetch.Request{
+				URL:  j.URL,
+				Call: schemes.Call{Offset: offset, SkipMetadata: known && exactTime(j.Prec), SkipSize: known, Hash: e.opts.Verify != VerifyNever && listed.Alg == ""},
+			})
 			if err != nil {
 				e.failed(j, err)
 				return

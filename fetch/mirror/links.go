@@ -244,9 +244,9 @@ func (e *engine) followed(w *dirWalk, sub *job, remote string) bool {
 // saved as a file. The link's URL is asked for as a binary file first
 // (FTP), and as a directory when the server refuses that.
 func (e *engine) follow(ctx context.Context, j job) {
-	resp, err := e.get(ctx, nil, &fetch.Request{URL: binaryFTP(j.URL), DirTimes: true})
+	resp, err := e.get(ctx, nil, &fetch.Request{URL: binaryFTP(j.URL), Call: schemes.Call{DirTimes: true}})
 	if err != nil && errors.Is(err, schemes.ErrRefused) && !strings.HasSuffix(j.URL, "/") && isFTP(j.URL) {
-		resp, err = e.get(ctx, nil, &fetch.Request{URL: j.URL + "/", DirTimes: true})
+		resp, err = e.get(ctx, nil, &fetch.Request{URL: j.URL + "/", Call: schemes.Call{DirTimes: true}})
 	}
 	if err != nil {
 		e.fail(j.URL, j.Path, err)

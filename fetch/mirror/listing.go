@@ -247,7 +247,7 @@ func (e *engine) openListing(ctx context.Context, j job, pre *fetch.Response, wh
 	resp := pre
 	if resp == nil {
 		var err error
-		if resp, err = e.get(ctx, nil, &fetch.Request{URL: j.URL, DirTimes: true}); err != nil {
+		if resp, err = e.get(ctx, nil, &fetch.Request{URL: j.URL, Call: schemes.Call{DirTimes: true}}); err != nil {
 			e.fail(j.URL, j.Path, err)
 			e.listingFailed()
 			return nil

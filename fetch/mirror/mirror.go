@@ -461,7 +461,7 @@ func (e *engine) first(ctx context.Context, rawURL string, u *schemes.URL, plan 
 	}
 	for r := e.retrier(); ; {
 		asked := time.Now()
-		resp, err = e.paced(ctx, &fetch.Request{URL: rawURL, Parsed: u, Spare: spare, Hash: e.opts.Verify != VerifyNever, DirTimes: true})
+		resp, err = e.paced(ctx, &fetch.Request{URL: rawURL, Parsed: u, Call: schemes.Call{Spare: spare, Hash: e.opts.Verify != VerifyNever, DirTimes: true}})
 		if err == nil {
 			return resp, time.Since(asked), nil
 		}

@@ -134,7 +134,7 @@ func (rc *remoteCheck) goneDir(p string) bool {
 
 // dir lists one recorded directory and compares what it holds.
 func (rc *remoteCheck) dir(lr listingRecord) error {
-	resp, err := rc.c.Do(rc.ctx, &fetch.Request{URL: lr.URL, ListHashes: true})
+	resp, err := rc.c.Do(rc.ctx, &fetch.Request{URL: lr.URL, Call: schemes.Call{ListHashes: true}})
 	if err != nil {
 		return fmt.Errorf("listing %s: %w", lr.URL, err)
 	}

@@ -44,7 +44,7 @@ func (e *engine) stable(ctx context.Context, j job, resp *fetch.Response, first 
 		// If-Modified-Since holds: another would send it all again.
 		return nil
 	}
-	again, err := e.paced(ctx, &fetch.Request{URL: j.URL, IfModifiedSince: mdtm, SkipSize: true})
+	again, err := e.paced(ctx, &fetch.Request{URL: j.URL, Call: schemes.Call{IfModifiedSince: mdtm, SkipSize: true}})
 	if err != nil {
 		// The check itself failed: the transfer is tried again, as a
 		// transfer that broke off would be.

@@ -85,7 +85,7 @@ func TestCorpusRequests(t *testing.T) {
 			t.Errorf("%q: no planner for %s", c.URL, u.Scheme)
 			continue
 		}
-		p, err := pl.Plan(&schemes.Request{URL: u})
+		p, err := pl.Plan(&schemes.Request{URL: u, Settings: &schemes.Settings{}})
 		if err != nil {
 			t.Errorf("%q (%s): %v", c.URL, c.Source, err)
 			continue

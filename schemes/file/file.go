@@ -59,6 +59,7 @@ func localPath(u *schemes.URL) (string, error) {
 
 // Plan reports the local path a fetch would read; file URLs send nothing.
 func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
+	req = req.Ready()
 	p, err := localPath(req.URL)
 	if err != nil {
 		return nil, err
@@ -69,6 +70,7 @@ func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 // Fetch opens the file or directory the URL names. A path that names nothing
 // (or that cannot be read) is ErrRefused, as a server's "not found" would be.
 func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Response, error) {
+	req = req.Ready()
 	p, err := localPath(req.URL)
 	if err != nil {
 		return nil, err

@@ -17,7 +17,7 @@ import (
 )
 
 func fileReq(host, p string) *schemes.Request {
-	return &schemes.Request{URL: &schemes.URL{Scheme: "file", Host: host, File: &schemes.File{Path: p}}}
+	return &schemes.Request{URL: &schemes.URL{Scheme: "file", Host: host, File: &schemes.File{Path: p}}, Settings: &schemes.Settings{}}
 }
 
 func TestReadFile(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 // entry of type schemes.TypeUnparsed. now places the year-less dates of
 // Unix listings; req gives the line and entry limits.
 func ParseListing(r io.Reader, base *schemes.URL, mlsd bool, now time.Time, req *schemes.Request) ([]schemes.Entry, error) {
+	req = req.Ready()
 	var dir []string
 	if base.FTP != nil {
 		dir = base.FTP.Segments

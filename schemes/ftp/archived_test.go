@@ -36,7 +36,7 @@ func TestParseListingOfRecordedBytes(t *testing.T) {
 	if err != nil || len(es) != 1 || es[0].URL != "ftp://127.0.0.1:2121/pub/a.txt" || es[0].Size != 5 {
 		t.Errorf("MLSD: %+v, %v", es, err)
 	}
-	if _, err := ParseListing(strings.NewReader(list), base, false, now, &schemes.Request{MaxEntries: 1}); err == nil {
+	if _, err := ParseListing(strings.NewReader(list), base, false, now, &schemes.Request{Settings: &schemes.Settings{MaxEntries: 1}}); err == nil {
 		t.Error("a listing past MaxEntries gave no error")
 	}
 }

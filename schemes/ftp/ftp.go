@@ -246,6 +246,7 @@ func (f *Fetcher) put(c *conn) {
 // Fetch retrieves req.URL: a file as a streamed Body, a directory as a
 // Listing.
 func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Response, error) {
+	req = req.Ready()
 	u := req.URL
 	if u == nil {
 		return nil, schemes.Errorf(schemes.ErrUsage, "ftp: no URL")

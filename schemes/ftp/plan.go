@@ -68,6 +68,7 @@ func typeWord(v *schemes.FTP) string {
 // SIZE, MDTM, REST), and the NOOP that goes with PWD to see whether the
 // server reads pipelined commands, are left out.
 func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
+	req = req.Ready()
 	u := req.URL
 	v := view(u)
 	if err := checkLines(u, v); err != nil {

@@ -35,7 +35,7 @@ func ftpURL(port int, typeCode byte, segs ...string) *schemes.URL {
 var testDialer = &dial.Dialer{}
 
 func newReq(u *schemes.URL) *schemes.Request {
-	return &schemes.Request{URL: u, Dialer: testDialer, IdleTimeout: 10 * time.Second}
+	return &schemes.Request{URL: u, Settings: &schemes.Settings{Dialer: testDialer, IdleTimeout: 10 * time.Second}}
 }
 
 // fetchAll fetches req with a fresh Fetcher, reads the whole body or

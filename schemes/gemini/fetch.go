@@ -129,6 +129,7 @@ func (f *Fetcher) pins() *KnownHosts {
 
 // Plan reports the request line a fetch would send first.
 func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
+	req = req.Ready()
 	line, err := requestLine(req.URL)
 	if err != nil {
 		return nil, err
@@ -167,6 +168,7 @@ func requestLine(u *schemes.URL) (string, error) {
 // Fetch retrieves req.URL: a success as a streamed Body (a text/gemini
 // page included; NewListing reads its lines), a redirect as KindRedirect.
 func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Response, error) {
+	req = req.Ready()
 	u := req.URL
 	answered := u.HTTP != nil && u.HTTP.HasSearch
 	for {

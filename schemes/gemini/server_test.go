@@ -248,7 +248,7 @@ func request(t testing.TB, raw string, warned *[]string) *schemes.Request {
 	if err != nil {
 		t.Fatalf("parse %q: %v", raw, err)
 	}
-	req := &schemes.Request{URL: u, IdleTimeout: 5 * time.Second}
+	req := &schemes.Request{URL: u, Settings: &schemes.Settings{IdleTimeout: 5 * time.Second}}
 	if warned != nil {
 		var mu sync.Mutex
 		req.Warn = func(s string) {

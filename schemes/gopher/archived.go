@@ -13,6 +13,7 @@ import (
 // them out; tls makes the lines that name that server gophers URLs. req
 // gives the line and entry limits. Closing the listing leaves r open.
 func NewMenu(r io.Reader, host string, port int, tls bool, req *schemes.Request) schemes.Listing {
+	req = req.Ready()
 	m := newMenuListing(r, nil, host, port, req)
 	m.tls = tls
 	return m

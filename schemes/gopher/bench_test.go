@@ -29,7 +29,7 @@ func (e *endlessMenu) Read(p []byte) (int, error) {
 // A menu streams: reading ten times as many entries does not take more memory.
 func TestMenuMemoryDoesNotGrow(t *testing.T) {
 	m := newMenuListing(&endlessMenu{line: []byte("0An item of an endless menu\t/some/selector/of/a/file.txt\t127.0.0.1\t70\t+\r\n")},
-		nil, "h", 70, &schemes.Request{MaxEntries: 1 << 30})
+		nil, "h", 70, &schemes.Request{Settings: &schemes.Settings{MaxEntries: 1 << 30}})
 	heap := func(n int) uint64 {
 		for i := 0; i < n; i++ {
 			if _, err := m.Next(); err != nil {

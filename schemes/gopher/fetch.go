@@ -44,6 +44,7 @@ var (
 // Fetch retrieves req.URL: a menu or search result as a Listing, attributes
 // ("!", "$") as Info (*Attributes), anything else as a streamed Body.
 func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Response, error) {
+	req = req.Ready()
 	t, err := newTarget(req.URL)
 	if err != nil {
 		return nil, err

@@ -27,7 +27,7 @@ func FuzzMenu(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		req := &schemes.Request{MaxLineLength: 256, MaxEntries: 64}
+		req := &schemes.Request{Settings: &schemes.Settings{MaxLineLength: 256, MaxEntries: 64}}
 		m := newMenuListing(bytes.NewReader(data), nil, "menuhost", 70, req)
 		for n := 0; ; n++ {
 			e, err := m.Next()

@@ -145,6 +145,7 @@ func dataBlock(answers []string) string {
 // placeholder "<answer N>" per Request.Form answer (one when none is given); for
 // a search without a query, the placeholder "<query>".
 func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
+	req = req.Ready()
 	t, err := newTarget(req.URL)
 	if err != nil {
 		return nil, err

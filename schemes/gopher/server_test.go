@@ -116,7 +116,7 @@ func (s *scripted) parse(t *testing.T, raw string) *schemes.URL {
 }
 
 func newRequest(u *schemes.URL) *schemes.Request {
-	return &schemes.Request{URL: u, Dialer: &dial.Dialer{}, IdleTimeout: 10 * time.Second}
+	return &schemes.Request{URL: u, Settings: &schemes.Settings{Dialer: &dial.Dialer{}, IdleTimeout: 10 * time.Second}}
 }
 
 // fetchBody fetches and reads the whole body.

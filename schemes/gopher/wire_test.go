@@ -90,7 +90,7 @@ func TestInjectionRefusedBeforeDial(t *testing.T) {
 		{Type: '0', Selector: "s", PlusString: "+\r\nQUIT", HasPlus: true},
 		{Type: '0', Selector: "s", PlusString: "+\t1\r\n+-1\r\n.\r\nX\r\n.\r\n", HasPlus: true},
 	} {
-		req := &schemes.Request{URL: &schemes.URL{Scheme: "gopher", Host: "127.0.0.1", Gopher: &g}, Dialer: failDialer{t}}
+		req := &schemes.Request{URL: &schemes.URL{Scheme: "gopher", Host: "127.0.0.1", Gopher: &g}, Settings: &schemes.Settings{Dialer: failDialer{t}}}
 		_, err := New().Fetch(context.Background(), req)
 		if !errors.Is(err, security.ErrInjection) {
 			t.Errorf("%+v: err = %v, want ErrInjection", g, err)
@@ -100,8 +100,12 @@ func TestInjectionRefusedBeforeDial(t *testing.T) {
 		}
 	}
 	// A --query is checked the same way.
-	req := &schemes.Request{URL: &schemes.URL{Scheme: "gopher", Host: "127.0.0.1",
-		Gopher: &schemes.Gopher{Type: '7', Selector: "s"}}, Dialer: failDialer{t}, Query: "a\r\nb", HasQuery: true}
+	req := &schemes.Request{
+		URL: &schemes.URL{Scheme: "gopher", Host: "127.0.0.1",
+			Gopher: &schemes.Gopher{Type: '7', Selector: "s"}},
+		Call:     schemes.Call{Query: "a\r\nb", HasQuery: true},
+		Settings: &schemes.Settings{Dialer: failDialer{t}},
+	}
 	if _, err := New().Fetch(context.Background(), req); !errors.Is(err, security.ErrInjection) {
 		t.Errorf("query: err = %v, want ErrInjection", err)
 	}

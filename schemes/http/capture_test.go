@@ -73,7 +73,7 @@ func TestCaptureKeepsConnections(t *testing.T) {
 	d := &dial.Dialer{}
 	for _, page := range []string{"/a", "/b", "/c"} {
 		c := &memCapture{}
-		_, body, err := fetch(t, f, &schemes.Request{URL: urlFor(t, srv, page, "", false), Capture: c, Dialer: d})
+		_, body, err := fetch(t, f, &schemes.Request{URL: urlFor(t, srv, page, "", false), Call: schemes.Call{Capture: c}, Settings: &schemes.Settings{Dialer: d}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,8 +111,11 @@ func TestCaptureProtocolsHTTPS(t *testing.T) {
 	pool := x509.NewCertPool()
 	pool.AddCert(srv.Certificate())
 	c := &memCapture{}
-	_, body, err := fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/s", "", false), Capture: c,
-		TLSConfig: &tls.Config{RootCAs: pool}})
+	_, body, err := fetch(t, New(), &schemes.Request{
+		URL:      urlFor(t, srv, "/s", "", false),
+		Call:     schemes.Call{Capture: c},
+		Settings: &schemes.Settings{TLSConfig: &tls.Config{RootCAs: pool}},
+	})
 	if err != nil || string(body) != "secret\n" {
 		t.Fatalf("%q, %v", body, err)
 	}

@@ -67,6 +67,7 @@ func (f *Fetcher) Close() error {
 
 // Plan returns the request line a fetch would send, and the Host header.
 func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
+	req = req.Ready()
 	u := req.URL
 	if u == nil || u.HTTP == nil {
 		return nil, schemes.Errorf(schemes.ErrUsage, "not an http URL")
@@ -83,6 +84,7 @@ func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 
 // Fetch sends one GET and returns the response without following redirects.
 func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Response, error) {
+	req = req.Ready()
 	u := req.URL
 	if u == nil || u.HTTP == nil {
 		return nil, schemes.Errorf(schemes.ErrUsage, "not an http URL")

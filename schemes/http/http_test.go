@@ -86,7 +86,7 @@ func TestFullAndResumedFetch(t *testing.T) {
 	f := New()
 	defer f.Close()
 
-	resp, body, err := fetch(t, f, &schemes.Request{URL: urlFor(t, srv, "/pub/fox.txt", "", false), Dialer: d})
+	resp, body, err := fetch(t, f, &schemes.Request{URL: urlFor(t, srv, "/pub/fox.txt", "", false), Settings: &schemes.Settings{Dialer: d}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestFullAndResumedFetch(t *testing.T) {
 		t.Errorf("meta: name %q media %q type %q modified %v", resp.Name, resp.MediaType, resp.Type, resp.Modified)
 	}
 
-	resp, body, err = fetch(t, f, &schemes.Request{URL: urlFor(t, srv, "/pub/fox.txt", "", false), Dialer: d, Offset: 10})
+	resp, body, err = fetch(t, f, &schemes.Request{URL: urlFor(t, srv, "/pub/fox.txt", "", false), Call: schemes.Call{Offset: 10}, Settings: &schemes.Settings{Dialer: d}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestResumeIgnoredMeansFullBody(t *testing.T) {
 		w.Write(content) // no Range support: 200 with everything
 	}))
 	defer srv.Close()
-	resp, body, err := fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/f", "", false), Offset: 10})
+	resp, body, err := fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/f", "", false), Call: schemes.Call{Offset: 10}, Settings: &schemes.Settings{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestResumeOfCompleteFile(t *testing.T) {
 	var mu sync.Mutex
 	srv := httptest.NewServer(serveContent(&seen, &mu))
 	defer srv.Close()
-	resp, body, err := fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/f", "", false), Offset: int64(len(content))})
+	resp, body, err := fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/f", "", false), Call: schemes.Call{Offset: int64(len(content))}, Settings: &schemes.Settings{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestWrongResumeOffsetRefused(t *testing.T) {
 		w.Write(content[:10])
 	}))
 	defer srv.Close()
-	_, _, err := fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/f", "", false), Offset: 5})
+	_, _, err := fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/f", "", false), Call: schemes.Call{Offset: 5}, Settings: &schemes.Settings{}})
 	if !errors.Is(err, schemes.ErrRefused) {
 		t.Errorf("206 from the wrong byte: %v, want ErrRefused", err)
 	}
@@ -160,7 +160,7 @@ func TestNotModified(t *testing.T) {
 	var mu sync.Mutex
 	srv := httptest.NewServer(serveContent(&seen, &mu))
 	defer srv.Close()
-	resp, body, err := fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/f", "", false), IfModifiedSince: modTime})
+	resp, body, err := fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/f", "", false), Call: schemes.Call{IfModifiedSince: modTime}, Settings: &schemes.Settings{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestNotModified(t *testing.T) {
 func TestErrorStatusRefused(t *testing.T) {
 	srv := httptest.NewServer(nethttp.NotFoundHandler())
 	defer srv.Close()
-	_, _, err := fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/missing", "", false)})
+	_, _, err := fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/missing", "", false), Settings: &schemes.Settings{}})
 	if !errors.Is(err, schemes.ErrRefused) {
 		t.Fatalf("404: %v, want ErrRefused", err)
 	}
@@ -193,7 +193,7 @@ func TestRedirectReturnedNotFollowed(t *testing.T) {
 		nethttp.Redirect(w, r, "/elsewhere", nethttp.StatusFound)
 	}))
 	defer srv.Close()
-	resp, _, err := fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/start", "", false)})
+	resp, _, err := fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/start", "", false), Settings: &schemes.Settings{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestRequestLine(t *testing.T) {
 	for _, c := range cases {
 		u := urlFor(t, srv, c.path, c.search, c.hasSearch)
 		u.Fragment, u.HasFragment = "section-2", true
-		if _, _, err := fetch(t, New(), &schemes.Request{URL: u}); err != nil {
+		if _, _, err := fetch(t, New(), &schemes.Request{URL: u, Settings: &schemes.Settings{}}); err != nil {
 			t.Fatal(err)
 		}
 		got := <-lines
@@ -235,7 +235,7 @@ func TestRequestLine(t *testing.T) {
 		if strings.Contains(got, "#") || strings.Contains(got, "section-2") {
 			t.Errorf("fragment sent: %q", got)
 		}
-		plan, err := New().Plan(&schemes.Request{URL: u})
+		plan, err := New().Plan(&schemes.Request{URL: u, Settings: &schemes.Settings{}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,7 +248,7 @@ func TestRequestLine(t *testing.T) {
 func TestInjectionRefusedBeforeConnecting(t *testing.T) {
 	d := &countingDialer{}
 	u := &schemes.URL{Scheme: "http", Host: "127.0.0.1", Port: 9, HTTP: &schemes.HTTP{Path: "/a%0D%0AX-Evil:%201"}}
-	_, err := New().Fetch(context.Background(), &schemes.Request{URL: u, Dialer: d})
+	_, err := New().Fetch(context.Background(), &schemes.Request{URL: u, Settings: &schemes.Settings{Dialer: d}})
 	if err == nil || !strings.Contains(err.Error(), "CR") {
 		t.Fatalf("err = %v, want an injection refusal", err)
 	}
@@ -264,11 +264,11 @@ func TestHTTPS(t *testing.T) {
 	defer srv.Close()
 	pool := x509.NewCertPool()
 	pool.AddCert(srv.Certificate())
-	_, body, err := fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/f", "", false), TLSConfig: &tls.Config{RootCAs: pool}})
+	_, body, err := fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/f", "", false), Settings: &schemes.Settings{TLSConfig: &tls.Config{RootCAs: pool}}})
 	if err != nil || !bytes.Equal(body, content) {
 		t.Fatalf("with the CA: %v %q", err, body)
 	}
-	_, _, err = fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/f", "", false), TLSConfig: &tls.Config{}})
+	_, _, err = fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/f", "", false), Settings: &schemes.Settings{TLSConfig: &tls.Config{}}})
 	if !errors.Is(err, schemes.ErrConnect) {
 		t.Errorf("unknown CA: %v, want ErrConnect", err)
 	}
@@ -284,7 +284,7 @@ func TestStalledBodyTimesOut(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	_, body, err := fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/f", "", false), IdleTimeout: 200 * time.Millisecond})
+	_, body, err := fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/f", "", false), Settings: &schemes.Settings{IdleTimeout: 200 * time.Millisecond}})
 	if !errors.Is(err, schemes.ErrTimeout) {
 		t.Errorf("stalled body: %v, want ErrTimeout", err)
 	}
@@ -304,7 +304,7 @@ func TestCutBodyInterrupted(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	_, _, err := fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/f", "", false)})
+	_, _, err := fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/f", "", false), Settings: &schemes.Settings{}})
 	if !errors.Is(err, schemes.ErrInterrupted) {
 		t.Errorf("cut body: %v, want ErrInterrupted", err)
 	}
@@ -320,10 +320,10 @@ func TestMaxBytes(t *testing.T) {
 	defer srv.Close()
 	// A Content-Length past the limit is refused before the body; a
 	// chunked body that grows past it is the caller's to stop.
-	if _, _, err := fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/sized", "", false), MaxBytes: 10}); !errors.Is(err, schemes.ErrTooLarge) {
+	if _, _, err := fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/sized", "", false), Settings: &schemes.Settings{MaxBytes: 10}}); !errors.Is(err, schemes.ErrTooLarge) {
 		t.Errorf("/sized: %v, want ErrTooLarge", err)
 	}
-	if _, got, err := fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/chunked", "", false), MaxBytes: 10}); err != nil || len(got) != len(content) {
+	if _, got, err := fetch(t, New(), &schemes.Request{URL: urlFor(t, srv, "/chunked", "", false), Settings: &schemes.Settings{MaxBytes: 10}}); err != nil || len(got) != len(content) {
 		t.Errorf("/chunked: %d bytes, %v; want all %d", len(got), err, len(content))
 	}
 }
@@ -336,7 +336,7 @@ func TestConnectRefused(t *testing.T) {
 	addr := ln.Addr().(*net.TCPAddr)
 	ln.Close()
 	u := &schemes.URL{Scheme: "http", Host: "127.0.0.1", Port: addr.Port, HTTP: &schemes.HTTP{Path: "/"}}
-	_, _, err = fetch(t, New(), &schemes.Request{URL: u})
+	_, _, err = fetch(t, New(), &schemes.Request{URL: u, Settings: &schemes.Settings{}})
 	if !errors.Is(err, schemes.ErrConnect) {
 		t.Errorf("closed port: %v, want ErrConnect", err)
 	}
@@ -365,7 +365,7 @@ func TestContentRange(t *testing.T) {
 
 func TestPlanHostAndRange(t *testing.T) {
 	u := &schemes.URL{Scheme: "http", Host: "127.0.0.80", Port: 8080, HTTP: &schemes.HTTP{Path: "/x"}}
-	plan, err := New().Plan(&schemes.Request{URL: u, Offset: 7})
+	plan, err := New().Plan(&schemes.Request{URL: u, Call: schemes.Call{Offset: 7}, Settings: &schemes.Settings{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +373,7 @@ func TestPlanHostAndRange(t *testing.T) {
 		t.Errorf("notes %v", plan.Notes)
 	}
 	u.Port = 80
-	plan, _ = New().Plan(&schemes.Request{URL: u})
+	plan, _ = New().Plan(&schemes.Request{URL: u, Settings: &schemes.Settings{}})
 	if plan.Notes["host"] != "Host: 127.0.0.80" {
 		t.Errorf("default port shown: %v", plan.Notes)
 	}

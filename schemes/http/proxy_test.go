@@ -49,7 +49,7 @@ func TestThroughConnectProxy(t *testing.T) {
 	u := &schemes.URL{Scheme: "http", Host: "127.0.0.80", Port: 80,
 		HTTP: &schemes.HTTP{Path: "/dir/file.txt", Search: "q=1", HasSearch: true}}
 	d := &dial.Dialer{Proxy: "http://" + l.Addr().String()}
-	_, body, err := fetch(t, New(), &schemes.Request{URL: u, Dialer: d})
+	_, body, err := fetch(t, New(), &schemes.Request{URL: u, Settings: &schemes.Settings{Dialer: d}})
 	if err != nil || string(body) != "ok" {
 		t.Fatalf("fetch through the proxy: %q, %v", body, err)
 	}

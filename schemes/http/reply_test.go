@@ -20,7 +20,7 @@ func TestStatusRefusalsSayWhetherTransient(t *testing.T) {
 	f := New()
 	defer f.Close()
 	for code, transient := range map[int]bool{404: false, 403: false, 429: true, 500: true, 503: true} {
-		_, _, err := fetch(t, f, &schemes.Request{URL: urlFor(t, srv, "/"+strconv.Itoa(code), "", false)})
+		_, _, err := fetch(t, f, &schemes.Request{URL: urlFor(t, srv, "/"+strconv.Itoa(code), "", false), Settings: &schemes.Settings{}})
 		var re *schemes.ReplyError
 		if !errors.Is(err, schemes.ErrRefused) || !errors.As(err, &re) || re.Code != code {
 			t.Errorf("%d: error %v carries no reply %d", code, err, code)

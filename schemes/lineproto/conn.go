@@ -32,6 +32,7 @@ type Conn struct {
 // deadline, and watching ctx until Close. A failed dial is a
 // schemes.ErrConnect error (see connectError).
 func Dial(ctx context.Context, req *schemes.Request, network, addr string) (*Conn, error) {
+	req = req.Ready()
 	raw, err := dial.Default(req.Dialer).DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, connectError(ctx, err, "connect to "+addr)

@@ -177,7 +177,7 @@ func TestIdleServerIsTimeout(t *testing.T) {
 	release := make(chan struct{})
 	addr := listen(t, func(net.Conn) { <-release })
 	defer close(release)
-	c, err := Dial(context.Background(), &schemes.Request{IdleTimeout: 50 * time.Millisecond}, "tcp", addr)
+	c, err := Dial(context.Background(), &schemes.Request{Settings: &schemes.Settings{IdleTimeout: 50 * time.Millisecond}}, "tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +289,7 @@ func TestHandshakeFailures(t *testing.T) {
 		release := make(chan struct{})
 		addr := listen(t, func(net.Conn) { <-release })
 		defer close(release)
-		c, err := Dial(context.Background(), &schemes.Request{IdleTimeout: 50 * time.Millisecond}, "tcp", addr)
+		c, err := Dial(context.Background(), &schemes.Request{Settings: &schemes.Settings{IdleTimeout: 50 * time.Millisecond}}, "tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}

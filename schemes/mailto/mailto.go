@@ -82,6 +82,7 @@ func (r *Receipt) WriteText(w io.Writer) error {
 // Fetch sends the message req describes and answers with a *Receipt.
 // Everything it would write is checked before any connection.
 func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Response, error) {
+	req = req.Ready()
 	m, err := build(req, f.From, realClock())
 	if err != nil {
 		return nil, err
@@ -233,6 +234,7 @@ func QueueID(reply string) string {
 // from stdin shows as "{text from stdin}". Date and Message-ID are made at
 // send time and show as placeholders.
 func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
+	req = req.Ready()
 	planReq := *req
 	if req.Mail != nil {
 		planReq.Mail = &schemes.MailRequest{Headers: req.Mail.Headers}

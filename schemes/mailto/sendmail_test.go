@@ -21,7 +21,7 @@ func TestSendmail(t *testing.T) {
 	script := filepath.Join(dir, "sendmail")
 	os.WriteFile(script, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" >\""+dir+"/args\"\ncat >\""+dir+"/stdin\"\n"), 0o755)
 	u, _ := schemes.Parse("mailto:a@example.org?subject=Hi&cc=-c@example.org")
-	req := &schemes.Request{URL: u, Mail: &schemes.MailRequest{Body: strings.NewReader("one\r\n.\r\ntwo\n")}}
+	req := &schemes.Request{URL: u, Call: schemes.Call{Mail: &schemes.MailRequest{Body: strings.NewReader("one\r\n.\r\ntwo\n")}}, Settings: &schemes.Settings{}}
 	resp, err := (&Fetcher{Sendmail: script, From: "me@example.org"}).Fetch(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +45,7 @@ func TestSendmailFailure(t *testing.T) {
 	script := filepath.Join(t.TempDir(), "sendmail")
 	os.WriteFile(script, []byte("#!/bin/sh\ncat >/dev/null\necho 'sendmail: fatal: no way' >&2\nexit 75\n"), 0o755)
 	u, _ := schemes.Parse("mailto:a@example.org")
-	_, err := (&Fetcher{Sendmail: script, From: "me@example.org"}).Fetch(context.Background(), &schemes.Request{URL: u})
+	_, err := (&Fetcher{Sendmail: script, From: "me@example.org"}).Fetch(context.Background(), &schemes.Request{URL: u, Settings: &schemes.Settings{}})
 	if err == nil || !strings.Contains(err.Error(), "exit 75") || !strings.Contains(err.Error(), "no way") {
 		t.Fatalf("err %v", err)
 	}
@@ -54,7 +54,7 @@ func TestSendmailFailure(t *testing.T) {
 // TestPlan: gofer parse shows the SMTP commands and the header block.
 func TestPlan(t *testing.T) {
 	u, _ := schemes.Parse("mailto:a@example.org?subject=Hi&body=text")
-	p, err := (&Fetcher{From: "me@example.org", SMTPServer: "127.0.0.25"}).Plan(&schemes.Request{URL: u})
+	p, err := (&Fetcher{From: "me@example.org", SMTPServer: "127.0.0.25"}).Plan(&schemes.Request{URL: u, Settings: &schemes.Settings{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestPlan(t *testing.T) {
 	if p.Notes["server"] != "127.0.0.25:25" {
 		t.Errorf("notes %v", p.Notes)
 	}
-	p, err = New().Plan(&schemes.Request{URL: u})
+	p, err = New().Plan(&schemes.Request{URL: u, Settings: &schemes.Settings{}})
 	if err != nil || p.Notes["transport"] != "sendmail" || !strings.Contains(p.Notes["command"], "-f {from} -- a@example.org") {
 		t.Errorf("sendmail plan %v %v", p, err)
 	}

@@ -123,7 +123,7 @@ func request(t *testing.T, raw, server string) (*Fetcher, *schemes.Request) {
 		t.Fatal(err)
 	}
 	return &Fetcher{SMTPServer: server, From: "Sender <me@example.org>"},
-		&schemes.Request{URL: u, Dialer: &net.Dialer{}, IdleTimeout: 5 * time.Second}
+		&schemes.Request{URL: u, Settings: &schemes.Settings{Dialer: &net.Dialer{}, IdleTimeout: 5 * time.Second}}
 }
 
 // TestSendTranscript: the exact lines the client writes, the DATA text
@@ -325,7 +325,7 @@ func TestInjectionNothingSent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		req := &schemes.Request{URL: u, Dialer: &net.Dialer{}, Mail: &schemes.MailRequest{Headers: c.headers}}
+		req := &schemes.Request{URL: u, Call: schemes.Call{Mail: &schemes.MailRequest{Headers: c.headers}}, Settings: &schemes.Settings{Dialer: &net.Dialer{}}}
 		f := &Fetcher{SMTPServer: l.Addr().String(), From: "me@example.org"}
 		if c.from != "" {
 			f.From = c.from

@@ -98,8 +98,9 @@ func TestStartTLSAuth(t *testing.T) {
 	var transcript strings.Builder
 	f := &Fetcher{SMTPServer: l.Addr().String(), From: "me@example.org", SMTPUser: "tester"}
 	req := &schemes.Request{
-		URL: u, Dialer: &net.Dialer{}, Credentials: func(host string) (string, string, bool) { return "tester", "s3cret", host == "127.0.0.1" },
-		TLSConfig: &tls.Config{RootCAs: pool}, Transcript: &transcript, Mail: &schemes.MailRequest{Body: strings.NewReader("hello\n")},
+		URL:      u,
+		Call:     schemes.Call{Mail: &schemes.MailRequest{Body: strings.NewReader("hello\n")}},
+		Settings: &schemes.Settings{Dialer: &net.Dialer{}, Credentials: func(host string) (string, string, bool) { return "tester", "s3cret", host == "127.0.0.1" }, TLSConfig: &tls.Config{RootCAs: pool}, Transcript: &transcript},
 	}
 	resp, err := f.Fetch(context.Background(), req)
 	if err != nil {

@@ -134,8 +134,10 @@ func FuzzSession(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, reply string) {
 		for _, u := range urls {
-			req := &schemes.Request{URL: u, Dialer: pipeDialer{reply},
-				IdleTimeout: 5 * time.Second, MaxEntries: 100, MaxBytes: 1 << 16, MaxLineLength: 1024}
+			req := &schemes.Request{
+				URL:      u,
+				Settings: &schemes.Settings{Dialer: pipeDialer{reply}, IdleTimeout: 5 * time.Second, MaxEntries: 100, MaxBytes: 1 << 16, MaxLineLength: 1024},
+			}
 			resp, err := (&Fetcher{Server: "127.0.0.1"}).Fetch(context.Background(), req)
 			if err != nil {
 				checkKind(t, reply, err)

@@ -231,6 +231,7 @@ func (t *target) retrieval(part, low, high string) []command {
 // CAPABILITIES and MODE READER depend on the server and are left out.
 // A news: URL plans without a server; the "server" note says so.
 func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
+	req = req.Ready()
 	t, err := f.resolve(req, false)
 	if err != nil {
 		return nil, err
@@ -265,6 +266,7 @@ func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 // (KindListing, streamed from the connection). The connection stays open
 // until the response is closed.
 func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Response, error) {
+	req = req.Ready()
 	t, err := f.resolve(req, true)
 	if err != nil {
 		return nil, err

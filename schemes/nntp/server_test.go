@@ -150,17 +150,21 @@ var readerCaps = caps("READER", "OVER", "LIST ACTIVE NEWSGROUPS OVERVIEW.FMT", "
 
 // newsReq is a request for news:… on the scripted server s.
 func newsReq(s *scripted, n *schemes.News) *schemes.Request {
-	return &schemes.Request{URL: &schemes.URL{Scheme: "news", News: n},
-		Dialer: &dial.Dialer{}, IdleTimeout: 10 * time.Second}
+	return &schemes.Request{
+		URL:      &schemes.URL{Scheme: "news", News: n},
+		Settings: &schemes.Settings{Dialer: &dial.Dialer{}, IdleTimeout: 10 * time.Second},
+	}
 }
 
 // nntpReq is a request for nntp://addr/group[/article].
 func nntpReq(t *testing.T, addr, group string, article int64) *schemes.Request {
 	t.Helper()
 	host, port := splitAddr(t, addr)
-	return &schemes.Request{URL: &schemes.URL{Scheme: "nntp", Host: host, Port: port,
-		NNTP: &schemes.NNTP{Group: group, Article: article}},
-		Dialer: &dial.Dialer{}, IdleTimeout: 10 * time.Second}
+	return &schemes.Request{
+		URL: &schemes.URL{Scheme: "nntp", Host: host, Port: port,
+			NNTP: &schemes.NNTP{Group: group, Article: article}},
+		Settings: &schemes.Settings{Dialer: &dial.Dialer{}, IdleTimeout: 10 * time.Second},
+	}
 }
 
 func splitAddr(t *testing.T, addr string) (string, int) {

@@ -59,8 +59,11 @@ func TestNNTPSIsTLSFromTheFirstByte(t *testing.T) {
 		step{want: "GROUP g", reply: "211 1 1 1 g\r\n"},
 		step{want: "ARTICLE 1", reply: lines("220 1 <a@b>", "secure", ".")})
 	host, port := splitAddr(t, s.addr)
-	req := &schemes.Request{URL: &schemes.URL{Scheme: "nntps", Host: host, Port: port,
-		NNTP: &schemes.NNTP{Group: "g", Article: 1}}, Dialer: &dial.Dialer{}, TLSConfig: cliCfg, IdleTimeout: 10 * time.Second}
+	req := &schemes.Request{
+		URL: &schemes.URL{Scheme: "nntps", Host: host, Port: port,
+			NNTP: &schemes.NNTP{Group: "g", Article: 1}},
+		Settings: &schemes.Settings{Dialer: &dial.Dialer{}, TLSConfig: cliCfg, IdleTimeout: 10 * time.Second},
+	}
 	body, _, err := fetchAll(t, newsFetcher(s), req)
 	if err != nil || body != "secure\n" {
 		t.Fatalf("body %q, err %v", body, err)

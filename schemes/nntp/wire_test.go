@@ -515,7 +515,7 @@ func TestRefusedBeforeConnecting(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			req := &schemes.Request{URL: tc.url, Dialer: noDial{t}}
+			req := &schemes.Request{URL: tc.url, Settings: &schemes.Settings{Dialer: noDial{t}}}
 			_, err := (&Fetcher{Server: "127.0.0.1:1"}).Fetch(context.Background(), req)
 			if !errors.Is(err, tc.kind) {
 				t.Errorf("err %v, want %v", err, tc.kind)
@@ -525,7 +525,7 @@ func TestRefusedBeforeConnecting(t *testing.T) {
 }
 
 func TestNewsURLWithoutServerSaysHowToSetOne(t *testing.T) {
-	req := &schemes.Request{URL: &schemes.URL{Scheme: "news", News: &schemes.News{Group: "g"}}, Dialer: noDial{t}}
+	req := &schemes.Request{URL: &schemes.URL{Scheme: "news", News: &schemes.News{Group: "g"}}, Settings: &schemes.Settings{Dialer: noDial{t}}}
 	_, err := New().Fetch(context.Background(), req)
 	var se *schemes.SettingError
 	if !errors.Is(err, schemes.ErrUsage) || !errors.As(err, &se) || se.Setting != "nntp.Fetcher.Server" || strings.Contains(err.Error(), "--") {

@@ -133,6 +133,7 @@ func message(lines []string) []byte {
 
 // Plan lists the request lines a fetch sends, without any network.
 func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
+	req = req.Ready()
 	t, err := f.newTarget(req)
 	if err != nil {
 		return nil, err
@@ -151,6 +152,7 @@ func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 // attributes and answers KindRedirect to the URL of its first usable
 // ACCESS-METHOD, or, for a directory object, KindListing of its links.
 func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Response, error) {
+	req = req.Ready()
 	t, err := f.newTarget(req)
 	if err != nil {
 		return nil, err

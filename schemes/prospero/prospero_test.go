@@ -278,7 +278,7 @@ func TestPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := (&Fetcher{User: "someone"}).Plan(&schemes.Request{URL: u})
+	p, err := (&Fetcher{User: "someone"}).Plan(&schemes.Request{URL: u, Settings: &schemes.Settings{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,7 +70,7 @@ func request(t *testing.T, raw string, idle time.Duration) (*schemes.Request, *l
 		t.Fatal(err)
 	}
 	tr := &lockedBuffer{}
-	return &schemes.Request{URL: u, Dialer: netDialer{}, IdleTimeout: idle, Transcript: tr}, tr
+	return &schemes.Request{URL: u, Settings: &schemes.Settings{Dialer: netDialer{}, IdleTimeout: idle, Transcript: tr}}, tr
 }
 
 // fetch resolves raw against the in-process server.

@@ -100,6 +100,7 @@ func checkTelnetField(part, v string) error {
 // advisory login (never the password) and, for rlogin and tn3270, the
 // program a fetch would run.
 func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
+	req = req.Ready()
 	u := req.URL
 	if u == nil {
 		return nil, schemes.Errorf(schemes.ErrUsage, "no URL")
@@ -125,6 +126,7 @@ func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
 // Fetch connects a telnet URL (KindSession) or names the program for an
 // rlogin or tn3270 URL (KindHandoff).
 func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Response, error) {
+	req = req.Ready()
 	u := req.URL
 	if u == nil {
 		return nil, schemes.Errorf(schemes.ErrUsage, "no URL")

@@ -112,7 +112,7 @@ func TestNegotiationStrippedFromOutput(t *testing.T) {
 		want := bytes.Join([][]byte{iac(cmdWONT, optTType), iac(cmdDO, optEcho), iac(cmdWONT, optNAWS), iac(cmdDONT, 42)}, nil)
 		return expect(r, want)
 	})
-	s := connect(t, &Fetcher{Linger: time.Minute}, &schemes.Request{URL: u})
+	s := connect(t, &Fetcher{Linger: time.Minute}, &schemes.Request{URL: u, Settings: &schemes.Settings{}})
 	var out bytes.Buffer
 	if err := interact(t, s, context.Background(), strings.NewReader(""), &out); err != nil {
 		t.Fatal(err)
@@ -135,7 +135,7 @@ func TestPipedInputLineEnds(t *testing.T) {
 		return expect(r, []byte("echo one\r\nline two\r\nx\r\x00y\xff\xffz\r\n"))
 		// Returning closes the connection: the session must end.
 	})
-	s := connect(t, &Fetcher{Linger: time.Minute}, &schemes.Request{URL: u})
+	s := connect(t, &Fetcher{Linger: time.Minute}, &schemes.Request{URL: u, Settings: &schemes.Settings{}})
 	pr, pw := io.Pipe()
 	go func() {
 		for _, part := range []string{"echo one\n", "line two\r", "\nx\r", "y\xffz\n"} {
@@ -166,7 +166,7 @@ func TestLingerAfterStdinEnds(t *testing.T) {
 		return nil
 	})
 	const linger = 300 * time.Millisecond
-	s := connect(t, &Fetcher{Linger: linger}, &schemes.Request{URL: u})
+	s := connect(t, &Fetcher{Linger: linger}, &schemes.Request{URL: u, Settings: &schemes.Settings{}})
 	var out syncBuffer
 	start := time.Now()
 	if err := interact(t, s, context.Background(), strings.NewReader("last\n"), &out); err != nil {
@@ -220,7 +220,7 @@ func TestAutoLoginRefused(t *testing.T) {
 	})
 	u.User, u.HasUser = "gofer", true
 	u.Password, u.HasPassword = "wrong", true
-	s := connect(t, &Fetcher{AutoLogin: true, Linger: time.Minute}, &schemes.Request{URL: u, Warn: func(string) {}})
+	s := connect(t, &Fetcher{AutoLogin: true, Linger: time.Minute}, &schemes.Request{URL: u, Warn: func(string) {}, Settings: &schemes.Settings{}})
 	err := interact(t, s, context.Background(), strings.NewReader("echo hi\n"), io.Discard)
 	if !errors.Is(err, schemes.ErrAuth) || !strings.Contains(err.Error(), "refused") {
 		t.Errorf("err %v, want an authentication error", err)
@@ -260,8 +260,11 @@ func TestAutoLogin(t *testing.T) {
 	u.Password, u.HasPassword = "gofer-\xffsecret", true
 	var warnings []string
 	var transcript bytes.Buffer
-	req := &schemes.Request{URL: u, Transcript: &transcript,
-		Warn: func(m string) { warnings = append(warnings, m) }}
+	req := &schemes.Request{
+		URL:      u,
+		Warn:     func(m string) { warnings = append(warnings, m) },
+		Settings: &schemes.Settings{Transcript: &transcript},
+	}
 	s := connect(t, &Fetcher{AutoLogin: true, Linger: time.Minute}, req)
 	var out bytes.Buffer
 	if err := interact(t, s, context.Background(), strings.NewReader("echo hi\n"), &out); err != nil {
@@ -294,7 +297,7 @@ func TestNoAutoLoginSendsNothing(t *testing.T) {
 	u.User, u.HasUser = "gofer", true
 	u.Password, u.HasPassword = "pw", true
 	var warnings []string
-	s := connect(t, &Fetcher{Linger: time.Minute}, &schemes.Request{URL: u, Warn: func(m string) { warnings = append(warnings, m) }})
+	s := connect(t, &Fetcher{Linger: time.Minute}, &schemes.Request{URL: u, Warn: func(m string) { warnings = append(warnings, m) }, Settings: &schemes.Settings{}})
 	var out bytes.Buffer
 	if err := interact(t, s, context.Background(), strings.NewReader("typed\n"), &out); err != nil {
 		t.Fatal(err)
@@ -316,7 +319,7 @@ func TestCancelEndsSession(t *testing.T) {
 		}
 		return nil
 	})
-	s := connect(t, &Fetcher{Linger: time.Minute}, &schemes.Request{URL: u})
+	s := connect(t, &Fetcher{Linger: time.Minute}, &schemes.Request{URL: u, Settings: &schemes.Settings{}})
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &notifyWriter{wrote: make(chan struct{}, 1)}
 	pr, pw := io.Pipe()
@@ -342,7 +345,7 @@ func TestUserWithIACRefusedBeforeDialing(t *testing.T) {
 	})
 	for _, user := range []string{"a\xffb", "a\r\nb", "a\x00"} {
 		u := &schemes.URL{Scheme: "telnet", Host: "127.0.0.1", User: user, HasUser: true, Telnet: &schemes.Telnet{}}
-		_, err := New().Fetch(context.Background(), &schemes.Request{URL: u, Dialer: d})
+		_, err := New().Fetch(context.Background(), &schemes.Request{URL: u, Settings: &schemes.Settings{Dialer: d}})
 		if !errors.Is(err, security.ErrInjection) {
 			t.Errorf("user %q: %v, want ErrInjection", user, err)
 		}
@@ -355,7 +358,7 @@ func TestUserWithIACRefusedBeforeDialing(t *testing.T) {
 func TestPlanShowsUserNotPassword(t *testing.T) {
 	u := &schemes.URL{Scheme: "telnet", Host: "127.0.0.23", User: "gofer", HasUser: true,
 		Password: "gofer-secret", HasPassword: true, Telnet: &schemes.Telnet{}}
-	plan, err := New().Plan(&schemes.Request{URL: u})
+	plan, err := New().Plan(&schemes.Request{URL: u, Settings: &schemes.Settings{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,7 +381,7 @@ func TestHandoff(t *testing.T) {
 		u   *schemes.URL
 		pkg string
 	}{{rl, "rsh-client"}, {tn, "c3270"}} {
-		_, err := New().Fetch(context.Background(), &schemes.Request{URL: c.u})
+		_, err := New().Fetch(context.Background(), &schemes.Request{URL: c.u, Settings: &schemes.Settings{}})
 		if err == nil || !strings.Contains(err.Error(), "install the Debian package "+c.pkg) {
 			t.Errorf("%s without a program: %v", c.u.Scheme, err)
 		}
@@ -392,7 +395,7 @@ func TestHandoff(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	resp, err := New().Fetch(context.Background(), &schemes.Request{URL: rl})
+	resp, err := New().Fetch(context.Background(), &schemes.Request{URL: rl, Settings: &schemes.Settings{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,7 +403,7 @@ func TestHandoff(t *testing.T) {
 	if resp.Kind != schemes.KindHandoff || !reflect.DeepEqual(resp.Command, want) {
 		t.Errorf("rlogin: kind %v command %q, want %q", resp.Kind, resp.Command, want)
 	}
-	resp, err = New().Fetch(context.Background(), &schemes.Request{URL: tn})
+	resp, err = New().Fetch(context.Background(), &schemes.Request{URL: tn, Settings: &schemes.Settings{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,13 +415,13 @@ func TestHandoff(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "c3270"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	resp, _ = New().Fetch(context.Background(), &schemes.Request{URL: tn})
+	resp, _ = New().Fetch(context.Background(), &schemes.Request{URL: tn, Settings: &schemes.Settings{}})
 	if resp == nil || resp.Command[0] != filepath.Join(dir, "c3270") {
 		t.Errorf("tn3270 with c3270 installed: %v", resp)
 	}
 
 	bad := &schemes.URL{Scheme: "rlogin", Host: "-oProxyCommand=x", Telnet: &schemes.Telnet{}}
-	if _, err := New().Fetch(context.Background(), &schemes.Request{URL: bad}); !errors.Is(err, schemes.ErrUsage) {
+	if _, err := New().Fetch(context.Background(), &schemes.Request{URL: bad, Settings: &schemes.Settings{}}); !errors.Is(err, schemes.ErrUsage) {
 		t.Errorf("host that looks like an option: %v, want ErrUsage", err)
 	}
 }

@@ -106,7 +106,7 @@ func TestTerminalSession(t *testing.T) {
 		}
 		return nil
 	})
-	s := connect(t, New(), &schemes.Request{URL: u})
+	s := connect(t, New(), &schemes.Request{URL: u, Settings: &schemes.Settings{}})
 
 	go func() {
 		for keys := range typeNow {
@@ -153,7 +153,7 @@ func TestTerminalRestoredOnCancel(t *testing.T) {
 		}
 		return nil
 	})
-	s := connect(t, New(), &schemes.Request{URL: u})
+	s := connect(t, New(), &schemes.Request{URL: u, Settings: &schemes.Settings{}})
 	out := &notifyWriter{wrote: make(chan struct{}, 1)}
 	go func() {
 		<-out.wrote
@@ -179,7 +179,7 @@ func TestTerminalLocalEcho(t *testing.T) {
 		c.Write([]byte("> "))
 		return expect(r, []byte("hi\r\x00"))
 	})
-	s := connect(t, New(), &schemes.Request{URL: u})
+	s := connect(t, New(), &schemes.Request{URL: u, Settings: &schemes.Settings{}})
 	out := &notifyWriter{wrote: make(chan struct{}, 1)}
 	go func() {
 		<-out.wrote // the prompt is shown: type
@@ -216,7 +216,7 @@ func TestTerminalRestoredOnSignal(t *testing.T) {
 		}
 		return nil
 	})
-	s := connect(t, New(), &schemes.Request{URL: u})
+	s := connect(t, New(), &schemes.Request{URL: u, Settings: &schemes.Settings{}})
 	err := interact(t, s, context.Background(), pts, io.Discard)
 	if !errors.Is(err, schemes.ErrInterrupted) {
 		t.Errorf("err %v, want ErrInterrupted", err)

@@ -48,7 +48,7 @@ func BenchmarkRetrieve(b *testing.B) {
 	b.SetBytes(size)
 	b.ReportAllocs()
 	for b.Loop() {
-		resp, err := New().Fetch(context.Background(), &schemes.Request{URL: u, Dialer: &net.Dialer{}})
+		resp, err := New().Fetch(context.Background(), &schemes.Request{URL: u, Settings: &schemes.Settings{Dialer: &net.Dialer{}}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -133,6 +133,7 @@ func resolveQuery(t *target, req *schemes.Request) error {
 // Fetch retrieves req.URL: a search or a database's description as a
 // Listing, a document as a streamed Body.
 func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Response, error) {
+	req = req.Ready()
 	t, err := newTarget(req.URL)
 	if err != nil {
 		return nil, err
@@ -161,6 +162,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 // Plan returns the requests a fetch of req.URL would send, one readable
 // line each; a search without words shows the placeholder "<query>".
 func (f *Fetcher) Plan(req *schemes.Request) (*schemes.Plan, error) {
+	req = req.Ready()
 	t, err := newTarget(req.URL)
 	if err != nil {
 		return nil, err

@@ -46,7 +46,7 @@ func request(t *testing.T, raw string) *schemes.Request {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &schemes.Request{URL: u, Dialer: &net.Dialer{}}
+	return &schemes.Request{URL: u, Settings: &schemes.Settings{Dialer: &net.Dialer{}}}
 }
 
 func fetch(t *testing.T, req *schemes.Request) (*schemes.Response, error) {
