@@ -57,9 +57,6 @@ func TestLibraryTestsNeedNoIntegrationTree(t *testing.T) {
 // schemes) and the fetch.Client that wires them.
 var schemeImporters = map[string]string{
 	"cmd/gofer/fetchers.go": "the command line configures the fetchers it hands to fetch.Options",
-	// What is left to move behind the contract: replay reads captured
-	// FTP listings and Gopher menus with those packages' own readers.
-	"replay/fetcher.go": "replay reads captured FTP listings and Gopher menus with the schemes' own readers",
 }
 
 // schemeImports lists, for the Go files under root (tests and the

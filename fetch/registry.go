@@ -1,6 +1,9 @@
 package fetch
 
 import (
+	"strings"
+
+	"github.com/goferurl/gofer/schemes"
 	"github.com/goferurl/gofer/schemes/file"
 	"github.com/goferurl/gofer/schemes/ftp"
 	"github.com/goferurl/gofer/schemes/gemini"
@@ -43,4 +46,20 @@ func registerShipped(c *Client) {
 		delete(c.fetchers, scheme)
 		c.Register(scheme, f)
 	}
+}
+
+// ArchivedReader returns how to read what an archive kept of scheme's
+// replies as its shipped fetcher reads them off the wire, for a fetcher
+// that serves captures (replay): FTP's listings (LIST, MLSD, NLST) and
+// Gopher's menus, text items and Gopher+ attribute blocks. It is nil for
+// a scheme whose replies an archive keeps as they are read (HTTP, Gemini)
+// or that gofer does not ship.
+func ArchivedReader(scheme string) schemes.ArchivedReader {
+	switch strings.ToLower(scheme) {
+	case "ftp", "ftps":
+		return ftp.Archived{}
+	case "gopher", "gophers":
+		return gopher.Archived{}
+	}
+	return nil
 }

@@ -14,9 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
-	"github.com/goferurl/gofer/schemes/ftp"
-	"github.com/goferurl/gofer/schemes/gopher"
 )
 
 // Fetcher answers fetches from an Archive with what the servers answered
@@ -212,7 +211,6 @@ func (f *Fetcher) gopher(req *schemes.Request) (*schemes.Response, error) {
 		u = &c
 		g = &gg
 	}
-	host, port := u.Host, u.EffectivePort()
 	if g.HasPlus && (strings.HasPrefix(g.PlusString, "!") || strings.HasPrefix(g.PlusString, "$")) {
 		var text string
 		if p, err := f.lookup(u, false, "metadata"); err == nil {
@@ -231,21 +229,21 @@ func (f *Fetcher) gopher(req *schemes.Request) (*schemes.Response, error) {
 			return nil, notCaptured(u)
 		}
 		return &schemes.Response{URL: u, Kind: schemes.KindInfo, Size: -1, Type: schemes.TypeInfo,
-			Info: gopher.ParseAttributes(text, host, port)}, nil
+			Info: gopherArchived.Info(text, u)}, nil
 	}
 	p, err := f.lookup(u, false, "resource")
 	if err != nil {
 		return nil, err
 	}
-	resp := &schemes.Response{URL: u, Size: -1, Name: path.Base(g.Selector), Type: gopher.TypeWord(g.Type),
+	resp := &schemes.Response{URL: u, Size: -1, Name: path.Base(g.Selector), Type: schemes.GopherTypeWord(g.Type),
 		MediaType: p.ContentType}
 	switch {
 	case g.Type == '1' || g.Type == '7':
 		resp.Kind, resp.Type = schemes.KindListing, schemes.TypeDir
-		resp.Listing = &listingCloser{Listing: gopher.NewMenu(p, host, port, u.Scheme == "gophers", req), c: p}
+		resp.Listing = &listingCloser{Listing: gopherArchived.Listing(p, p.ContentType, u, p.Date, req), c: p}
 	case g.Type == '0':
 		resp.Kind = schemes.KindFile
-		resp.Body = readCloser{gopher.NewText(p), p}
+		resp.Body = readCloser{gopherArchived.Document(p, u), p}
 	default:
 		resp.Kind, resp.Size = schemes.KindFile, p.Size
 		resp.Body = p
@@ -333,7 +331,7 @@ func (f *Fetcher) ftp(req *schemes.Request) (*schemes.Response, error) {
 		es = append(es, e)
 	}
 	return &schemes.Response{URL: &dirURL, Kind: schemes.KindListing, Size: -1, Type: schemes.TypeDir,
-		Listing: &sliceListing{es: es}}, nil
+		Listing: schemes.ListingOf(es, nil)}, nil
 }
 
 func ftpDirSegments(f *schemes.FTP) []string {
@@ -352,30 +350,15 @@ func isFTPListing(contentType string) bool {
 	return ok && (kind == "list" || kind == "mlsd" || kind == "nlst")
 }
 
-// ftpListing parses a captured LIST, MLSD or NLST reply.
+// ftpListing reads a captured LIST, MLSD or NLST reply whole, as the
+// FTP fetcher reads one (fetch.ArchivedReader).
 func (f *Fetcher) ftpListing(req *schemes.Request, dirURL *schemes.URL, p *Payload) (*schemes.Response, error) {
-	var es []schemes.Entry
-	var err error
-	if p.ContentType == "text/x-ftp-nlst" {
-		sc := bufio.NewScanner(p)
-		for sc.Scan() {
-			name := strings.TrimRight(sc.Text(), "\r")
-			if name == "" || name == "." || name == ".." || strings.Contains(name, "/") {
-				continue
-			}
-			eu := *dirURL
-			eu.FTP = &schemes.FTP{Segments: append(append([]string(nil), ftpDirSegments(dirURL.FTP)...), name)}
-			es = append(es, schemes.Entry{Name: name, Type: schemes.TypeFile, Size: -1, URL: eu.Redacted()})
-		}
-		err = sc.Err()
-	} else {
-		es, err = ftp.ParseListing(p, dirURL, p.ContentType == "text/x-ftp-mlsd", p.Date, req)
-	}
+	es, err := drain(ftpArchived.Listing(p, p.ContentType, dirURL, p.Date, req))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dirURL.Redacted(), err)
 	}
 	return &schemes.Response{URL: dirURL, Kind: schemes.KindListing, Size: -1, Type: schemes.TypeDir,
-		Listing: &sliceListing{es: es}}, nil
+		Listing: schemes.ListingOf(es, nil)}, nil
 }
 
 // tree is the tree of one FTP server's captures, made once.
@@ -545,24 +528,36 @@ func (l *listingCloser) Close() error {
 	return err
 }
 
-// sliceListing yields entries already read.
-type sliceListing struct {
-	es []schemes.Entry
-	i  int
-}
+// The readers of captured FTP and Gopher replies: the schemes' own, as
+// the fetch package wires them, so that replay reads a capture as the
+// fetcher read the live reply.
+var (
+	ftpArchived    = fetch.ArchivedReader("ftp")
+	gopherArchived = fetch.ArchivedReader("gopher")
+)
 
-func (l *sliceListing) Next() (schemes.Entry, error) {
-	if l.i == len(l.es) {
-		return schemes.Entry{}, io.EOF
+// drain reads l to its end and closes it.
+func drain(l schemes.Listing) ([]schemes.Entry, error) {
+	defer l.Close()
+	var es []schemes.Entry
+	for {
+		e, err := l.Next()
+		if err == io.EOF {
+			return es, nil
+		}
+		if err != nil {
+			return es, err
+		}
+		es = append(es, e)
 	}
-	l.i++
-	return l.es[l.i-1], nil
 }
 
-func (l *sliceListing) Close() error { return nil }
-
-// parseFTPListing reads a captured FTP listing (MLSD when mlsd) with the
-// FTP scheme's own reader, as the listing's time now dates its lines.
+// parseFTPListing reads a captured FTP listing (MLSD when mlsd), as the
+// listing's time now dates its lines.
 func parseFTPListing(r io.Reader, base *schemes.URL, mlsd bool, now time.Time) ([]schemes.Entry, error) {
-	return ftp.ParseListing(r, base, mlsd, now, &schemes.Request{})
+	mt := "text/x-ftp-list"
+	if mlsd {
+		mt = "text/x-ftp-mlsd"
+	}
+	return drain(ftpArchived.Listing(r, mt, base, now, &schemes.Request{}))
 }

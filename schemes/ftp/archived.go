@@ -71,3 +71,56 @@ func ParseListing(r io.Reader, base *schemes.URL, mlsd bool, now time.Time, req 
 		}
 	}
 }
+
+// Archived reads what an archive kept of FTP replies as the Fetcher reads
+// them (schemes.ArchivedReader): a LIST, MLSD or NLST reply by the media
+// type the capture gave it (text/x-ftp-list, text/x-ftp-mlsd,
+// text/x-ftp-nlst) with ParseListing and, for NLST, one file entry per
+// name; a file's bytes as they are.
+type Archived struct{}
+
+// Listing reads a captured listing of the directory base.
+func (Archived) Listing(r io.Reader, mediaType string, base *schemes.URL, date time.Time, req *schemes.Request) schemes.Listing {
+	mt := strings.ToLower(mediaType)
+	if strings.HasPrefix(mt, "text/x-ftp-nlst") {
+		return schemes.ListingOf(parseNLST(r, base, req.Ready()))
+	}
+	return schemes.ListingOf(ParseListing(r, base, strings.HasPrefix(mt, "text/x-ftp-mlsd"), date, req))
+}
+
+// Document returns r: FTP sends a file as it is.
+func (Archived) Document(r io.Reader, _ *schemes.URL) io.Reader { return r }
+
+// Info returns nil: FTP keeps no metadata blocks.
+func (Archived) Info(string, *schemes.URL) any { return nil }
+
+// parseNLST reads the names of an NLST reply, each a file of base (NLST
+// says no more), leaving out ".", ".." and names with a slash.
+func parseNLST(r io.Reader, base *schemes.URL, req *schemes.Request) ([]schemes.Entry, error) {
+	var dir []string
+	if base.FTP != nil {
+		dir = base.FTP.Segments
+		if n := len(dir); n > 0 && dir[n-1] == "" {
+			dir = dir[:n-1]
+		}
+	}
+	lines := lineproto.NewReader(bufio.NewReader(r), req.LineLimit())
+	var out []schemes.Entry
+	for {
+		line, err := lines.ReadLine()
+		if err != nil && (err != io.EOF || line == "") {
+			if err == io.EOF {
+				err = nil
+			}
+			return out, err
+		}
+		name := strings.TrimRight(line, "\r")
+		if name == "" || name == "." || name == ".." || strings.Contains(name, "/") {
+			continue
+		}
+		if len(out) == req.EntryLimit() {
+			return out, schemes.Errorf(schemes.ErrTooLarge, "ftp: listing has more than %d entries", req.EntryLimit())
+		}
+		out = append(out, schemes.Entry{Name: name, Type: schemes.TypeFile, Size: -1, URL: entryURL(base, dir, name, false)})
+	}
+}

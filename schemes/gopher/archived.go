@@ -3,6 +3,7 @@ package gopher
 import (
 	"bufio"
 	"io"
+	"time"
 
 	"github.com/goferurl/gofer/schemes"
 )
@@ -25,4 +26,28 @@ func NewMenu(r io.Reader, host string, port int, tls bool, req *schemes.Request)
 // (RFC 1436 §3.8), leaving the text of one that does not as it is.
 func NewText(r io.Reader) io.Reader {
 	return newTextReader(bufio.NewReader(r))
+}
+
+// Archived reads what an archive kept of Gopher replies as the Fetcher
+// reads them (schemes.ArchivedReader): a menu (type 1 or 7) with NewMenu,
+// a text item (type 0) with NewText, any other item as it is, and a
+// Gopher+ attribute block with ParseAttributes.
+type Archived struct{}
+
+// Listing reads a captured menu of base.
+func (Archived) Listing(r io.Reader, _ string, base *schemes.URL, _ time.Time, req *schemes.Request) schemes.Listing {
+	return NewMenu(r, base.Host, base.EffectivePort(), base.Scheme == "gophers", req)
+}
+
+// Document reads a captured item of u: text undone of its line protocol.
+func (Archived) Document(r io.Reader, u *schemes.URL) io.Reader {
+	if u.Gopher != nil && u.Gopher.Type == '0' {
+		return NewText(r)
+	}
+	return r
+}
+
+// Info reads a captured attribute block of u's server.
+func (Archived) Info(text string, u *schemes.URL) any {
+	return ParseAttributes(text, u.Host, u.EffectivePort())
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net"
 	"os/user"
@@ -257,7 +256,7 @@ func (f *Fetcher) list(ctx context.Context, a *ardpConn, req *schemes.Request, t
 		name = name[i+1:]
 	}
 	return &schemes.Response{URL: req.URL, Kind: schemes.KindListing, Size: -1, Name: name,
-		Type: schemes.TypeDir, Listing: &listing{entries: entries}}, nil
+		Type: schemes.TypeDir, Listing: schemes.ListingOf(entries, nil)}, nil
 }
 
 // linkEntry turns a LINK line into a listing entry.
@@ -315,20 +314,3 @@ func linkEntry(k Link, t *target) (schemes.Entry, error) {
 	e.URL = (&schemes.URL{Scheme: "prospero", Host: host, Port: port, Prospero: pr}).String()
 	return e, nil
 }
-
-// listing yields the entries of a directory already read whole: an ARDP
-// reply arrives as one message, bounded by the packet limit.
-type listing struct {
-	entries []schemes.Entry
-	i       int
-}
-
-func (l *listing) Next() (schemes.Entry, error) {
-	if l.i >= len(l.entries) {
-		return schemes.Entry{}, io.EOF
-	}
-	l.i++
-	return l.entries[l.i-1], nil
-}
-
-func (l *listing) Close() error { return nil }

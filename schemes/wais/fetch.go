@@ -3,7 +3,6 @@ package wais
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -230,7 +229,7 @@ func (f *Fetcher) search(ctx context.Context, req *schemes.Request, t *target, c
 		entries = append(entries, schemes.Entry{Name: msg, Type: schemes.TypeInfo, Size: -1})
 	}
 	return &schemes.Response{URL: req.URL, Kind: schemes.KindListing, Type: schemes.TypeDir, Size: -1,
-		Name: t.database, Listing: &listing{entries: entries}}, nil
+		Name: t.database, Listing: schemes.ListingOf(entries, nil)}, nil
 }
 
 // entry is the listing entry of one document header: its URL names the
@@ -297,20 +296,3 @@ func diagnosticError(ds []Diagnostic) error {
 	}
 	return schemes.Errorf(schemes.ErrRefused, "wais server: %s", strings.Join(texts, "; "))
 }
-
-// listing yields entries already decoded from one answer (bounded by
-// MaxMessage and the entry limit).
-type listing struct {
-	entries []schemes.Entry
-	i       int
-}
-
-func (l *listing) Next() (schemes.Entry, error) {
-	if l.i >= len(l.entries) {
-		return schemes.Entry{}, io.EOF
-	}
-	l.i++
-	return l.entries[l.i-1], nil
-}
-
-func (l *listing) Close() error { return nil }
