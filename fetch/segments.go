@@ -141,92 +141,26 @@ func (c *Client) segmentCount(first *Response, segments int) (int, string) {
 // range, a fetch of its own each of the others.
 func (c *Client) segmented(ctx context.Context, cancel context.CancelFunc, r *Request, first *Response, w io.WriterAt, n int, d *Download) (*Download, error) {
 	start, size := first.Offset, first.Size
-	streams := make([]*stream, n)
-	stops := make([]context.CancelFunc, n)
-	ctxs := make([]context.Context, n)
-	for i := range streams {
+	sr := &segmentRun{c: c, r: r, first: first, w: w, cancel: cancel,
+		streams: make([]*stream, n), stops: make([]context.CancelFunc, n), ctxs: make([]context.Context, n)}
+	for i := range sr.streams {
 		lo := start + (size-start)*int64(i)/int64(n)
 		hi := start + (size-start)*int64(i+1)/int64(n)
-		streams[i] = &stream{lo: lo, hi: hi, pos: lo}
-		ctxs[i], stops[i] = context.WithCancel(ctx)
-		defer stops[i]()
-	}
-	var (
-		mu       sync.Mutex
-		firstErr error
-		takeover *stream // the one stream that carries all, after a refusal
-	)
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-			cancel()
-		}
-		mu.Unlock()
+		sr.streams[i] = &stream{lo: lo, hi: hi, pos: lo}
+		sr.ctxs[i], sr.stops[i] = context.WithCancel(ctx)
+		defer sr.stops[i]()
 	}
 	var wg sync.WaitGroup
-	for i, s := range streams {
+	for i := range sr.streams {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sctx := ctxs[i]
-			body := first.Body
-			if i == 0 {
-				defer first.Close()
-			} else {
-				resp, err := c.Do(sctx, streamRequest(r, first, s.lo, s.hi-s.lo))
-				if err != nil {
-					if sctx.Err() == nil {
-						fail(err)
-					}
-					return
-				}
-				defer resp.Close()
-				if resp.Offset != s.lo {
-					// The server answered from the file's start: this
-					// stream takes over the whole file and the others
-					// stop. Bytes already written are written again,
-					// the same bytes.
-					mu.Lock()
-					if takeover != nil || firstErr != nil {
-						mu.Unlock()
-						return
-					}
-					whole := &stream{lo: resp.Offset, hi: size, pos: resp.Offset}
-					takeover = whole
-					mu.Unlock()
-					for j, stop := range stops {
-						if j != i {
-							stop()
-						}
-					}
-					c.warn(fmt.Sprintf("%s: the server does not resume at a byte position; one stream", first.URL.Redacted()))
-					if err := whole.copy(resp.Body, w); err != nil {
-						fail(err)
-					}
-					return
-				}
-				body = resp.Body
-			}
-			if err := s.copy(contextReader{sctx, body}, w); err != nil && sctx.Err() == nil {
-				fail(err)
-			}
+			sr.run(i)
 		}()
 	}
 	wg.Wait()
-	spans := make([]span, 0, n+1)
-	for _, s := range streams {
-		spans = append(spans, span{s.lo, s.pos})
-		d.Written += s.pos - s.lo
-	}
-	d.Segments = n
-	if takeover != nil {
-		spans = append(spans, span{takeover.lo, takeover.pos})
-		d.Written += takeover.pos - takeover.lo
-		d.Segments, d.Fallback = 1, "the server refused ranged requests"
-	}
-	d.Contiguous = contiguous(start, spans)
-	if u := first.URL; takeover == nil && d.Fallback == "" {
+	sr.account(d)
+	if u := first.URL; sr.takeover == nil && d.Fallback == "" {
 		if limit := c.ConnLimit(u.Scheme, u.Host, u.EffectivePort()); limit > 0 && limit < n {
 			// Learned during the download: the streams beyond the
 			// limit waited for a connection.
@@ -234,8 +168,8 @@ func (c *Client) segmented(ctx context.Context, cancel context.CancelFunc, r *Re
 			c.warn(fmt.Sprintf("%s: %s", u.Redacted(), d.Fallback))
 		}
 	}
-	if firstErr != nil {
-		return d, c.downloadError(first, firstErr)
+	if sr.firstErr != nil {
+		return d, c.downloadError(first, sr.firstErr)
 	}
 	if err := ctx.Err(); err != nil {
 		return d, c.downloadError(first, err)
@@ -246,6 +180,101 @@ func (c *Client) segmented(ctx context.Context, cancel context.CancelFunc, r *Re
 		return d, c.downloadError(first, schemes.Errorf(schemes.ErrInterrupted, "segments cover %d of %d bytes", d.Contiguous-start, size-start))
 	}
 	return d, nil
+}
+
+// segmentRun is one segmented download under way: its streams, each with
+// its own context, and what ended it.
+type segmentRun struct {
+	c      *Client
+	r      *Request
+	first  *Response
+	w      io.WriterAt
+	cancel context.CancelFunc
+
+	streams []*stream
+	stops   []context.CancelFunc
+	ctxs    []context.Context
+
+	mu       sync.Mutex
+	firstErr error
+	takeover *stream // the one stream that carries all, after a refusal
+}
+
+// fail ends the download with err, the first error only.
+func (sr *segmentRun) fail(err error) {
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	if sr.firstErr == nil {
+		sr.firstErr = err
+		sr.cancel()
+	}
+}
+
+// run carries stream i: the first response's body for the first, a
+// ranged request of its own for each other.
+func (sr *segmentRun) run(i int) {
+	s, sctx := sr.streams[i], sr.ctxs[i]
+	body := sr.first.Body
+	if i == 0 {
+		defer sr.first.Close()
+	} else {
+		resp, err := sr.c.Do(sctx, streamRequest(sr.r, sr.first, s.lo, s.hi-s.lo))
+		if err != nil {
+			if sctx.Err() == nil {
+				sr.fail(err)
+			}
+			return
+		}
+		defer resp.Close()
+		if resp.Offset != s.lo {
+			sr.takeOver(i, resp)
+			return
+		}
+		body = resp.Body
+	}
+	if err := s.copy(contextReader{sctx, body}, sr.w); err != nil && sctx.Err() == nil {
+		sr.fail(err)
+	}
+}
+
+// takeOver makes stream i, whose server answered from the file's start,
+// carry the whole file, and stops the others. Bytes already written are
+// written again, the same bytes.
+func (sr *segmentRun) takeOver(i int, resp *Response) {
+	sr.mu.Lock()
+	if sr.takeover != nil || sr.firstErr != nil {
+		sr.mu.Unlock()
+		return
+	}
+	whole := &stream{lo: resp.Offset, hi: sr.first.Size, pos: resp.Offset}
+	sr.takeover = whole
+	sr.mu.Unlock()
+	for j, stop := range sr.stops {
+		if j != i {
+			stop()
+		}
+	}
+	sr.c.warn(fmt.Sprintf("%s: the server does not resume at a byte position; one stream", sr.first.URL.Redacted()))
+	if err := whole.copy(resp.Body, sr.w); err != nil {
+		sr.fail(err)
+	}
+}
+
+// account sets what d says of the streams once they have ended: bytes
+// written, streams, and how far from the start the file is whole.
+func (sr *segmentRun) account(d *Download) {
+	spans := make([]span, 0, len(sr.streams)+1)
+	for _, s := range sr.streams {
+		spans = append(spans, span{s.lo, s.pos})
+		d.Written += s.pos - s.lo
+	}
+	d.Segments = len(sr.streams)
+	if t := sr.takeover; t != nil {
+		spans = append(spans, span{t.lo, t.pos})
+		d.Written += t.pos - t.lo
+		d.Segments, d.Fallback = 1, "the server refused ranged requests"
+	}
+	d.Contiguous = contiguous(sr.first.Offset, spans)
 }
 
 // streamRequest asks for length bytes of first's file from byte lo on: by

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -12,8 +13,7 @@ import (
 )
 
 func (c *cli) browseCommand() *cobra.Command {
-	var downloadDir, at string
-	var archives []string
+	var o browseFlags
 	cmd := &cobra.Command{
 		Use:   "browse [flags] [URL]",
 		Short: "Browse Gopher, Gopher+, Gemini, FTP, file: and news listings in a full-screen terminal client",
@@ -57,56 +57,67 @@ captured menu or listing.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			start := ""
-			if len(args) == 1 {
-				start = args[0]
-				if _, err := fetch.ParseURL(start); err != nil {
-					return err
-				}
-			}
-			in, inOK := c.stdin.(*os.File)
-			out, outOK := c.stdout.(*os.File)
-			if !inOK || !outOK || !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(out.Fd())) {
-				return &usageError{msg: "browse needs a terminal on stdin and stdout (use gofer get in scripts)"}
-			}
-			if downloadDir == "" {
-				downloadDir = "."
-			}
-			if fi, err := os.Stat(downloadDir); err != nil || !fi.IsDir() {
-				return &usageError{msg: fmt.Sprintf("--download-dir %s: not a directory", downloadDir)}
-			}
-			var b *browse.Browser
-			c.warn = func(msg string) { b.Warn(msg) }
-			c.prompt = func(q string, secret bool) (string, error) { return b.Prompt(q, secret) }
-			cfg := browse.Config{DownloadDir: downloadDir, Stdin: in, Stdout: out}
-			var client *fetch.Client
-			if len(archives) > 0 {
-				ac, err := c.archiveClient(archives, at, &start)
-				if err != nil {
-					return err
-				}
-				client, cfg.Captured = ac.client, ac.captured
-			} else {
-				if at != "" {
-					return &usageError{msg: "--at applies only with --warc"}
-				}
-				var err error
-				if client, err = c.client(); err != nil {
-					return err
-				}
-			}
-			defer client.Close()
-			cfg.Client = client
-			b = browse.New(cfg)
-			return b.Run(cmd.Context(), start)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return c.runBrowse(cmd.Context(), args, o) },
 	}
 	// The browser shows a mailto: URL and sends nothing; it prompts for
 	// searches and forms itself; telnet runs on its terminal.
 	c.addFlags(cmd, []string{groupConnection, groupFTP, groupGemini}, "nntp-server", "auto-login")
-	cmd.Flags().StringVar(&downloadDir, "download-dir", ".", "save downloads in `DIR`")
-	cmd.Flags().StringArrayVar(&archives, "warc", nil, "browse what the WARC file or segment prefix `ARCHIVE` captured, offline (repeatable)")
-	cmd.Flags().StringVar(&at, "at", "", "with --warc, show of each URL captured more than once the capture nearest this time (RFC 3339 or YYYYMMDDhhmmss; default: the latest)")
+	cmd.Flags().StringVar(&o.downloadDir, "download-dir", ".", "save downloads in `DIR`")
+	cmd.Flags().StringArrayVar(&o.archives, "warc", nil, "browse what the WARC file or segment prefix `ARCHIVE` captured, offline (repeatable)")
+	cmd.Flags().StringVar(&o.at, "at", "", "with --warc, show of each URL captured more than once the capture nearest this time (RFC 3339 or YYYYMMDDhhmmss; default: the latest)")
 	return cmd
+}
+
+// browseFlags are gofer browse's own flags.
+type browseFlags struct {
+	downloadDir, at string
+	archives        []string
+}
+
+// runBrowse checks the terminal and o, and browses from args' URL (the
+// bookmarks, or an archive's first menu, without one) until the person
+// quits.
+func (c *cli) runBrowse(ctx context.Context, args []string, o browseFlags) error {
+	start := ""
+	if len(args) == 1 {
+		start = args[0]
+		if _, err := fetch.ParseURL(start); err != nil {
+			return err
+		}
+	}
+	in, inOK := c.stdin.(*os.File)
+	out, outOK := c.stdout.(*os.File)
+	if !inOK || !outOK || !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(out.Fd())) {
+		return &usageError{msg: "browse needs a terminal on stdin and stdout (use gofer get in scripts)"}
+	}
+	if o.downloadDir == "" {
+		o.downloadDir = "."
+	}
+	if fi, err := os.Stat(o.downloadDir); err != nil || !fi.IsDir() {
+		return &usageError{msg: fmt.Sprintf("--download-dir %s: not a directory", o.downloadDir)}
+	}
+	var b *browse.Browser
+	c.warn = func(msg string) { b.Warn(msg) }
+	c.prompt = func(q string, secret bool) (string, error) { return b.Prompt(q, secret) }
+	cfg := browse.Config{DownloadDir: o.downloadDir, Stdin: in, Stdout: out}
+	var client *fetch.Client
+	if len(o.archives) > 0 {
+		ac, err := c.archiveClient(o.archives, o.at, &start)
+		if err != nil {
+			return err
+		}
+		client, cfg.Captured = ac.client, ac.captured
+	} else {
+		if o.at != "" {
+			return &usageError{msg: "--at applies only with --warc"}
+		}
+		var err error
+		if client, err = c.client(); err != nil {
+			return err
+		}
+	}
+	defer client.Close()
+	cfg.Client = client
+	b = browse.New(cfg)
+	return b.Run(ctx, start)
 }

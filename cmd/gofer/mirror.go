@@ -145,54 +145,51 @@ func (f *filterFlag) Set(glob string) error {
 	return nil
 }
 
-func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
+// mirrorOptions checks the mirror's flags and makes its Options.
+func (c *cli) mirrorOptions(cmd *cobra.Command) (mirror.Options, error) {
+	var opts mirror.Options
 	if c.jobs < 1 {
-		return &usageError{msg: "--jobs must be at least 1"}
+		return opts, &usageError{msg: "--jobs must be at least 1"}
 	}
 	if err := mirror.CheckFilters(c.mf.filters); err != nil {
-		return err
+		return opts, err
 	}
 	if c.mf.retries < 0 {
-		return &usageError{msg: "--retries must be 0 or more"}
+		return opts, &usageError{msg: "--retries must be 0 or more"}
 	}
 	if c.mf.wait < 0 {
-		return &usageError{msg: "--wait must not be negative"}
+		return opts, &usageError{msg: "--wait must not be negative"}
 	}
 	if c.mf.maxPerHost < 1 {
-		return &usageError{msg: "--max-per-host must be at least 1"}
+		return opts, &usageError{msg: "--max-per-host must be at least 1"}
 	}
 	switch c.mf.symlinks {
 	case mirror.SymlinksKeep, mirror.SymlinksFollow, mirror.SymlinksSkip:
 	default:
-		return &usageError{msg: fmt.Sprintf("--symlinks %q: want keep, follow or skip", c.mf.symlinks)}
+		return opts, &usageError{msg: fmt.Sprintf("--symlinks %q: want keep, follow or skip", c.mf.symlinks)}
 	}
 	if c.mf.maxDepth == 0 {
-		return &usageError{msg: "--max-depth must not be 0 (negative: no limit)"}
+		return opts, &usageError{msg: "--max-depth must not be 0 (negative: no limit)"}
+	}
+	switch c.mf.verify {
+	case mirror.VerifyAuto, mirror.VerifyAlways, mirror.VerifyNever:
+	default:
+		return opts, &usageError{msg: fmt.Sprintf("--verify %q: want auto, always or never", c.mf.verify)}
 	}
 	limit, err := parseRate(c.mf.limitRate)
 	if err != nil {
-		return err
+		return opts, err
 	}
-	ctx, client, done, err := c.session(cmd)
-	if err != nil {
-		return err
-	}
-	defer done()
 	jobs := c.jobs
 	if !cmd.Flags().Changed("jobs") {
 		jobs = 0 // the mirror chooses
 	}
-	opts := mirror.Options{Jobs: jobs, Depth: c.depth, NoParent: c.noParent, DryRun: c.dryRun, Delete: c.delete,
+	opts = mirror.Options{Jobs: jobs, Depth: c.depth, NoParent: c.noParent, DryRun: c.dryRun, Delete: c.delete,
 		Filters: c.mf.filters, Retries: c.mf.retries, Wait: c.mf.wait, LimitRate: limit, MaxPerHost: c.mf.maxPerHost,
-		Symlinks: c.mf.symlinks, MaxDepth: c.mf.maxDepth, AllVersions: c.mf.allVersions}
+		Symlinks: c.mf.symlinks, MaxDepth: c.mf.maxDepth, AllVersions: c.mf.allVersions, Verify: c.mf.verify,
+		StateOnly: c.warc.only}
 	if c.mf.retries == 0 {
 		opts.Retries = -1
-	}
-	switch c.mf.verify {
-	case mirror.VerifyAuto, mirror.VerifyAlways, mirror.VerifyNever:
-		opts.Verify = c.mf.verify
-	default:
-		return &usageError{msg: fmt.Sprintf("--verify %q: want auto, always or never", c.mf.verify)}
 	}
 	if c.mf.bagit {
 		opts.Bag = true
@@ -204,7 +201,19 @@ func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
 	if c.verbose {
 		opts.Log = func(format string, args ...any) { fmt.Fprintf(c.stderr, format+"\n", args...) }
 	}
-	opts.StateOnly = c.warc.only
+	return opts, nil
+}
+
+func (c *cli) runMirror(cmd *cobra.Command, args []string) error {
+	opts, err := c.mirrorOptions(cmd)
+	if err != nil {
+		return err
+	}
+	ctx, client, done, err := c.session(cmd)
+	if err != nil {
+		return err
+	}
+	defer done()
 	dir, clean := c.warcOnlyDir(args[1])
 	w, err := c.startWatch([]string{args[0], dir}, &opts)
 	if err != nil {

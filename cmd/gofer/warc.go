@@ -105,6 +105,12 @@ func (c *cli) warcCommand() *cobra.Command {
 		},
 		RunE: func(*cobra.Command, []string) error { return nil },
 	}
+	cmd.AddCommand(c.warcListCommand(), c.warcCatCommand(), c.warcCheckCommand(), c.warcMergeCommand(), c.warcPackCommand())
+	return cmd
+}
+
+// warcListCommand is "gofer warc list".
+func (c *cli) warcListCommand() *cobra.Command {
 	var maxHeader int
 	list := &cobra.Command{
 		Use:   "list ARCHIVE...",
@@ -169,6 +175,11 @@ then 1, as for a file without any record.`,
 		},
 	}
 	list.Flags().IntVar(&maxHeader, "max-header", warc.DefaultMaxHeader, "the longest record header read, in `BYTES`")
+	return list
+}
+
+// warcCatCommand is "gofer warc cat".
+func (c *cli) warcCatCommand() *cobra.Command {
 	var at string
 	cat := &cobra.Command{
 		Use:   "cat ARCHIVE... URI",
@@ -197,8 +208,7 @@ record is read; a file without an index is read through.`,
 		},
 	}
 	cat.Flags().StringVar(&at, "at", "", "the capture nearest to `TIMESTAMP` (YYYYMMDDhhmmss or a leading part, or RFC 3339)")
-	cmd.AddCommand(list, cat, c.warcCheckCommand(), c.warcMergeCommand(), c.warcPackCommand())
-	return cmd
+	return cat
 }
 
 // goferVersion is the version "gofer version" prints.

@@ -20,7 +20,7 @@ func dirProbeKey(u *schemes.URL) string { return serverKey("dirtimes", u) }
 
 // loadDirProbe tells the fetcher of u's scheme what an earlier run's probe
 // of u's server found.
-func (e *engine) loadDirProbe(u *schemes.URL) {
+func (e *ftpWalker) loadDirProbe(u *schemes.URL) {
 	if answers, ok := getJSON[bool](e.st, bucketMeta, dirProbeKey(u)); ok {
 		e.c.SetDirTimesProbe(u.Scheme, u.Host, u.EffectivePort(), answers)
 		e.logf("server dates directories to the second: %v (probed before)", answers)
@@ -29,7 +29,7 @@ func (e *engine) loadDirProbe(u *schemes.URL) {
 
 // saveDirProbe keeps what the fetcher's probe of u's server found, when
 // the state does not hold it yet.
-func (e *engine) saveDirProbe(u *schemes.URL) {
+func (e *ftpWalker) saveDirProbe(u *schemes.URL) {
 	if e.st == nil || e.opts.DryRun {
 		return
 	}

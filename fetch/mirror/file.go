@@ -112,7 +112,7 @@ func (e *engine) transfer(ctx context.Context, j job, pre *fetch.Response, rec r
 			resp.Hash = listed
 		}
 		err := e.save(j, resp, rec, complete, tmp, offset, func(resp *fetch.Response) error {
-			return e.stable(ctx, j, resp, refetched == 0)
+			return e.ftp.stable(ctx, j, resp, refetched == 0)
 		})
 		resp = nil
 		switch {
@@ -296,13 +296,13 @@ func (e *engine) save(j job, resp *fetch.Response, rec record, complete bool, tm
 // time beside the listing's calibrates the listing's zone.
 func (e *engine) fileTime(j job, resp *fetch.Response) (time.Time, string) {
 	if !resp.Modified.IsZero() {
-		e.calibrate(j.Mod, j.Prec, resp.Modified)
+		e.ftp.calibrate(j.Mod, j.Prec, resp.Modified)
 		return resp.Modified, ""
 	}
 	if exactTime(j.Prec) {
-		return e.listTime(j.Mod, j.Prec), ""
+		return e.ftp.listTime(j.Mod, j.Prec), ""
 	}
-	return e.listTime(j.Mod, j.Prec), j.Prec
+	return e.ftp.listTime(j.Mod, j.Prec), j.Prec
 }
 
 // settleFile puts a file received whole into tmp where it belongs, and

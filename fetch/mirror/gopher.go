@@ -15,12 +15,17 @@ import (
 	"github.com/goferurl/gofer/schemes"
 )
 
+// gopherWalker walks Gopher menus: it queues a menu's items, saves the
+// menu raw and readable, and dates items by their Gopher+ Mod-Dates,
+// over the engine's core.
+type gopherWalker struct{ *engine }
+
 // menu walks one Gopher menu: items on the same host and port are queued
 // (each menu and each item once per run, however many menus link it),
 // everything else is recorded. The menu is saved raw as gophermap in its
 // selector's directory, with a readable gophermap.html beside it.
 // A Gopher+ menu is also asked for its items' Mod-Dates.
-func (e *engine) menu(ctx context.Context, j job, pre *fetch.Response) {
+func (e *gopherWalker) menu(ctx context.Context, j job, pre *fetch.Response) {
 	key := j.dir()
 	if j.Root {
 		e.visit("m:" + j.Sel)
@@ -85,7 +90,7 @@ func (e *engine) menu(ctx context.Context, j job, pre *fetch.Response) {
 
 // menuItem queues or records one menu item and returns the local path the
 // readable index links to ("" when it links to the remote URL or nothing).
-func (e *engine) menuItem(j job, key string, ent schemes.Entry, deeper bool, modDates map[string]time.Time) string {
+func (e *gopherWalker) menuItem(j job, key string, ent schemes.Entry, deeper bool, modDates map[string]time.Time) string {
 	g := gopherOf(ent)
 	switch g.Type {
 	case "i", "3":
@@ -182,7 +187,7 @@ const maxModDates = 1 << 16
 // modDates asks a Gopher+ menu for its items' attributes ("$") and returns
 // their +ADMIN Mod-Dates by selector, so that unchanged items are not
 // fetched again. A server that does not answer gives none.
-func (e *engine) modDates(ctx context.Context, j job) map[string]time.Time {
+func (e *gopherWalker) modDates(ctx context.Context, j job) map[string]time.Time {
 	ref := gopherURL(e.site.scheme, j.Host, j.Port, '1', j.Sel, "$")
 	resp, err := e.paced(ctx, &fetch.Request{URL: ref})
 	if err != nil {
@@ -219,7 +224,7 @@ func underSelector(start, sel string) bool {
 
 // saveMenu fetches the menu's raw bytes (as type 9, so nothing is
 // reinterpreted) into gophermap and installs the readable index.
-func (e *engine) saveMenu(ctx context.Context, j job, key string, idx *index) {
+func (e *gopherWalker) saveMenu(ctx context.Context, j job, key string, idx *index) {
 	if err := idx.finish(); err != nil {
 		e.fail(j.URL, join(j.Path, indexFile), err)
 	} else {
@@ -248,7 +253,7 @@ func (e *engine) saveMenu(ctx context.Context, j job, key string, idx *index) {
 }
 
 // installMenuFile puts a menu file in place unless its bytes are unchanged.
-func (e *engine) installMenuFile(j job, key, tmp, path string, size int64, sum string) {
+func (e *gopherWalker) installMenuFile(j job, key, tmp, path string, size int64, sum string) {
 	rec, had := e.st.getFile(path)
 	if had && rec.SHA256 == sum && e.localOK(path, size) {
 		e.root.Remove(e.tmpPath(tmp))
@@ -274,13 +279,13 @@ type index struct {
 	done bool
 }
 
-func (e *engine) newIndex(j job) (*index, error) {
+func (e *gopherWalker) newIndex(j job) (*index, error) {
 	tmp := tmpName(join(j.Path, indexFile))
 	f, err := e.root.OpenFile(e.tmpPath(tmp), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	x := &index{e: e, tmp: tmp, f: f, w: bufio.NewWriter(f)}
+	x := &index{e: e.engine, tmp: tmp, f: f, w: bufio.NewWriter(f)}
 	title := html.EscapeString(gopherURL(e.site.scheme, j.Host, j.Port, '1', j.Sel, ""))
 	fmt.Fprintf(x.w, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title></head>\n<body>\n<h1>%s</h1>\n<pre>\n", title, title)
 	return x, nil

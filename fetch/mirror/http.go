@@ -11,13 +11,20 @@ import (
 	"github.com/goferurl/gofer/schemes"
 )
 
+// pageWalker walks documents that are pages of links, whatever their
+// scheme: HTTP and HTTPS pages (HTML, a server's directory index) and
+// Gemini's text/gemini pages, each read through the page reader the
+// contract gives (fetch.Response.Page), over the engine's core. Gemini
+// and HTTP share it: the contract reads their links alike.
+type pageWalker struct{ *engine }
+
 // page mirrors one HTTP or Gemini link: a file is saved; an HTML or
 // text/gemini page is saved and read for links under the starting path. A
 // directory's page (URL ending in '/') that the server generates (it has
 // no Last-Modified, as autoindex pages have none) is the directory's
 // listing: read, not saved. A second run asks with If-Modified-Since and
 // reads the links of an unchanged page from the local copy.
-func (e *engine) page(ctx context.Context, j job, pre *fetch.Response) {
+func (e *pageWalker) page(ctx context.Context, j job, pre *fetch.Response) {
 	p, ok := e.webPageOf(j, pre)
 	if !ok {
 		return
@@ -32,7 +39,7 @@ func (e *engine) page(ctx context.Context, j job, pre *fetch.Response) {
 		return
 	}
 	if resp.Kind == schemes.KindListing {
-		e.listDir(ctx, job{Op: opList, URL: p.j.URL, Path: p.j.Path, From: p.j.From, Depth: p.j.Depth}, resp)
+		e.ftp.listDir(ctx, job{Op: opList, URL: p.j.URL, Path: p.j.Path, From: p.j.From, Depth: p.j.Depth}, resp)
 		return
 	}
 	read := resp.Page
@@ -65,7 +72,7 @@ type webPage struct {
 }
 
 // webPageOf is j's page, or false when j was failed or refused.
-func (e *engine) webPageOf(j job, pre *fetch.Response) (*webPage, bool) {
+func (e *pageWalker) webPageOf(j job, pre *fetch.Response) (*webPage, bool) {
 	if j.Root {
 		e.visit("u:" + j.URL)
 	}
@@ -93,7 +100,7 @@ func (e *engine) webPageOf(j job, pre *fetch.Response) (*webPage, bool) {
 }
 
 // moveWebPage makes p the page of u (spelt ref), at path.
-func (e *engine) moveWebPage(p *webPage, u *url.URL, dir bool, path, ref string) {
+func (e *pageWalker) moveWebPage(p *webPage, u *url.URL, dir bool, path, ref string) {
 	p.u, p.dir, p.j.Path, p.j.URL = u, dir, path, ref
 	p.target = path
 	if dir {
@@ -106,7 +113,7 @@ func (e *engine) moveWebPage(p *webPage, u *url.URL, dir bool, path, ref string)
 
 // getPage fetches p, asking only for a change since the copy it has;
 // false when it failed or asks for input, said either way.
-func (e *engine) getPage(ctx context.Context, p *webPage) (*fetch.Response, bool) {
+func (e *pageWalker) getPage(ctx context.Context, p *webPage) (*fetch.Response, bool) {
 	req := &fetch.Request{URL: p.j.URL}
 	if p.complete && !p.rec.Modified.IsZero() {
 		req.IfModifiedSince = p.rec.Modified
@@ -132,7 +139,7 @@ func (e *engine) getPage(ctx context.Context, p *webPage) (*fetch.Response, bool
 
 // followRedirect makes p the page a redirect ended at; false, with resp
 // closed, when that is out of the mirror or already seen.
-func (e *engine) followRedirect(p *webPage, resp *fetch.Response) bool {
+func (e *pageWalker) followRedirect(p *webPage, resp *fetch.Response) bool {
 	final := httpURL(resp.URL)
 	if final == nil || final.String() == p.u.String() {
 		return true
@@ -158,7 +165,7 @@ func (e *engine) followRedirect(p *webPage, resp *fetch.Response) bool {
 // autoindex pages have none) is only read; any other is saved and read
 // from its copy. Gemini gives no time for any page, and a capsule's
 // directory pages are often written by hand: they are all saved.
-func (e *engine) readPage(p *webPage, resp *fetch.Response, read func(io.Reader) schemes.Listing) {
+func (e *pageWalker) readPage(p *webPage, resp *fetch.Response, read func(io.Reader) schemes.Listing) {
 	key := pageKey(p.dir, p.j.Path, p.target)
 	lr := e.seenListing(key, p.j)
 	generated := p.dir && resp.Modified.IsZero() && !resp.NotModified && e.site.scheme != "gemini"
@@ -198,7 +205,7 @@ func (e *engine) readPage(p *webPage, resp *fetch.Response, read func(io.Reader)
 
 // pageLinks queues the links read finds in r, when the page's depth
 // allows one more level.
-func (e *engine) pageLinks(j job, key string, read func(io.Reader) schemes.Listing, r io.Reader) {
+func (e *pageWalker) pageLinks(j job, key string, read func(io.Reader) schemes.Listing, r io.Reader) {
 	if e.opts.Depth != 0 && j.Depth+1 > e.opts.Depth {
 		return
 	}
@@ -225,7 +232,7 @@ func pageKey(dir bool, path, target string) string {
 }
 
 // pageFile saves an HTTP response as the file target.
-func (e *engine) pageFile(j job, target string, resp *fetch.Response, rec record, complete bool) bool {
+func (e *pageWalker) pageFile(j job, target string, resp *fetch.Response, rec record, complete bool) bool {
 	defer e.filesDone.Add(1)
 	j.Path, j.track = target, e.track()
 	if target == "" {

@@ -30,7 +30,7 @@ func TestStateKeysIPv6(t *testing.T) {
 		{site{scheme: "ftp", host: "127.0.0.21", port: 21}, "zone:ftp://127.0.0.21:21"},
 		{site{scheme: "ftp", host: "::1", port: 21}, "zone:ftp://[::1]:21"},
 	} {
-		e := &engine{site: tc.s}
+		e := &ftpWalker{engine: &engine{site: tc.s}}
 		if got := e.zoneKey(); got != tc.want {
 			t.Errorf("zoneKey of %s %s %d = %q, want %q", tc.s.scheme, tc.s.host, tc.s.port, got, tc.want)
 		}

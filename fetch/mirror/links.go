@@ -38,7 +38,7 @@ import (
 // and a link met on the way to a file is replaced by a directory (ensureDir).
 
 // symlink takes the link entry ent, at the local path p of listing w.
-func (e *engine) symlink(w *dirWalk, p string, ent schemes.Entry) {
+func (e *ftpWalker) symlink(w *dirWalk, p string, ent schemes.Entry) {
 	switch e.opts.Symlinks {
 	case SymlinksSkip:
 		e.count(&e.sum.LinksSkipped)
@@ -89,7 +89,7 @@ func linkTarget(dir, target string) (string, error) {
 }
 
 // keepLink makes (or keeps) the link p -> ent.Target.
-func (e *engine) keepLink(w *dirWalk, p string, ent schemes.Entry) {
+func (e *ftpWalker) keepLink(w *dirWalk, p string, ent schemes.Entry) {
 	target, err := linkTarget(w.j.Path, ent.Target)
 	if err != nil {
 		e.count(&e.sum.LinksSkipped)
@@ -140,7 +140,7 @@ func (e *engine) isLink(p, target string) bool {
 // makeLink makes p a symlink to target; made is false when it was one
 // already. What is in the way is replaced only when an earlier run wrote
 // it: a link it made (and still as it made it), or a file it recorded.
-func (e *engine) makeLink(p, target string) (made bool, err error) {
+func (e *ftpWalker) makeLink(p, target string) (made bool, err error) {
 	if err := e.ensureDir(parent(p)); err != nil {
 		return false, err
 	}
@@ -186,7 +186,7 @@ func (e *engine) makeLink(p, target string) (made bool, err error) {
 }
 
 // followLink queues the link ent at p to be fetched as what it names.
-func (e *engine) followLink(w *dirWalk, p string, ent schemes.Entry) {
+func (e *ftpWalker) followLink(w *dirWalk, p string, ent schemes.Entry) {
 	j := w.j
 	if ent.URL == "" || !e.site.sameServer(ent.URL) {
 		e.count(&e.sum.Recorded)
@@ -229,7 +229,7 @@ func (e *engine) followLink(w *dirWalk, p string, ent schemes.Entry) {
 // followed sets the remote directory of sub, a listing below w (or a link
 // to follow from it), and reports whether it may be walked: false, the
 // loop counted, when it is w's own directory or one above it.
-func (e *engine) followed(w *dirWalk, sub *job, remote string) bool {
+func (e *ftpWalker) followed(w *dirWalk, sub *job, remote string) bool {
 	sub.Remote = remote
 	sub.Real = append(slices.Clip(w.j.Real), fnv64(w.j.Remote))
 	if slices.Contains(sub.Real, fnv64(remote)) {
@@ -243,7 +243,7 @@ func (e *engine) followed(w *dirWalk, sub *job, remote string) bool {
 // follow fetches a link to follow: a listing is walked, anything else
 // saved as a file. The link's URL is asked for as a binary file first
 // (FTP), and as a directory when the server refuses that.
-func (e *engine) follow(ctx context.Context, j job) {
+func (e *ftpWalker) follow(ctx context.Context, j job) {
 	resp, err := e.get(ctx, nil, &fetch.Request{URL: binaryFTP(j.URL), Call: schemes.Call{DirTimes: true}})
 	if err != nil && errors.Is(err, schemes.ErrRefused) && !strings.HasSuffix(j.URL, "/") && isFTP(j.URL) {
 		resp, err = e.get(ctx, nil, &fetch.Request{URL: j.URL + "/", Call: schemes.Call{DirTimes: true}})

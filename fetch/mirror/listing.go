@@ -7,10 +7,27 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"sync"
+	"time"
 
 	"github.com/goferurl/gofer/fetch"
 	"github.com/goferurl/gofer/schemes"
 )
+
+// ftpWalker walks trees of directory listings: FTP, and any fetcher
+// that answers a directory with a Listing (file:, an FTP listing reached
+// over HTTP). Its methods read a listing, queue what it lists, keep or
+// follow symbolic links, and date what LIST dates to the minute by the
+// server's zone, which only it keeps; the rest (queue, state, workers,
+// politeness, retries, saving files) is the engine's, the core every
+// walker shares.
+type ftpWalker struct {
+	*engine
+	// zone is the FTP server's offset of LIST times from UTC, once known.
+	zoneMu    sync.Mutex
+	zone      time.Duration
+	zoneKnown bool
+}
 
 // listDir walks one directory listing (FTP, file, or any fetcher that
 // answers with a Listing): files become file jobs, directories listing
@@ -25,7 +42,7 @@ import (
 // created, and not entered. Versioned entries (VMS "NAME;N") are held back too,
 // and only the highest version of each name is queued (all of them with
 // Options.AllVersions).
-func (e *engine) listDir(ctx context.Context, j job, pre *fetch.Response) {
+func (e *ftpWalker) listDir(ctx context.Context, j job, pre *fetch.Response) {
 	key := j.dir()
 	lr := e.seenListing(key, j)
 	resp := e.openListing(ctx, j, pre, "directory")
@@ -103,7 +120,7 @@ func newDirRead() *dirRead {
 
 // readEntry takes one entry of w's listing: held, or walked at once once
 // the listing is too long to hold; false when the walk ends here.
-func (e *engine) readEntry(w *dirWalk, d *dirRead, ent schemes.Entry) bool {
+func (e *ftpWalker) readEntry(w *dirWalk, d *dirRead, ent schemes.Entry) bool {
 	if ent.Type == schemes.TypeDir && (ent.Name == "." || ent.Name == "..") {
 		// A listing's own "current" and "parent" entries (LIST -a, MLSD
 		// cdir/pdir): notation, not content.
@@ -165,7 +182,7 @@ type dirWalk struct {
 
 // enter makes the listing's directory, once; false (the failure recorded)
 // when it cannot be made.
-func (e *engine) enter(w *dirWalk) bool {
+func (e *ftpWalker) enter(w *dirWalk) bool {
 	if w.entered || e.opts.DryRun {
 		w.entered = true
 		return true
@@ -180,7 +197,7 @@ func (e *engine) enter(w *dirWalk) bool {
 }
 
 // dispatch queues held entries, then the chosen version of each name.
-func (e *engine) dispatch(w *dirWalk, held []schemes.Entry, versions map[string]schemes.Entry) {
+func (e *ftpWalker) dispatch(w *dirWalk, held []schemes.Entry, versions map[string]schemes.Entry) {
 	for _, ent := range held {
 		e.dirEntry(w, ent)
 	}
@@ -263,7 +280,7 @@ func (e *engine) openListing(ctx context.Context, j job, pre *fetch.Response, wh
 }
 
 // dirEntry turns one listing entry into work.
-func (e *engine) dirEntry(w *dirWalk, ent schemes.Entry) {
+func (e *ftpWalker) dirEntry(w *dirWalk, ent schemes.Entry) {
 	j := w.j
 	name := ent.Name
 	if ent.Version > 0 && e.opts.AllVersions {
@@ -315,7 +332,7 @@ func (e *engine) dirEntry(w *dirWalk, ent schemes.Entry) {
 }
 
 // maxDepth is the run's Options.MaxDepth, 0 for none.
-func (e *engine) maxDepth() int { return bound(e.opts.MaxDepth, DefaultMaxDepth) }
+func (e *ftpWalker) maxDepth() int { return bound(e.opts.MaxDepth, DefaultMaxDepth) }
 
 // bound reads an option whose zero value means def and whose negative
 // values mean none (0).
@@ -331,7 +348,7 @@ func bound(v, def int) int {
 
 // tooDeep reports, counting it, that the item p of w lies deeper than
 // MaxDepth.
-func (e *engine) tooDeep(w *dirWalk, p string) bool {
+func (e *ftpWalker) tooDeep(w *dirWalk, p string) bool {
 	if m := e.maxDepth(); m == 0 || w.j.Depth+1 <= m {
 		return false
 	}

@@ -348,8 +348,8 @@ func Run(ctx context.Context, c *fetch.Client, rawURL, dir string, opts Options)
 	}
 	e.loadConnLimit(u)
 	defer e.saveConnLimit(u)
-	e.loadDirProbe(u)
-	defer e.saveDirProbe(u)
+	e.ftp.loadDirProbe(u)
+	defer e.ftp.saveDirProbe(u)
 	resp, took, err := e.first(ctx, rawURL, u, plan)
 	if err != nil {
 		e.fail(rawURL, "", err)
@@ -395,8 +395,14 @@ func newEngine(c *fetch.Client, rawURL, dir string, opts Options) (*engine, stre
 		opts.Jobs = max(opts.Jobs, MaxSteeredPerHost)
 	}
 	e := &engine{c: c, opts: opts, dir: dir, start: time.Now(), shared: opts.Shared, jobsAsked: jobsAsked}
+	e.walkers()
 	e.sum.URL, e.sum.Dir, e.sum.DryRun = rawURL, dir, opts.DryRun
 	return e, plan
+}
+
+// walkers gives e its walkers.
+func (e *engine) walkers() {
+	e.ftp, e.gopher, e.pages = &ftpWalker{engine: e}, &gopherWalker{e}, &pageWalker{e}
 }
 
 // settle checks the run's options, fills in their defaults, compiles
@@ -492,7 +498,7 @@ func (e *engine) learnSite(ctx context.Context, rawURL string, u *schemes.URL, r
 	if e.site.mode == modeGopher || e.site.scheme == "gemini" {
 		e.robots = e.fetchRobots(ctx)
 	}
-	e.loadZone()
+	e.ftp.loadZone()
 	return nil
 }
 
@@ -544,7 +550,7 @@ func (e *engine) finish(ctx context.Context, rawURL string) error {
 	if e.opts.Delete {
 		e.deleteVanished(ctx)
 	}
-	e.setDirTimes()
+	e.ftp.setDirTimes()
 	if err := e.st.flush(); err != nil {
 		return fmt.Errorf("mirror state in %s: %w", filepath.Join(e.dir, stateDir), err)
 	}
@@ -607,10 +613,10 @@ type engine struct {
 	workers   []string
 	listFails int
 
-	// zone is the FTP server's offset of LIST times from UTC, once known.
-	zoneMu    sync.Mutex
-	zone      time.Duration
-	zoneKnown bool
+	// The walkers, one per kind of tree, over this core.
+	ftp    *ftpWalker
+	gopher *gopherWalker
+	pages  *pageWalker
 
 	filesDone, filesTotal, bytes atomic.Int64
 	logMu                        sync.Mutex
@@ -864,13 +870,13 @@ func (e *engine) do(ctx context.Context, j job) {
 	}
 	switch j.Op {
 	case opList:
-		e.listDir(ctx, j, pre)
+		e.ftp.listDir(ctx, j, pre)
 	case opMenu:
-		e.menu(ctx, j, pre)
+		e.gopher.menu(ctx, j, pre)
 	case opPage:
-		e.page(ctx, j, pre)
+		e.pages.page(ctx, j, pre)
 	case opFollow:
-		e.follow(ctx, j)
+		e.ftp.follow(ctx, j)
 	default:
 		e.file(ctx, j, pre)
 	}

@@ -30,7 +30,7 @@ var errChanged = errors.New("the remote file changed during its transfer")
 // stable checks, before the file received for j is installed, that the
 // remote file is still the one listed (first: this is the fetch the
 // listing led to) and the one received.
-func (e *engine) stable(ctx context.Context, j job, resp *fetch.Response, first bool) error {
+func (e *ftpWalker) stable(ctx context.Context, j job, resp *fetch.Response, first bool) error {
 	mdtm := resp.Modified
 	if e.site.mode != modeListing || mdtm.IsZero() {
 		return nil
@@ -61,7 +61,7 @@ func (e *engine) stable(ctx context.Context, j job, resp *fetch.Response, first 
 // matchesListing reports whether a file's MDTM agrees with its listing's
 // time as far as the listing knows it; true when that cannot be told (a
 // LIST time before the server's zone is known).
-func (e *engine) matchesListing(j job, mdtm time.Time) bool {
+func (e *ftpWalker) matchesListing(j job, mdtm time.Time) bool {
 	if exactTime(j.Prec) {
 		return mdtm.Equal(j.Mod)
 	}

@@ -30,12 +30,12 @@ func exactTime(prec string) bool {
 }
 
 // zoneKey is the state's key of the server's zone offset.
-func (e *engine) zoneKey() string {
+func (e *ftpWalker) zoneKey() string {
 	return "zone:" + e.site.scheme + "://" + net.JoinHostPort(e.site.host, strconv.Itoa(e.site.port))
 }
 
 // loadZone reads the server's offset from the state, if calibrated before.
-func (e *engine) loadZone() {
+func (e *ftpWalker) loadZone() {
 	if v, ok := getJSON[int64](e.st, bucketMeta, e.zoneKey()); ok {
 		e.zoneMu.Lock()
 		e.zone, e.zoneKnown = time.Duration(v)*time.Second, true
@@ -45,7 +45,7 @@ func (e *engine) loadZone() {
 
 // calibrate learns the server's offset from a file's LIST time (to the
 // minute, in the server's zone) and its MDTM (UTC), once per server.
-func (e *engine) calibrate(listed time.Time, prec string, mdtm time.Time) {
+func (e *ftpWalker) calibrate(listed time.Time, prec string, mdtm time.Time) {
 	if prec != schemes.PrecisionMinute || listed.IsZero() || mdtm.IsZero() {
 		return
 	}
@@ -68,7 +68,7 @@ func (e *engine) calibrate(listed time.Time, prec string, mdtm time.Time) {
 
 // listTime turns a listing's time into UTC: MLSD's are UTC already, LIST's
 // take the calibrated offset (none known: as the server wrote them).
-func (e *engine) listTime(t time.Time, prec string) time.Time {
+func (e *ftpWalker) listTime(t time.Time, prec string) time.Time {
 	if t.IsZero() || exactTime(prec) || e.site.mode != modeListing {
 		return t
 	}
@@ -110,7 +110,7 @@ func sameListTime(a time.Time, aPrec string, b time.Time, bPrec string) bool {
 // setDirTimes gives each directory this run listed the time its parent's
 // listing gave it, deepest first and after every file is written (a file
 // written into a directory changes its time).
-func (e *engine) setDirTimes() {
+func (e *ftpWalker) setDirTimes() {
 	if e.st == nil || e.root == nil || e.opts.DryRun {
 		return
 	}

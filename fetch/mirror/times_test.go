@@ -39,7 +39,7 @@ func TestSameListTimeAsFarAsKnown(t *testing.T) {
 }
 
 func TestCalibrateZoneOnce(t *testing.T) {
-	e := &engine{site: site{mode: modeListing, scheme: "ftp", host: "h", port: 21}}
+	e := &ftpWalker{engine: &engine{site: site{mode: modeListing, scheme: "ftp", host: "h", port: 21}}}
 	mdtm := time.Date(2026, 6, 1, 4, 50, 41, 0, time.UTC)
 	// The server's LIST shows 10:20 at UTC+05:30.
 	listed := time.Date(2026, 6, 1, 10, 20, 0, 0, time.UTC)
