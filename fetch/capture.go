@@ -40,18 +40,18 @@ func withCapture(req *schemes.Request, c schemes.Capture) {
 	}
 	// The client's settings are shared; a captured fetch has its own copy,
 	// whose dialer tells the capture of each connection.
-	st := *req.Ready().Settings
-	req.Settings = &st
-	req.Capture = c
-	st.Dialer = &captureDialer{d: st.Dialer, c: c}
-	if cc, ok := c.(conversationCapture); ok {
-		if w := cc.Conversation(); w != nil {
-			if st.Transcript != nil {
-				w = io.MultiWriter(st.Transcript, w)
+	*req = *req.WithSettings(func(st *schemes.Settings) {
+		st.Dialer = &captureDialer{d: st.Dialer, c: c}
+		if cc, ok := c.(conversationCapture); ok {
+			if w := cc.Conversation(); w != nil {
+				if st.Transcript != nil {
+					w = io.MultiWriter(st.Transcript, w)
+				}
+				st.Transcript = w
 			}
-			st.Transcript = w
 		}
-	}
+	})
+	req.Capture = c
 }
 
 // CaptureCloser is a capture that has work to do once its fetch is over

@@ -90,6 +90,17 @@ func (r *Request) Ready() *Request {
 	return &c
 }
 
+// WithSettings returns a copy of r under a copy of its Settings that
+// change has changed: the one way to alter a setting for one fetch, since
+// a client's Settings are shared by all its requests and never written.
+func (r *Request) WithSettings(change func(*Settings)) *Request {
+	c := *r.Ready()
+	st := *c.Settings
+	change(&st)
+	c.Settings = &st
+	return &c
+}
+
 // Call is what one retrieval asks beyond its URL: where to start and how
 // much to read, a condition, a search or form, what to ask the server
 // besides the bytes, and a capture; and, as typed views, what one

@@ -64,9 +64,8 @@ func (f *Fetcher) viaHTTPProxy(ctx context.Context, req *schemes.Request, proxy 
 	if err != nil {
 		return nil, schemes.Errorf(schemes.ErrUsage, "ftp: proxy %q: %v", proxy, err)
 	}
-	direct := *req
-	direct.Dialer = &dial.Dialer{}
-	conn, err := lineproto.Dial(ctx, &direct, "tcp", pu.Host)
+	direct := req.WithSettings(func(st *schemes.Settings) { st.Dialer = &dial.Dialer{} })
+	conn, err := lineproto.Dial(ctx, direct, "tcp", pu.Host)
 	if err != nil {
 		return nil, schemes.Errorf(schemes.ErrConnect, "ftp: proxy %s: %w", proxy, err)
 	}

@@ -1,9 +1,15 @@
 package ftp
 
 import (
+	"context"
+	"io"
+	nethttp "net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/goferurl/gofer/dial"
 	"github.com/goferurl/gofer/schemes"
 )
 
@@ -41,5 +47,42 @@ func TestProxyListing(t *testing.T) {
 	}
 	if _, err := readProxyListing(strings.NewReader(squidListing), base, []string{"pub"}, 2); err == nil {
 		t.Errorf("three entries under a limit of two: no error")
+	}
+}
+
+// TestProxyLeavesSettingsAlone: a fetch through an HTTP proxy dials the
+// proxy directly under a copy of the request's settings; the settings
+// themselves, which every request of a client shares, still name the
+// proxy, so that the next fetch goes through it too.
+func TestProxyLeavesSettingsAlone(t *testing.T) {
+	var asked atomic.Int32
+	proxy := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		asked.Add(1)
+		io.WriteString(w, "through the proxy\n")
+	}))
+	defer proxy.Close()
+	d := &dial.Dialer{Proxy: proxy.URL}
+	st := &schemes.Settings{Dialer: d}
+	f := New()
+	for i := range 2 {
+		u, err := schemes.Parse("ftp://127.0.0.21/pub/file.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := f.Fetch(context.Background(), &schemes.Request{URL: u, Settings: st})
+		if err != nil {
+			t.Fatalf("fetch %d: %v", i+1, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != "through the proxy\n" {
+			t.Errorf("fetch %d: %q", i+1, b)
+		}
+		if st.Dialer != d {
+			t.Fatalf("fetch %d changed the shared settings' dialer to %#v", i+1, st.Dialer)
+		}
+	}
+	if asked.Load() != 2 {
+		t.Errorf("the proxy was asked %d times, want 2", asked.Load())
 	}
 }
