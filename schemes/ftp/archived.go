@@ -20,13 +20,7 @@ import (
 // Unix listings; req gives the line and entry limits.
 func ParseListing(r io.Reader, base *schemes.URL, mlsd bool, now time.Time, req *schemes.Request) ([]schemes.Entry, error) {
 	req = req.Ready()
-	var dir []string
-	if base.FTP != nil {
-		dir = base.FTP.Segments
-		if n := len(dir); n > 0 && dir[n-1] == "" {
-			dir = dir[:n-1]
-		}
-	}
+	dir := dirSegments(base)
 	lines := lineproto.NewReader(bufio.NewReader(r), req.LineLimit())
 	list := newListParser(now)
 	list.dir = strings.Join(dir, "/")
@@ -97,13 +91,7 @@ func (Archived) Info(string, *schemes.URL) any { return nil }
 // parseNLST reads the names of an NLST reply, each a file of base (NLST
 // says no more), leaving out ".", ".." and names with a slash.
 func parseNLST(r io.Reader, base *schemes.URL, req *schemes.Request) ([]schemes.Entry, error) {
-	var dir []string
-	if base.FTP != nil {
-		dir = base.FTP.Segments
-		if n := len(dir); n > 0 && dir[n-1] == "" {
-			dir = dir[:n-1]
-		}
-	}
+	dir := dirSegments(base)
 	lines := lineproto.NewReader(bufio.NewReader(r), req.LineLimit())
 	var out []schemes.Entry
 	for {
@@ -123,4 +111,17 @@ func parseNLST(r io.Reader, base *schemes.URL, req *schemes.Request) ([]schemes.
 		}
 		out = append(out, schemes.Entry{Name: name, Type: schemes.TypeFile, Size: -1, URL: entryURL(base, dir, name, false)})
 	}
+}
+
+// dirSegments is the directory base names, as segments without the empty
+// one a directory's URL ends in.
+func dirSegments(base *schemes.URL) []string {
+	if base.FTP == nil {
+		return nil
+	}
+	dir := base.FTP.Segments
+	if n := len(dir); n > 0 && dir[n-1] == "" {
+		dir = dir[:n-1]
+	}
+	return dir
 }
