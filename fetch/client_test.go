@@ -483,13 +483,19 @@ func TestPackageGet(t *testing.T) {
 }
 
 // TestDialerPerSchemeStable: every fetch of one scheme gets the same
-// dialer, so fetchers that pool connections by dialer reuse them.
+// dialer, so fetchers that pool connections by dialer reuse them: the
+// client's Settings for the scheme, made once and pointed at by every
+// request, each with its own Call and guard.
 func TestDialerPerSchemeStable(t *testing.T) {
 	c := newClient(OptionsFromEnvironment())
 	var got []schemes.Dialer
+	var settings []*schemes.Settings
+	var offsets []int64
 	f := newFake()
 	f.routes["ftp://127.0.0.21/x"] = func(req *schemes.Request) (*schemes.Response, error) {
 		got = append(got, req.Dialer)
+		settings = append(settings, req.Settings)
+		offsets = append(offsets, req.Offset)
 		return &schemes.Response{Kind: schemes.KindListing}, nil
 	}
 	f.routes["http://127.0.0.80/"] = f.routes["ftp://127.0.0.21/x"]
@@ -505,6 +511,15 @@ func TestDialerPerSchemeStable(t *testing.T) {
 	}
 	if d := got[2].(*dial.Dialer); !d.Environment || d.Scheme != "http" {
 		t.Errorf("http dialer %+v: want the environment's http_proxy to reach http through the dialer", d)
+	}
+	if settings[0] != settings[1] || settings[0] == settings[2] {
+		t.Errorf("settings %p %p %p: want one per scheme, shared by every request", settings[0], settings[1], settings[2])
+	}
+	if _, err := c.Do(context.Background(), &Request{URL: "ftp://127.0.0.21/x", Call: schemes.Call{Offset: 7}}); err != nil {
+		t.Fatal(err)
+	}
+	if settings[3] != settings[0] || offsets[3] != 7 || offsets[0] != 0 {
+		t.Errorf("a call with an offset: settings %p (want %p), offsets %v", settings[3], settings[0], offsets)
 	}
 }
 
