@@ -365,7 +365,9 @@ func tail(s string, n int) string {
 }
 
 // In Chromium the dashboard redraws itself as the run goes on (its count
-// and its chart), and its Pause and Resume buttons steer the run.
+// and its chart), and its Pause and Resume buttons steer the run: Pause
+// pressed with the mouse held down while the page redraws twice, which
+// must not redraw the button away between press and release.
 func TestMirrorDashboardInChromium(t *testing.T) {
 	itest.Parallel(t)
 	itest.Require(t, itest.FTPHost+":21")
@@ -402,6 +404,8 @@ func TestMirrorDashboardInChromium(t *testing.T) {
 		Done0, Done1     int
 		Points0, Points1 string
 		Paused, Resumed  string
+		Presses          map[string]int
+		HeldThrough      int
 		Errors           []string
 	}
 	if err := json.Unmarshal([]byte(stdout.String()), &got); err != nil {
@@ -412,6 +416,11 @@ func TestMirrorDashboardInChromium(t *testing.T) {
 	}
 	if !strings.HasPrefix(got.Paused, "Paused") || !strings.HasPrefix(got.Resumed, "Running") {
 		t.Errorf("after Pause the page says %q, after Resume %q", got.Paused, got.Resumed)
+	}
+	// Pause was pressed as a person presses, the mouse held down while the
+	// page redrew twice: the one press paused the run.
+	if got.Presses["#pause"] != 1 || got.HeldThrough != 2 {
+		t.Errorf("Pause held through %d redraws took %d presses, want 1", got.HeldThrough, got.Presses["#pause"])
 	}
 	if len(got.Errors) > 0 {
 		t.Errorf("script errors on the page: %q", got.Errors)

@@ -5,10 +5,13 @@
 //
 // URL is the dashboard's address with ?token=. It loads the page, waits for
 // the page's own script to redraw the count of items done and the chart
-// (server-sent events), presses Pause and then Resume, and prints one JSON
-// line: {"done0", "done1", "points0", "points1", "paused", "resumed",
-// "errors"}: the counts and the chart's points before and after the
-// redraw, the state line after each button, and the page's script errors.
+// (server-sent events), presses Pause with the mouse held down while the
+// page redraws twice, then Resume, and prints one JSON line: {"done0",
+// "done1", "points0", "points1", "paused", "resumed", "presses",
+// "heldThrough", "errors"}: the counts and the chart's points before and
+// after the redraw, the state line after each button, how many presses
+// each button took, the redraws the held press outlasted, and the page's
+// script errors.
 // Screenshots go to SHOTS. Chromium is $CHROMIUM or /usr/bin/chromium;
 // puppeteer-core is found through NODE_PATH.
 'use strict';
@@ -52,14 +55,35 @@ async function main() {
     // never sent (no request reached the server: it has been seen, rarely,
     // on a loaded machine) is pressed again, and out.presses counts them.
     out.presses = {};
-    const press = async (button, state, other) => {
+    // A person's click, held while the page redraws: the mouse goes down
+    // on the button, stays down until two redraws' parts of the page have
+    // come (the second is asked for only once the first has been drawn,
+    // or held back), and comes up. The click must reach the button.
+    const held = async (button) => {
+      await (await page.$(button)).hover(); // scrolled into view, the mouse on it
+      let parts = 0;
+      let on;
+      const twice = new Promise((resolve) => {
+        on = (r) => { if (r.url().includes('part=live') && ++parts === 2) { resolve(); } };
+        page.on('requestfinished', on);
+      });
+      await page.mouse.down();
+      const waited = await Promise.race([twice.then(() => true), new Promise((r) => setTimeout(() => r(false), 30000))]);
+      page.off('requestfinished', on);
+      await page.mouse.up();
+      out.heldThrough = parts;
+      if (!waited) {
+        throw new Error(`${button} held 30 s: ${parts} redraws came, want 2`);
+      }
+    };
+    const press = async (button, state, other, click) => {
       const sent = () => page.waitForRequest((r) => r.url().includes('/api/' + button.slice(1)), { timeout: 15000 })
         .then(() => true, () => false);
       let e;
       for (let i = 1; i <= 3; i++) {
         out.presses[button] = i;
         const request = sent();
-        await page.$eval(button, (b) => b.click());
+        await click(button);
         if (!(await request) && i < 3) {
           continue;
         }
@@ -78,9 +102,9 @@ async function main() {
       const now = await page.$eval('#state', (x) => x.textContent).catch((x) => String(x));
       throw new Error(`after ${button} (${out.presses[button]} presses): ${e ? e.message : 'no request sent'}; the page ${page.url()} says ${JSON.stringify(now)}`);
     };
-    out.paused = await press('#pause', 'Paused', '#resume');
+    out.paused = await press('#pause', 'Paused', '#resume', held);
     await page.screenshot({ path: path.join(shots, 'paused.png'), fullPage: true });
-    out.resumed = await press('#resume', 'Running', '#pause');
+    out.resumed = await press('#resume', 'Running', '#pause', (b) => page.$eval(b, (e) => e.click()));
   } finally {
     await browser.close();
   }
