@@ -60,14 +60,36 @@ async function main() {
     // come (the second is asked for only once the first has been drawn,
     // or held back), and comes up. The click must reach the button.
     const held = async (button) => {
-      await (await page.$(button)).hover(); // scrolled into view, the mouse on it
+      // The button is found and placed in one step in the page, and the
+      // mouse goes down where it is: a redraw may replace it meanwhile,
+      // and move it. A press that did not land on it (the page's own
+      // pointerdown says where it landed) is let go off the page's
+      // controls and made again.
+      for (let landed = false, i = 0; !landed; i++) {
+        if (i === 5) {
+          throw new Error(`${button}: the mouse never came down on it`);
+        }
+        const at = await page.$eval(button, (b) => {
+          window.goferDown = '';
+          document.addEventListener('pointerdown', (e) => { window.goferDown = e.target.id; }, { capture: true, once: true });
+          b.scrollIntoView({ block: 'center' });
+          const r = b.getBoundingClientRect();
+          return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
+        });
+        await page.mouse.move(at.x, at.y);
+        await page.mouse.down();
+        landed = (await page.evaluate(() => window.goferDown)) === button.slice(1);
+        if (!landed) {
+          await page.mouse.move(1, 1);
+          await page.mouse.up();
+        }
+      }
       let parts = 0;
       let on;
       const twice = new Promise((resolve) => {
         on = (r) => { if (r.url().includes('part=live') && ++parts === 2) { resolve(); } };
         page.on('requestfinished', on);
       });
-      await page.mouse.down();
       const waited = await Promise.race([twice.then(() => true), new Promise((r) => setTimeout(() => r(false), 30000))]);
       page.off('requestfinished', on);
       await page.mouse.up();
