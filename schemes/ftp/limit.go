@@ -105,6 +105,7 @@ var _ schemes.ConnLimiter = (*Fetcher)(nil)
 func (f *Fetcher) acquire(ctx context.Context, req *schemes.Request, key poolKey, who login, dirs []string, greeted func()) (c *conn, reused bool, err error) {
 	server := key.server()
 	pauses := 0
+	lingered := false
 	for {
 		if c := f.take(key, dirs); c != nil {
 			return c, true, nil
@@ -136,9 +137,21 @@ func (f *Fetcher) acquire(ctx context.Context, req *schemes.Request, key poolKey
 		if !schemes.Busy(err) || ctx.Err() != nil {
 			return nil, false, err
 		}
-		f.learnLimit(server, held, busyNumber(err.Error()))
+		named := busyNumber(err.Error())
+		// A refusal that names more connections than we hold, the first
+		// time: the server still counts one of ours that has just ended
+		// (a server process outlives its client's QUIT for a moment). Its
+		// number is its limit; the next try comes after a pause. Refused
+		// so again, the count we hold is the limit.
+		linger := held > 0 && named > held && !lingered
+		if linger {
+			lingered = true
+			f.learnLimit(server, named, named)
+		} else {
+			f.learnLimit(server, held, named)
+		}
 		req.Warnf("ftp: " + server + " refused another connection (" + err.Error() + "); going on with " + f.limitWords(server))
-		if held > 0 {
+		if held > 0 && !linger {
 			continue // wait for one of ours
 		}
 		if pauses == len(busyPauses) {

@@ -198,6 +198,50 @@ func TestConnectionLimitIsLearned(t *testing.T) {
 	}
 }
 
+// A refusal that names a limit above the connections we hold (Pure-FTPd
+// still counting one of ours that has just ended) is its limit: the
+// fetch pauses and goes on, and the Fetcher keeps the server's number
+// rather than the one it holds.
+func TestRefusalAboveWhatWeHoldLingers(t *testing.T) {
+	stall := make(chan struct{})
+	fake := newFakeWith(t, func(f *fakeFTP) { f.maxConns, f.stall = 2, stall })
+	fake.addFile("/a.bin", "aaa")
+	fake.addFile("/b.bin", "bbb")
+	f := newFetcher()
+	defer f.Close()
+	ctx := context.Background()
+	held, err := f.Fetch(ctx, newReq(ftpURL(fake.port(), 0, "a.bin")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake.mu.Lock()
+	fake.refuseFirst = 1 // a connection of ours the server still counts
+	fake.mu.Unlock()
+	var warned []string
+	req := newReq(ftpURL(fake.port(), 0, "b.bin"))
+	req.Warn = func(s string) { warned = append(warned, s) }
+	close(stall)
+	go func() { // the held transfer ends in its own time
+		io.ReadAll(held.Body)
+		held.Close()
+	}()
+	resp, err := f.Fetch(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Close()
+	if string(b) != "bbb" {
+		t.Errorf("body %q", b)
+	}
+	if n := f.ConnLimit("127.0.0.1", fake.port()); n != 2 {
+		t.Errorf("ConnLimit %d, want the server's 2 (warnings %q)", n, warned)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "going on with 2 connections") {
+		t.Errorf("warnings %q", warned)
+	}
+}
+
 // A refusal while none of ours is held (other clients hold the slots) is
 // waited out.
 func TestBusyServerIsWaitedOut(t *testing.T) {
