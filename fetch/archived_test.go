@@ -13,16 +13,10 @@ import (
 func archivedNames(t *testing.T, l schemes.Listing) []string {
 	t.Helper()
 	var got []string
-	for {
-		e, err := l.Next()
-		if err == io.EOF {
-			return got
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, e := range listed(t, l) {
 		got = append(got, e.Name+" "+e.Type+" "+e.URL)
 	}
+	return got
 }
 
 // TestArchivedReader: the readers of captured replies that replay serves

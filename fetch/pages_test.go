@@ -9,13 +9,18 @@ import (
 	"github.com/goferurl/gofer/schemes"
 )
 
-// entries reads every entry of a page through resp.Page.
+// pageEntries reads every entry of a page through resp.Page.
 func pageEntries(t *testing.T, resp *Response) []Entry {
 	t.Helper()
 	if resp.Page == nil {
 		t.Fatalf("%v (%s) has no Page", resp.URL, resp.MediaType)
 	}
-	l := resp.Page(resp.Body)
+	return listed(t, resp.Page(resp.Body))
+}
+
+// listed reads l to its end and closes it.
+func listed(t *testing.T, l schemes.Listing) []Entry {
+	t.Helper()
 	defer l.Close()
 	var out []Entry
 	for {
