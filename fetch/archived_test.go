@@ -33,7 +33,7 @@ func TestArchivedReader(t *testing.T) {
 			"a.txt file ftp://ftp.example.org/pub/a.txt|sub dir ftp://ftp.example.org/pub/sub/"},
 		{"text/x-ftp-mlsd", "type=file;size=5;modify=20260102030405; a.txt\r\ntype=dir; sub\r\n",
 			"a.txt file ftp://ftp.example.org/pub/a.txt|sub dir ftp://ftp.example.org/pub/sub/"},
-		{"text/x-ftp-nlst", "a.txt\r\n.\r\nsub\r\n", "a.txt file ftp://ftp.example.org/pub/a.txt|sub file ftp://ftp.example.org/pub/sub"},
+		{"text/x-ftp-nlst", "a.txt\r\n.\r\nsub\r\n", "a.txt other ftp://ftp.example.org/pub/a.txt|sub other ftp://ftp.example.org/pub/sub"},
 	} {
 		got := strings.Join(archivedNames(t, ftp.Listing(strings.NewReader(c.reply), c.mt, base, date, &schemes.Request{})), "|")
 		if got != c.want {

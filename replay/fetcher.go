@@ -299,10 +299,12 @@ func (f *Fetcher) ftp(req *schemes.Request) (*schemes.Response, error) {
 		dirURL.FTP = &fs
 	}
 	if p, err := f.lookup(&dirURL, false, "resource"); err == nil {
-		defer p.Close()
 		if isFTPListing(p.ContentType) {
-			return f.ftpListing(req, &dirURL, p)
+			// The captured reply, read as the FTP fetcher reads one.
+			return &schemes.Response{URL: &dirURL, Kind: schemes.KindListing, Size: -1, Type: schemes.TypeDir,
+				Listing: &listingCloser{Listing: ftpArchived.Listing(p, p.ContentType, &dirURL, p.Date, req), c: p}}, nil
 		}
+		p.Close()
 	}
 	t := f.tree(fu.host)
 	dir := fu.path
@@ -348,17 +350,6 @@ func ftpDirSegments(f *schemes.FTP) []string {
 func isFTPListing(contentType string) bool {
 	kind, ok := strings.CutPrefix(contentType, "text/x-ftp-")
 	return ok && (kind == "list" || kind == "mlsd" || kind == "nlst")
-}
-
-// ftpListing reads a captured LIST, MLSD or NLST reply whole, as the
-// FTP fetcher reads one (fetch.ArchivedReader).
-func (f *Fetcher) ftpListing(req *schemes.Request, dirURL *schemes.URL, p *Payload) (*schemes.Response, error) {
-	es, err := drain(ftpArchived.Listing(p, p.ContentType, dirURL, p.Date, req))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dirURL.Redacted(), err)
-	}
-	return &schemes.Response{URL: dirURL, Kind: schemes.KindListing, Size: -1, Type: schemes.TypeDir,
-		Listing: schemes.ListingOf(es, nil)}, nil
 }
 
 // tree is the tree of one FTP server's captures, made once.
@@ -552,12 +543,8 @@ func drain(l schemes.Listing) ([]schemes.Entry, error) {
 	}
 }
 
-// parseFTPListing reads a captured FTP listing (MLSD when mlsd), as the
-// listing's time now dates its lines.
-func parseFTPListing(r io.Reader, base *schemes.URL, mlsd bool, now time.Time) ([]schemes.Entry, error) {
-	mt := "text/x-ftp-list"
-	if mlsd {
-		mt = "text/x-ftp-mlsd"
-	}
-	return drain(ftpArchived.Listing(r, mt, base, now, &schemes.Request{}))
+// parseFTPListing reads a captured FTP listing of the media type
+// mediaType, as the listing's time now dates its lines.
+func parseFTPListing(r io.Reader, mediaType string, base *schemes.URL, now time.Time) ([]schemes.Entry, error) {
+	return drain(ftpArchived.Listing(r, mediaType, base, now, &schemes.Request{}))
 }

@@ -192,7 +192,7 @@ func (t *ftpTree) listTime(p string) time.Time {
 		if err != nil {
 			continue
 		}
-		entries, _ := parseFTPListing(pl, base, kind == "mlsd", pl.Date)
+		entries, _ := parseFTPListing(pl, pl.ContentType, base, pl.Date)
 		pl.Close()
 		for _, e := range entries {
 			if e.Name == name && e.Type != schemes.TypeDir && !e.Modified.IsZero() {

@@ -19,6 +19,16 @@ import (
 // entry of type schemes.TypeUnparsed. now places the year-less dates of
 // Unix listings; req gives the line and entry limits.
 func ParseListing(r io.Reader, base *schemes.URL, mlsd bool, now time.Time, req *schemes.Request) ([]schemes.Entry, error) {
+	verb := "LIST"
+	if mlsd {
+		verb = "MLSD"
+	}
+	return parseReply(r, base, verb, now, req)
+}
+
+// parseReply reads the reply to verb (LIST, MLSD or NLST) from r, as
+// ParseListing says; an NLST line is the entry a fetch makes of it.
+func parseReply(r io.Reader, base *schemes.URL, verb string, now time.Time, req *schemes.Request) ([]schemes.Entry, error) {
 	req = req.Ready()
 	dir := dirSegments(base)
 	lines := lineproto.NewReader(bufio.NewReader(r), req.LineLimit())
@@ -52,15 +62,20 @@ func ParseListing(r io.Reader, base *schemes.URL, mlsd bool, now time.Time, req 
 		if err != nil && err != io.EOF {
 			return out, err
 		}
-		if mlsd {
-			if e, ok := mlsdEntry(line, list.dir); ok {
-				if err := add(e); err != nil {
-					return out, err
-				}
+		var es []schemes.Entry
+		switch verb {
+		case "NLST":
+			if line != "" && line != "." && line != ".." {
+				es = append(es, nlstEntry(base, dir, "", line))
 			}
-			continue
+		case "MLSD":
+			if e, ok := mlsdEntry(line, list.dir); ok {
+				es = append(es, e)
+			}
+		default:
+			es = list.feed(nil, line)
 		}
-		if err := add(list.feed(nil, line)...); err != nil {
+		if err := add(es...); err != nil {
 			return out, err
 		}
 	}
@@ -69,17 +84,20 @@ func ParseListing(r io.Reader, base *schemes.URL, mlsd bool, now time.Time, req 
 // Archived reads what an archive kept of FTP replies as the Fetcher reads
 // them (schemes.ArchivedReader): a LIST, MLSD or NLST reply by the media
 // type the capture gave it (text/x-ftp-list, text/x-ftp-mlsd,
-// text/x-ftp-nlst) with ParseListing and, for NLST, one file entry per
-// name; a file's bytes as they are.
+// text/x-ftp-nlst), line by line as a fetch reads it; a file's bytes as
+// they are.
 type Archived struct{}
 
 // Listing reads a captured listing of the directory base.
 func (Archived) Listing(r io.Reader, mediaType string, base *schemes.URL, date time.Time, req *schemes.Request) schemes.Listing {
-	mt := strings.ToLower(mediaType)
-	if strings.HasPrefix(mt, "text/x-ftp-nlst") {
-		return schemes.ListingOf(parseNLST(r, base, req.Ready()))
+	verb := "LIST"
+	if kind, ok := strings.CutPrefix(strings.ToLower(mediaType), "text/x-ftp-"); ok {
+		kind, _, _ = strings.Cut(kind, ";")
+		if kind == "mlsd" || kind == "nlst" {
+			verb = strings.ToUpper(kind)
+		}
 	}
-	return schemes.ListingOf(ParseListing(r, base, strings.HasPrefix(mt, "text/x-ftp-mlsd"), date, req))
+	return schemes.ListingOf(parseReply(r, base, verb, date, req))
 }
 
 // Document returns r: FTP sends a file as it is.
@@ -87,31 +105,6 @@ func (Archived) Document(r io.Reader, _ *schemes.URL) io.Reader { return r }
 
 // Info returns nil: FTP keeps no metadata blocks.
 func (Archived) Info(string, *schemes.URL) any { return nil }
-
-// parseNLST reads the names of an NLST reply, each a file of base (NLST
-// says no more), leaving out ".", ".." and names with a slash.
-func parseNLST(r io.Reader, base *schemes.URL, req *schemes.Request) ([]schemes.Entry, error) {
-	dir := dirSegments(base)
-	lines := lineproto.NewReader(bufio.NewReader(r), req.LineLimit())
-	var out []schemes.Entry
-	for {
-		line, err := lines.ReadLine()
-		if err != nil && (err != io.EOF || line == "") {
-			if err == io.EOF {
-				err = nil
-			}
-			return out, err
-		}
-		name := strings.TrimRight(line, "\r")
-		if name == "" || name == "." || name == ".." || strings.Contains(name, "/") {
-			continue
-		}
-		if len(out) == req.EntryLimit() {
-			return out, schemes.Errorf(schemes.ErrTooLarge, "ftp: listing has more than %d entries", req.EntryLimit())
-		}
-		out = append(out, schemes.Entry{Name: name, Type: schemes.TypeFile, Size: -1, URL: entryURL(base, dir, name, false)})
-	}
-}
 
 // dirSegments is the directory base names, as segments without the empty
 // one a directory's URL ends in.

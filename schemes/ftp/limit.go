@@ -137,20 +137,10 @@ func (f *Fetcher) acquire(ctx context.Context, req *schemes.Request, key poolKey
 		if !schemes.Busy(err) || ctx.Err() != nil {
 			return nil, false, err
 		}
-		named := busyNumber(err.Error())
-		// A refusal that names more connections than we hold, the first
-		// time: the server still counts one of ours that has just ended
-		// (a server process outlives its client's QUIT for a moment). Its
-		// number is its limit; the next try comes after a pause. Refused
-		// so again, the count we hold is the limit.
-		linger := held > 0 && named > held && !lingered
-		if linger {
-			lingered = true
-			f.learnLimit(server, named, named)
-		} else {
-			f.learnLimit(server, held, named)
-		}
-		req.Warnf("ftp: " + server + " refused another connection (" + err.Error() + "); going on with " + f.limitWords(server))
+		// Refused so again after the pause a lingering one of ours is
+		// given, the count we hold is the limit.
+		linger := f.refused(req, server, held, err, !lingered)
+		lingered = lingered || linger
 		if held > 0 && !linger {
 			continue // wait for one of ours
 		}
@@ -211,6 +201,25 @@ func (f *Fetcher) unreserve(server string) int {
 // releaser returns the function a connection calls once when it ends.
 func (f *Fetcher) releaser(server string) func() {
 	return func() { f.unreserve(server) }
+}
+
+// refused learns server's limit from err, a refusal for its limit that
+// came while held of our connections were open, and says so. A refusal
+// that names more connections than we hold is, when trusted, the server
+// still counting one of ours that has just ended (a server process
+// outlives its client's QUIT for a moment): its number is the limit, and
+// refused reports true, the refusal lingering. Otherwise the limit
+// learned is what we hold, or the number named when no larger.
+func (f *Fetcher) refused(req *schemes.Request, server string, held int, err error, trust bool) (lingering bool) {
+	named := busyNumber(err.Error())
+	lingering = trust && held > 0 && named > held
+	if lingering {
+		f.learnLimit(server, named, named)
+	} else {
+		f.learnLimit(server, held, named)
+	}
+	req.Warnf("ftp: " + server + " refused another connection (" + err.Error() + "); going on with " + f.limitWords(server))
+	return lingering
 }
 
 // learnLimit lowers server's limit after a refusal that came while held of

@@ -648,20 +648,26 @@ func (l *listing) Close() error {
 	return nil
 }
 
-// fromName makes an entry of one NLST line. NLST gives names only, so the
-// type is unknown. Servers answer "NLST dir" with "dir/name" or with "name".
+// fromName makes an entry of one NLST line.
 func (l *listing) fromName(line string) schemes.Entry {
-	dir := l.dir
+	return nlstEntry(l.base, l.dir, l.nlstArg, line)
+}
+
+// nlstEntry makes an entry of one line of the reply to "NLST arg" in the
+// directory dir of base ("NLST" alone when arg is ""). NLST gives names
+// only, so the type is unknown. Servers answer "NLST dir" with "dir/name"
+// or with "name".
+func nlstEntry(base *schemes.URL, dir []string, arg, line string) schemes.Entry {
 	name := line
-	if l.nlstArg != "" {
-		if rest, ok := strings.CutPrefix(line, l.nlstArg+"/"); ok && rest != "" {
+	if arg != "" {
+		if rest, ok := strings.CutPrefix(line, arg+"/"); ok && rest != "" {
 			name = rest
-			dir = append(dir[:len(dir):len(dir)], l.nlstArg)
-		} else if line != l.nlstArg {
-			dir = append(dir[:len(dir):len(dir)], l.nlstArg)
+			dir = append(dir[:len(dir):len(dir)], arg)
+		} else if line != arg {
+			dir = append(dir[:len(dir):len(dir)], arg)
 		}
 	}
-	return schemes.Entry{Name: name, Type: schemes.TypeOther, Size: -1, URL: entryURL(l.base, dir, name, false)}
+	return schemes.Entry{Name: name, Type: schemes.TypeOther, Size: -1, URL: entryURL(base, dir, name, false)}
 }
 
 // entryURL is the URL that fetches name inside the directory dir of base: a

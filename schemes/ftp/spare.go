@@ -32,8 +32,7 @@ func (f *Fetcher) openSpares(ctx context.Context, req *schemes.Request, key pool
 			if err != nil {
 				held := f.unreserve(server)
 				if schemes.Busy(err) && ctx.Err() == nil {
-					f.learnLimit(server, held, busyNumber(err.Error()))
-					req.Warnf("ftp: " + server + " refused another connection (" + err.Error() + "); going on with " + f.limitWords(server))
+					f.refused(req, server, held, err, true)
 				}
 				return
 			}
