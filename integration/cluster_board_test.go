@@ -170,12 +170,13 @@ func (b *board) steer(t *testing.T, job string) {
 	}
 }
 
-// reassigned checks that the board counts the items the killed worker
-// held as reassigned, with how long they waited.
-func (b *board) reassigned(t *testing.T, job string) {
+// reassigned checks that the board counts as reassigned the items the
+// workers took over from the killed one, want as the job's status counts
+// them, and how long they waited.
+func (b *board) reassigned(t *testing.T, job string, want int64) {
 	t.Helper()
-	j := b.until(t, job, "items reassigned", func(j boardJob) bool { return j.Reassigned > 0 })
-	if j.ReassignSeconds <= 0 {
+	j := b.until(t, job, fmt.Sprintf("%d items reassigned", want), func(j boardJob) bool { return j.Reassigned == want })
+	if want > 0 && j.ReassignSeconds <= 0 {
 		t.Errorf("reassigned %d items after 0 s", j.Reassigned)
 	}
 	t.Logf("the board: %d items reassigned, the longest after %.1f s", j.Reassigned, j.ReassignSeconds)
